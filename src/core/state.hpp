@@ -1,0 +1,77 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace envbisect {
+
+// One installed distribution: a PEP 440 version (with its local label) and, optionally, the wheel.
+struct PackagePin {
+  std::string version;             // as written, e.g. "2.11.0+cu128"
+  std::optional<std::string> wheel;   // a wheel file name or path the pin must come from
+  std::optional<std::string> sha256;  // the wheel's sha256, hex
+  bool operator==(const PackagePin&) const = default;
+};
+
+// A source repository at one commit.
+struct RepoPin {
+  std::string path;    // local path (relative paths resolved against the state file's folder)
+  std::string url;     // optional remote, informational
+  std::string commit;  // full or abbreviated hex commit id
+  bool operator==(const RepoPin&) const = default;
+};
+
+// One compile cache: its role (inductor, triton, ...) and state ("cold", "warm" or a snapshot path).
+struct CacheState {
+  std::string role;
+  std::string state;
+  bool operator==(const CacheState&) const = default;
+};
+
+// The GPU split: which device indices run the target model and which the drafter.
+struct GpuSplit {
+  std::vector<int> target;
+  std::vector<int> drafter;
+  bool operator==(const GpuSplit&) const = default;
+};
+
+// The python interpreter a candidate's environment is made from.
+struct PythonSpec {
+  std::string version;      // e.g. "3.11"; empty when not pinned
+  std::string interpreter;  // path or command name; empty means "python3"
+  bool operator==(const PythonSpec&) const = default;
+};
+
+// A whole environment state, format v1 (docs/STATE.md). Maps keep names sorted, so diffs are stable.
+struct EnvState {
+  int format = 1;
+  std::string name;
+  std::string description;
+  std::string base_dir;  // folder of the file it was loaded from; relative paths resolve against it
+  PythonSpec python;
+  std::map<std::string, PackagePin> packages;  // keys are PEP 503 normalised names
+  std::map<std::string, RepoPin> repos;
+  std::map<std::string, CacheState> caches;
+  std::map<std::string, std::int64_t> threads;
+  std::map<std::string, std::string> env;
+  std::map<std::string, std::string> data;  // values kept as text: "902087"
+  GpuSplit gpus;
+  bool operator==(const EnvState&) const = default;
+};
+
+// Return the PEP 503 normalised form of a distribution name ("Foo_Bar.baz" -> "foo-bar-baz").
+std::string normalize_package_name(const std::string& name);
+
+// Parse a state document. `source` names the file in messages. Collect every problem and throw one
+// Error listing them all (each with file, JSON pointer and what was expected); exit code bad_input.
+EnvState parse_state(const std::string& text, const std::string& source);
+
+// Return the state as a JSON document in format v1 (inverse of parse_state, base_dir omitted).
+nlohmann::json state_to_json(const EnvState& state);
+
+}  // namespace envbisect

@@ -1,0 +1,15 @@
+#pragma once
+
+#include <string>
+
+namespace envbisect {
+
+// Resolve `rev` (full or abbreviated hex, or a ref name) in the repository at `repo_path` to a full
+// commit id. Throw Error naming the repo and the revision when it cannot be found.
+std::string resolve_commit(const std::string& repo_path, const std::string& rev);
+
+// Write the tree of commit `rev` of the repository at `repo_path` into `target_dir` (created; must not
+// exist), without touching the repository's own work tree or HEAD. Throw Error on failure.
+void checkout_commit(const std::string& repo_path, const std::string& rev, const std::string& target_dir);
+
+}  // namespace envbisect

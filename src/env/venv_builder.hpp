@@ -1,0 +1,36 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace envbisect {
+
+class Runner;
+
+// What a candidate's Python environment must contain.
+struct VenvRequest {
+  std::string python;                            // interpreter used to make the venv ("python3" if empty)
+  std::string python_version;                    // required prefix of its version ("3.11"); empty: any
+  std::map<std::string, std::string> packages;   // normalised name -> exact version incl. local label
+  std::vector<std::string> wheel_dirs;           // local wheel sources (--find-links), never an index
+  std::string env_dir;                           // venv to create; must not exist yet
+  std::string log_dir;                           // build logs go here (created)
+};
+
+// A built environment, or why it could not be built (then the candidate is skipped, not an error).
+struct VenvResult {
+  bool ok = false;
+  std::string reason;                                // why not ok: the resolver's or installer's words
+  std::string python_path;                           // ENV/bin/python
+  std::string builder;                               // "uv" or "pip"
+  std::map<std::string, std::string> installed;      // what importlib.metadata reports inside the env
+  std::vector<std::string> log_paths;
+};
+
+// Build a venv with exactly the requested packages from local wheels: `uv venv` + `uv pip install
+// --offline` when uv is on PATH, else `python -m venv --without-pip` + `python -m pip --isolated
+// --python ENV install --no-index --find-links DIR`. Then check installed == requested.
+VenvResult build_venv(Runner& runner, const VenvRequest& request);
+
+}  // namespace envbisect

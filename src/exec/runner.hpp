@@ -1,0 +1,57 @@
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace envbisect {
+
+// What to spawn: an argv (never a shell string), the child's complete environment, where output goes.
+struct ProcessSpec {
+  std::vector<std::string> argv;            // argv[0] is looked up on the PATH given in `env` if it has no '/'
+  std::map<std::string, std::string> env;   // the child's whole environment; nothing is inherited
+  std::string cwd;                          // working directory; empty means the caller's
+  std::string stdout_path;                  // file created or truncated; empty means /dev/null
+  std::string stderr_path;                  // file created or truncated; empty means /dev/null
+  std::chrono::milliseconds timeout{0};     // 0 means no limit
+};
+
+// How a spawned process ended.
+struct ProcessResult {
+  bool spawned = false;      // false when the program could not be started at all
+  std::string spawn_error;   // why it could not be started
+  int exit_code = -1;        // valid when it exited normally
+  int signal = 0;            // the terminating signal, 0 when it exited normally
+  bool timed_out = false;    // true when killed (with its process group) after the timeout
+  double wall_seconds = 0.0;
+};
+
+// Spawns processes. Tests of code around it use a fake; only exec/ implements it for real.
+class Runner {
+public:
+  virtual ~Runner() = default;
+  // Run the process to completion (or timeout) and return how it ended; never throw for child failures.
+  virtual ProcessResult run(const ProcessSpec& spec) = 0;
+};
+
+// The real runner: own process group per child, stdin from /dev/null, group killed on timeout or
+// interrupt, every descendant reaped. Logs the exact argv before spawning.
+class LocalRunner : public Runner {
+public:
+  // Run the process to completion (or timeout) and return how it ended.
+  ProcessResult run(const ProcessSpec& spec) override;
+};
+
+// Make this process a child subreaper (Linux) so orphaned grandchildren are ours to reap, and route
+// SIGINT/SIGTERM to a flag that makes running children's groups be killed.
+void install_process_guards();
+
+// Return true once SIGINT or SIGTERM has been received.
+bool interrupt_requested();
+
+// Return the variables of the current process that a child may inherit (PATH, HOME, LANG, TMPDIR,
+// USER, LOGNAME, TERM, and CUDA_VISIBLE_DEVICES only when asked); everything else must be explicit.
+std::map<std::string, std::string> allowed_parent_env();
+
+}  // namespace envbisect
