@@ -24,6 +24,7 @@ struct ProcessResult {
   int exit_code = -1;        // valid when it exited normally
   int signal = 0;            // the terminating signal, 0 when it exited normally
   bool timed_out = false;    // true when killed (with its process group) after the timeout
+  bool interrupted = false;  // true when killed (with its process group) because we got SIGINT/SIGTERM
   double wall_seconds = 0.0;
 };
 
@@ -39,7 +40,8 @@ public:
 // interrupt, every descendant reaped. Logs the exact argv before spawning.
 class LocalRunner : public Runner {
 public:
-  // Run the process to completion (or timeout) and return how it ended.
+  // Run the process to completion (or timeout) and return how it ended. Throw Error (environment)
+  // only when an output file cannot be created; a missing program gives spawned=false.
   ProcessResult run(const ProcessSpec& spec) override;
 };
 
@@ -50,8 +52,18 @@ void install_process_guards();
 // Return true once SIGINT or SIGTERM has been received.
 bool interrupt_requested();
 
+// Whether a child may see the caller's CUDA_VISIBLE_DEVICES.
+enum class InheritCudaDevices { no, yes };
+
 // Return the variables of the current process that a child may inherit (PATH, HOME, LANG, TMPDIR,
 // USER, LOGNAME, TERM, and CUDA_VISIBLE_DEVICES only when asked); everything else must be explicit.
-std::map<std::string, std::string> allowed_parent_env();
+std::map<std::string, std::string> allowed_parent_env(InheritCudaDevices cuda = InheritCudaDevices::no);
+
+// Return the full path of `program` found on the colon-separated `path_list`, or "" when none is
+// executable. A program containing '/' is returned unchanged.
+std::string find_program(const std::string& program, const std::string& path_list);
+
+// Return argv as one line with each argument shell-quoted where needed (for logs only, never to run).
+std::string quote_argv(const std::vector<std::string>& argv);
 
 }  // namespace envbisect
