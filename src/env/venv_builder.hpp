@@ -31,6 +31,15 @@ struct VenvResult {
 // Build a venv with exactly the requested packages from local wheels: `uv venv` + `uv pip install
 // --offline` when uv is on PATH, else `python -m venv --without-pip` + `python -m pip --isolated
 // --python ENV install --no-index --find-links DIR`. Then check installed == requested.
+// Log paths are `log_dir`/{python-version,venv,install,installed}.{out,err}.log. Return ok=false with
+// a reason (never throw) when the interpreter, the venv or the install fails, or the installed set
+// differs; throw Error (environment) only when log_dir or env_dir's parent cannot be created, or
+// env_dir already exists.
 VenvResult build_venv(Runner& runner, const VenvRequest& request);
+
+// Return one line per difference between the requested and the installed distributions
+// ("missing a==1", "a: wanted 1, installed 2", "unrequested b==3"); empty when they are equal.
+std::vector<std::string> install_differences(const std::map<std::string, std::string>& wanted,
+                                             const std::map<std::string, std::string>& installed);
 
 }  // namespace envbisect
