@@ -1,0 +1,82 @@
+# Sourced by every CLI test (bash). Gives: strict mode, an ERR trap naming the failing line,
+# $T (temp dir: removed on success, kept and printed on failure), $ENVBISECT, $SRC,
+# and the helpers not, skip, expect_contains.
+set -Eeuo pipefail
+
+# The envbisect binary under test (ctest passes it); the source tree's root.
+ENVBISECT="${ENVBISECT:-/work/main/build/envbisect}"
+if [[ -n "${ENVBISECT_SOURCE_DIR:-}" ]]; then
+  SRC="$ENVBISECT_SOURCE_DIR"
+else
+  SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+fi
+export ENVBISECT SRC
+
+# The environment of this machine points pip at a missing /opt/wheels; tests never use it.
+unset PIP_FIND_LINKS
+
+# The real interpreter behind python3 (pyenv's shim costs a shell script per call).
+PY="$(python3 -c 'import sys; print(sys.executable)')"
+export PY
+
+T="$(mktemp -d "${TMPDIR:-/tmp}/envbisect-cli.XXXXXX")"
+export T
+
+_cli_on_exit() {
+  local rc=$?
+  if [[ $rc -eq 0 ]]; then
+    rm -rf "$T"
+  elif [[ $rc -eq 125 ]]; then
+    rm -rf "$T"
+  else
+    echo "FAILED (exit $rc); temp dir kept: $T" >&2
+  fi
+  return $rc
+}
+trap _cli_on_exit EXIT
+trap 'echo "${BASH_SOURCE[0]}:${LINENO}: command failed (exit $?): ${BASH_COMMAND}" >&2' ERR
+
+# not CMD...: succeeds iff CMD fails (exit status != 0).
+not() {
+  if "$@"; then
+    echo "expected failure, but succeeded: $*" >&2
+    return 1
+  fi
+  return 0
+}
+
+# skip "reason": the test cannot run here; exit 125 (ctest SKIP_RETURN_CODE).
+skip() {
+  echo "SKIP: $*" >&2
+  exit 125
+}
+
+# expect_contains FILE TEXT: fails (printing FILE) unless FILE contains TEXT literally.
+expect_contains() {
+  local file="$1" text="$2"
+  if ! grep -qF -- "$text" "$file"; then
+    echo "expected '$file' to contain: $text" >&2
+    echo "---- $file ----" >&2
+    cat "$file" >&2 || true
+    echo "----" >&2
+    return 1
+  fi
+}
+
+# json_field FILE FIELD: prints FIELD of the last JSON line of FILE ($PY; null -> "null").
+json_field() {
+  "$PY" - "$1" "$2" <<'PY'
+import json, sys
+lines = [l for l in open(sys.argv[1], encoding="utf-8").read().splitlines() if l.strip().startswith("{")]
+v = json.loads(lines[-1]).get(sys.argv[2])
+print("null" if v is None else (json.dumps(v) if isinstance(v, (list, dict)) else v))
+PY
+}
+
+# make_venv DIR WHEELDIR REQ...: a plain venv (no pip inside) with REQs installed offline.
+make_venv() {
+  local dir="$1" wheels="$2"
+  shift 2
+  "$PY" -m venv --without-pip "$dir"
+  "$PY" -m pip --isolated --python "$dir/bin/python" install -q --no-index --find-links "$wheels" "$@"
+}
