@@ -20,7 +20,13 @@ using Oracle = std::function<Verdict(const DeltaSet& applied)>;
 struct SearchStep {
   DeltaSet applied;
   Verdict verdict;
-  std::string why;  // e.g. "split 7 deltas: test first half {0,1,2} on top of {}"
+  std::string why;  // e.g. "split {0..6}: test {0..2} on top of {3}"
+  bool assumed = false;  // true for the two anchors the caller measured; not asked, not counted
+};
+
+// Knobs of the isolation; the defaults suit real (expensive) oracles.
+struct IsolateOptions {
+  int max_split_attempts = 6;  // splits tried per group before calling it boxed in by skips
 };
 
 // The outcome of isolating a minimal cause.
@@ -28,14 +34,25 @@ struct Isolation {
   bool found = false;
   DeltaSet cause;          // minimal: applying it to good gives bad; removing any member does not
   bool verified_forward = false;   // good + cause evaluated bad
-  bool verified_reverse = false;   // bad - cause evaluated good
+  bool verified_reverse = false;   // bad - (all causes) evaluated good
   std::string note;        // why not found / caveats ("could be any of ...")
-  std::vector<SearchStep> steps;
-  int evaluations = 0;
+  std::vector<SearchStep> steps;   // the two assumed anchors first, then every question in order
+  int evaluations = 0;     // questions actually asked (assumed anchors and memo hits excluded)
+  std::vector<DeltaSet> causes;           // independent causes in the order found; causes[0] == cause
+  std::vector<Verdict> cause_verdicts;    // forward verdict of each cause alone on top of good
+  std::vector<DeltaSet> ambiguous;        // groups skips kept whole: "could be any of" these
 };
 
 // Find a minimal set of deltas that, applied to good, reproduces bad -- including interactions (deltas
-// that are bad only together) -- then verify it both ways. Pure: calls only `oracle`.
+// that are bad only together) -- then verify it both ways, and repeat on the rest while bad minus the
+// causes found so far is still bad. Assumes (never asks) {} good and {0..n-1} bad. Pure: calls only
+// `oracle`, never twice for the same set.
 Isolation isolate(std::size_t delta_count, const Oracle& oracle);
+
+// Same as isolate(delta_count, oracle), with explicit options.
+Isolation isolate(std::size_t delta_count, const Oracle& oracle, const IsolateOptions& options);
+
+// Return a compact, human form of a delta set: "{0..3,7,9}" (runs of three or more as a..b).
+std::string describe(const DeltaSet& deltas);
 
 }  // namespace envbisect

@@ -1,0 +1,316 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "search/isolate.hpp"
+
+using envbisect::DeltaSet;
+using envbisect::Isolation;
+using envbisect::Verdict;
+
+namespace {
+
+bool contains_all(const DeltaSet& applied, const DeltaSet& needed) {
+  const std::set<std::size_t> have(applied.begin(), applied.end());
+  for (std::size_t d : needed) {
+    if (have.count(d) == 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// A monotone scripted world: bad when any of `causes` is fully applied. Records every question, and
+// fails the test when a question is repeated or an anchor is asked.
+struct ScriptedOracle {
+  std::size_t delta_count;
+  std::vector<DeltaSet> causes;
+  std::map<DeltaSet, int> asked;
+
+  Verdict operator()(const DeltaSet& applied) {
+    CHECK(std::is_sorted(applied.begin(), applied.end()));
+    CHECK(++asked[applied] == 1);
+    CHECK(!applied.empty());
+    CHECK(applied.size() != delta_count);
+    for (const DeltaSet& cause : causes) {
+      if (contains_all(applied, cause)) {
+        return Verdict::bad;
+      }
+    }
+    return Verdict::good;
+  }
+};
+
+Isolation run(ScriptedOracle& world) {
+  return envbisect::isolate(world.delta_count, [&world](const DeltaSet& s) { return world(s); });
+}
+
+// Every k-subset of 0..n-1, in lexicographic order.
+std::vector<DeltaSet> subsets(std::size_t n, std::size_t k) {
+  std::vector<DeltaSet> out;
+  DeltaSet current;
+  std::function<void(std::size_t)> rec = [&](std::size_t start) {
+    if (current.size() == k) {
+      out.push_back(current);
+      return;
+    }
+    for (std::size_t i = start; i < n; ++i) {
+      current.push_back(i);
+      rec(i + 1);
+      current.pop_back();
+    }
+  };
+  rec(0);
+  return out;
+}
+
+// QuickXplain's worst case (Junker 2004) for k culprits among n: 2k*log2(n/k) + 2k questions, with the
+// logarithm rounded up because our halves are uneven when n is not a power of two, plus at most two
+// verification questions (forward, reverse) that the memo did not already answer.
+double isolation_bound(std::size_t n, std::size_t k) {
+  const double kd = static_cast<double>(k);
+  return 2.0 * kd * std::ceil(std::log2(static_cast<double>(n) / kd)) + 2.0 * kd + 2.0;
+}
+
+// Check isolation of every k-subset cause among n, and return the worst evaluation count.
+int check_every_cause(std::size_t n, std::size_t k) {
+  int worst = 0;
+  for (const DeltaSet& cause : subsets(n, k)) {
+    ScriptedOracle world{n, {cause}, {}};
+    const Isolation result = run(world);
+    INFO("cause " << envbisect::describe(cause));
+    REQUIRE(result.found);
+    REQUIRE(result.cause == cause);
+    REQUIRE(result.causes == std::vector<DeltaSet>{cause});
+    REQUIRE(result.verified_forward);
+    REQUIRE(result.verified_reverse);
+    REQUIRE(result.note.empty());
+    REQUIRE(result.evaluations == static_cast<int>(world.asked.size()));
+    worst = std::max(worst, result.evaluations);
+  }
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("isolate finds a single cause among 8", "[search][isolate]") {
+  CHECK(check_every_cause(8, 1) <= 2 * 3 + 3);
+}
+
+TEST_CASE("isolate finds a single cause among 16 within 2*log2(16)+3 evaluations", "[search][isolate]") {
+  CHECK(check_every_cause(16, 1) <= 2 * 4 + 3);
+}
+
+TEST_CASE("isolate finds an interacting pair among 8 and 16", "[search][isolate]") {
+  CHECK(check_every_cause(8, 2) <= isolation_bound(8, 2));
+  // 2*2*log2(16/2) + 2*2 + 2 = 18.
+  CHECK(check_every_cause(16, 2) <= isolation_bound(16, 2));
+}
+
+TEST_CASE("isolate finds an interacting triple among 12", "[search][isolate]") {
+  CHECK(check_every_cause(12, 3) <= isolation_bound(12, 3));
+}
+
+TEST_CASE("isolate finds interactions among 40 deltas with few evaluations", "[search][isolate]") {
+  // Every pair among 40: 2*2*ceil(log2(20)) + 2*2 + 2 = 26 (measured worst: 23).
+  CHECK(check_every_cause(40, 2) <= isolation_bound(40, 2));
+  const std::vector<DeltaSet> causes = {{17}, {3, 38}, {0, 21, 39}, {9, 10, 11}, {5, 6, 7, 8}};
+  for (const DeltaSet& cause : causes) {
+    ScriptedOracle world{40, {cause}, {}};
+    const Isolation result = run(world);
+    INFO("cause " << envbisect::describe(cause));
+    CHECK(result.cause == cause);
+    CHECK(result.verified_forward);
+    CHECK(result.verified_reverse);
+    CHECK(result.evaluations <= isolation_bound(40, cause.size()));
+  }
+}
+
+TEST_CASE("isolate assumes the anchors without asking them", "[search][isolate]") {
+  ScriptedOracle world{4, {{2}}, {}};
+  const Isolation result = run(world);
+  REQUIRE(result.steps.size() >= 2);
+  CHECK(result.steps[0].assumed);
+  CHECK(result.steps[0].applied.empty());
+  CHECK(result.steps[0].verdict == Verdict::good);
+  CHECK(result.steps[1].assumed);
+  CHECK(result.steps[1].applied == DeltaSet{0, 1, 2, 3});
+  CHECK(result.steps[1].verdict == Verdict::bad);
+  CHECK(result.evaluations == static_cast<int>(result.steps.size()) - 2);
+}
+
+TEST_CASE("isolate explains each question", "[search][isolate]") {
+  ScriptedOracle world{7, {{5}}, {}};
+  const Isolation result = run(world);
+  REQUIRE(result.steps.size() >= 3);
+  CHECK(result.steps[2].applied == DeltaSet{0, 1, 2});
+  CHECK(result.steps[2].why == "split {0..6}: test {0..2} on top of {}");
+  CHECK(result.steps[3].why == "split {3..6}: test {3,4} on top of {0..2}");
+}
+
+TEST_CASE("isolate with one delta asks nothing", "[search][isolate]") {
+  ScriptedOracle world{1, {{0}}, {}};
+  const Isolation result = run(world);
+  CHECK(result.found);
+  CHECK(result.cause == DeltaSet{0});
+  CHECK(result.verified_forward);
+  CHECK(result.verified_reverse);
+  CHECK(result.evaluations == 0);
+}
+
+TEST_CASE("isolate with no deltas finds nothing", "[search][isolate]") {
+  const Isolation result = envbisect::isolate(0, [](const DeltaSet&) { return Verdict::bad; });
+  CHECK_FALSE(result.found);
+  CHECK(result.evaluations == 0);
+  CHECK(result.note.find("no differences") != std::string::npos);
+}
+
+TEST_CASE("isolate is deterministic", "[search][isolate]") {
+  auto once = [] {
+    ScriptedOracle world{20, {{4, 13}}, {}};
+    return run(world);
+  };
+  const Isolation a = once();
+  const Isolation b = once();
+  REQUIRE(a.steps.size() == b.steps.size());
+  for (std::size_t i = 0; i < a.steps.size(); ++i) {
+    CHECK(a.steps[i].applied == b.steps[i].applied);
+    CHECK(a.steps[i].verdict == b.steps[i].verdict);
+    CHECK(a.steps[i].why == b.steps[i].why);
+  }
+}
+
+TEST_CASE("isolate routes around skipped splits", "[search][isolate]") {
+  // Delta 4 cannot be installed without delta 3 (a dependency): such sets are skipped.
+  bool retried = false;
+  for (std::size_t culprit = 0; culprit < 8; ++culprit) {
+    const DeltaSet one = {culprit};
+    const Isolation result = envbisect::isolate(8, [&](const DeltaSet& applied) {
+      if (contains_all(applied, {4}) && !contains_all(applied, {3})) {
+        return Verdict::skip;
+      }
+      return contains_all(applied, one) ? Verdict::bad : Verdict::good;
+    });
+    INFO("culprit " << culprit << " note " << result.note);
+    CHECK(result.found);
+    CHECK(result.verified_forward);
+    if (culprit == 4) {
+      // {4} alone is untestable; the smallest testable cause that contains it is {3,4}.
+      CHECK(result.cause == DeltaSet{3, 4});
+    } else {
+      CHECK(result.cause == one);
+    }
+    if (culprit == 3) {
+      // Bad minus {3} still holds 4 without 3: the reverse check is untestable, and says so.
+      CHECK_FALSE(result.verified_reverse);
+      CHECK(result.note.find("untestable") != std::string::npos);
+    } else {
+      CHECK(result.verified_reverse);
+    }
+    for (const auto& step : result.steps) {
+      retried = retried || step.why.find("again") != std::string::npos;
+    }
+  }
+  CHECK(retried);
+}
+
+TEST_CASE("isolate boxed in by skips says what it could be", "[search][isolate]") {
+  // Every mix of deltas 0..3 other than the anchors is untestable.
+  const Isolation result = envbisect::isolate(4, [](const DeltaSet&) { return Verdict::skip; });
+  CHECK(result.cause == DeltaSet{0, 1, 2, 3});
+  CHECK(result.ambiguous == std::vector<DeltaSet>{{0, 1, 2, 3}});
+  CHECK(result.note.find("could be any of {0..3}") != std::string::npos);
+  CHECK(result.verified_forward);  // the bad anchor itself
+  CHECK(result.verified_reverse);  // {} is the good anchor
+  // Attempts per group are capped by the options.
+  CHECK(result.evaluations == envbisect::IsolateOptions{}.max_split_attempts);
+}
+
+TEST_CASE("isolate treats unstable as untestable and says so", "[search][isolate]") {
+  const Isolation result = envbisect::isolate(8, [](const DeltaSet& applied) {
+    if (applied == DeltaSet{0, 1, 2, 3}) {
+      return Verdict::unstable;
+    }
+    return contains_all(applied, {6}) ? Verdict::bad : Verdict::good;
+  });
+  CHECK(result.cause == DeltaSet{6});
+  CHECK(result.verified_forward);
+  CHECK(result.verified_reverse);
+  CHECK(result.note.find("unstable at {0..3}") != std::string::npos);
+}
+
+TEST_CASE("isolate treats intermediate as bad and notes a partial cause", "[search][isolate]") {
+  // {3} alone halves throughput; {3,5} together give the full regression.
+  const Isolation result = envbisect::isolate(8, [](const DeltaSet& applied) {
+    if (contains_all(applied, {3, 5})) {
+      return Verdict::bad;
+    }
+    return contains_all(applied, {3}) ? Verdict::intermediate : Verdict::good;
+  });
+  CHECK(result.found);
+  CHECK(result.cause == DeltaSet{3});
+  CHECK_FALSE(result.verified_forward);
+  CHECK(result.cause_verdicts == std::vector<Verdict>{Verdict::intermediate});
+  CHECK(result.verified_reverse);
+  CHECK(result.note.find("partial cause") != std::string::npos);
+}
+
+TEST_CASE("isolate returns every independent cause", "[search][isolate]") {
+  ScriptedOracle world{16, {{1}, {6, 12}, {9}}, {}};
+  const Isolation result = run(world);
+  CHECK(result.found);
+  CHECK(result.cause == result.causes.front());
+  std::set<DeltaSet> found(result.causes.begin(), result.causes.end());
+  CHECK(found == std::set<DeltaSet>{{1}, {6, 12}, {9}});
+  CHECK(result.cause_verdicts == std::vector<Verdict>(3, Verdict::bad));
+  CHECK(result.verified_forward);
+  CHECK(result.verified_reverse);
+  CHECK(result.note.find("another independent cause") != std::string::npos);
+}
+
+TEST_CASE("isolate needs every member of a cause that only the full set reproduces", "[search][isolate]") {
+  const Isolation result = envbisect::isolate(4, [](const DeltaSet& applied) {
+    return applied.size() == 4 ? Verdict::bad : Verdict::good;
+  });
+  CHECK(result.found);
+  CHECK(result.cause == DeltaSet{0, 1, 2, 3});
+  CHECK(result.verified_reverse);
+}
+
+TEST_CASE("isolate says when the reverse check cannot be made", "[search][isolate]") {
+  const Isolation result = envbisect::isolate(8, [](const DeltaSet& applied) {
+    if (applied == DeltaSet{0, 1, 2, 4, 5, 6, 7}) {
+      return Verdict::skip;
+    }
+    return contains_all(applied, {3}) ? Verdict::bad : Verdict::good;
+  });
+  CHECK(result.found);
+  CHECK(result.cause == DeltaSet{3});
+  CHECK(result.verified_forward);
+  CHECK_FALSE(result.verified_reverse);
+  CHECK(result.note.find("other causes not ruled out") != std::string::npos);
+}
+
+TEST_CASE("isolate evaluation counts", "[.][search_counts]") {
+  // Print worst and mean evaluations over every cause placement (K among D); run explicitly.
+  for (std::size_t d : {8, 16, 40}) {
+    for (std::size_t k : {1, 2, 3}) {
+      int worst = 0;
+      long total = 0;
+      const std::vector<DeltaSet> all = subsets(d, k);
+      for (const DeltaSet& cause : all) {
+        ScriptedOracle world{d, {cause}, {}};
+        const Isolation result = run(world);
+        REQUIRE(result.cause == cause);
+        worst = std::max(worst, result.evaluations);
+        total += result.evaluations;
+      }
+      std::printf("D=%2zu K=%zu: worst %2d mean %5.2f over %zu placements (bound %.0f)\n", d, k, worst,
+                  static_cast<double>(total) / static_cast<double>(all.size()), all.size(),
+                  isolation_bound(d, k));
+    }
+  }
+}
