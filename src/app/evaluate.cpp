@@ -1,0 +1,416 @@
+#include "app/evaluate.hpp"
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "env/git_checkout.hpp"
+#include "exec/runner.hpp"
+#include "store/journal.hpp"
+#include "util/error.hpp"
+#include "util/fs.hpp"
+#include "util/hash.hpp"
+#include "util/strings.hpp"
+
+namespace envbisect {
+
+using nlohmann::json;
+
+// A candidate environment that was built (or could not be).
+struct Evaluator::Built {
+  VenvResult venv;
+  std::string env_dir;
+};
+
+namespace {
+
+std::string short_hash(const std::string& hash) { return hash.substr(0, 16); }
+
+json env_identity(const EnvState& state) {
+  json doc = state_to_json(state);
+  return {{"python", doc.value("python", json::object())}, {"packages", doc.value("packages", json::object())}};
+}
+
+// Variables that select where compile caches live, by cache role; set per run so nothing leaks.
+std::map<std::string, std::string> cache_variables(const std::string& role, const std::string& dir) {
+  if (role == "inductor") {
+    return {{"TORCHINDUCTOR_CACHE_DIR", dir}};
+  }
+  if (role == "triton") {
+    return {{"TRITON_CACHE_DIR", dir}};
+  }
+  return {};
+}
+
+std::string join_ints(const std::vector<int>& values) {
+  std::vector<std::string> parts;
+  for (int value : values) {
+    parts.push_back(std::to_string(value));
+  }
+  return join(parts, ",");
+}
+
+RunStatus status_of(const ProcessResult& process, const BenchReport& report) {
+  if (process.timed_out) {
+    return RunStatus::timeout;
+  }
+  if (!process.spawned || process.signal != 0) {
+    return RunStatus::failed;
+  }
+  if (process.exit_code == 125) {
+    return RunStatus::skip;
+  }
+  if (process.exit_code != 0 || !report.metric) {
+    return RunStatus::failed;
+  }
+  return RunStatus::ok;
+}
+
+std::string last_line(const std::string& text) {
+  std::string trimmed = trim(text);
+  std::size_t newline = trimmed.rfind('\n');
+  return newline == std::string::npos ? trimmed : trimmed.substr(newline + 1);
+}
+
+std::string read_tail(const std::string& path) {
+  try {
+    std::string text = read_file(path);
+    return text.size() > 65536 ? text.substr(text.size() - 65536) : text;
+  } catch (const Error&) {
+    return "";
+  }
+}
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+json attempt_to_json(const RunResult& result) {
+  json doc = {{"status", to_string(result.status)}, {"exit_code", result.exit_code}, {"signal", result.signal},
+              {"error_class", result.error_class}, {"wall_s", result.wall_seconds},
+              {"stdout", result.stdout_path}, {"stderr", result.stderr_path}};
+  doc["metric"] = result.metric ? json(*result.metric) : json(nullptr);
+  doc["checksum"] = result.checksum ? json(*result.checksum) : json(nullptr);
+  return doc;
+}
+
+RunResult attempt_from_json(const json& record) {
+  RunResult result;
+  std::string status = record.value("status", "failed");
+  result.status = status == "ok"        ? RunStatus::ok
+                  : status == "timeout" ? RunStatus::timeout
+                  : status == "skip"    ? RunStatus::skip
+                                        : RunStatus::failed;
+  result.exit_code = record.value("exit_code", -1);
+  result.signal = record.value("signal", 0);
+  result.error_class = record.value("error_class", "");
+  result.wall_seconds = record.value("wall_s", 0.0);
+  result.stdout_path = record.value("stdout", "");
+  result.stderr_path = record.value("stderr", "");
+  if (record.contains("metric") && record["metric"].is_number()) {
+    result.metric = record["metric"].get<double>();
+  }
+  if (record.contains("checksum") && record["checksum"].is_string()) {
+    result.checksum = record["checksum"].get<std::string>();
+  }
+  return result;
+}
+
+Evaluator::Evaluator(const RunSetup& setup, Runner& runner, Journal& journal, const std::vector<json>& previous)
+    : m_setup(setup), m_runner(runner), m_journal(journal) {
+  // A resumed run keeps every finished attempt of the same recipe: they are never rerun.
+  for (const json& record : previous) {
+    if (record.value("type", "") == "attempt" && record.value("recipe_hash", "") == setup.recipe_hash) {
+      m_attempts[record.value("candidate", "")].push_back(attempt_from_json(record));
+      ++m_attempts_reused;
+    }
+  }
+}
+
+Evaluator::~Evaluator() = default;
+
+Candidate Evaluator::candidate(const std::vector<std::size_t>& applied) const {
+  Candidate out;
+  out.applied = applied;
+  out.state = apply_deltas(m_setup.good, m_setup.bad, m_setup.deltas, applied);
+  out.state.name.clear();
+  out.state.description.clear();
+  json identity = state_to_json(out.state);
+  // Paths differ between machines; what makes a repo pin is its commit.
+  for (auto& [name, repo] : identity["repos"].items()) {
+    repo.erase("path");
+  }
+  out.hash = sha256_hex(identity.dump() + "\n" + m_setup.recipe_hash);
+  out.env_hash = sha256_hex(env_identity(out.state).dump());
+  return out;
+}
+
+const std::vector<RunResult>& Evaluator::attempts(const Candidate& candidate) { return m_attempts[candidate.hash]; }
+
+const std::vector<RunResult>& Evaluator::measure(const Candidate& candidate, int count) {
+  std::vector<RunResult>& done = m_attempts[candidate.hash];
+  while (static_cast<int>(done.size()) < count) {
+    if (interrupt_requested()) {
+      throw Error("interrupted; `envbisect resume " + m_setup.run_dir + "` continues this run", ExitCode::interrupted);
+    }
+    const Built& built = build(candidate);
+    RunResult result;
+    if (!built.venv.ok) {
+      // Untestable candidate: one skip attempt carries the reason; rerunning would not help.
+      result.status = RunStatus::skip;
+      result.error_class = "environment: " + built.venv.reason;
+      count = static_cast<int>(done.size()) + 1;
+    } else {
+      result = run_attempt(candidate, built, static_cast<int>(done.size()));
+      ++m_attempts_run;
+    }
+    json record = attempt_to_json(result);
+    record["type"] = "attempt";
+    record["candidate"] = candidate.hash;
+    record["applied"] = candidate.applied;
+    record["env_hash"] = candidate.env_hash;
+    record["recipe_hash"] = m_setup.recipe_hash;
+    record["attempt"] = done.size();
+    record["t"] = now_seconds();
+    m_journal.append(record);
+    done.push_back(result);
+  }
+  return done;
+}
+
+const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
+  auto found = m_built.find(candidate.env_hash);
+  if (found != m_built.end()) {
+    return *found->second;
+  }
+  auto built = std::make_unique<Built>();
+  built->env_dir = m_setup.run_dir + "/envs/" + short_hash(candidate.env_hash);
+  std::string marker = built->env_dir + "/envbisect-built.json";
+  if (path_exists(marker)) {
+    // Built by an earlier session of this run: reuse it.
+    json doc = json::parse(read_file(marker), nullptr, false);
+    if (!doc.is_discarded()) {
+      built->venv.ok = doc.value("ok", false);
+      built->venv.reason = doc.value("reason", "");
+      built->venv.builder = doc.value("builder", "");
+      built->venv.python_path = doc.value("python", "");
+      built->venv.installed = doc.value("installed", std::map<std::string, std::string>{});
+      return *m_built.emplace(candidate.env_hash, std::move(built)).first->second;
+    }
+  }
+  remove_tree(built->env_dir);
+  VenvRequest request;
+  request.python = candidate.state.python.interpreter.empty() ? "python3" : candidate.state.python.interpreter;
+  request.python_version = candidate.state.python.version;
+  for (const auto& [name, pin] : candidate.state.packages) {
+    request.packages[name] = pin.version;
+  }
+  request.wheel_dirs = m_setup.wheel_dirs;
+  request.env_dir = built->env_dir;
+  request.log_dir = m_setup.run_dir + "/logs/build-" + short_hash(candidate.env_hash);
+  spdlog::info("building environment {} ({} packages)", short_hash(candidate.env_hash), request.packages.size());
+  double start = now_seconds();
+  built->venv = build_venv(m_runner, request);
+  json record = {{"type", "build"}, {"env_hash", candidate.env_hash}, {"ok", built->venv.ok},
+                 {"reason", built->venv.reason}, {"builder", built->venv.builder},
+                 {"python", built->venv.python_path}, {"installed", built->venv.installed},
+                 {"logs", built->venv.log_paths}, {"seconds", now_seconds() - start}, {"t", now_seconds()}};
+  m_journal.append(record);
+  if (built->venv.ok) {
+    write_file_atomic(marker, record.dump());
+  } else {
+    spdlog::warn("environment {} cannot be built: {}", short_hash(candidate.env_hash), built->venv.reason);
+  }
+  return *m_built.emplace(candidate.env_hash, std::move(built)).first->second;
+}
+
+std::string Evaluator::checkout(const std::string& repo_name, const RepoPin& pin) {
+  std::string commit = resolve_commit(pin.path, pin.commit);
+  std::string key = repo_name + "@" + commit;
+  if (auto it = m_checkouts.find(key); it != m_checkouts.end()) {
+    return it->second;
+  }
+  std::string dir = m_setup.run_dir + "/repos/" + repo_name + "-" + commit.substr(0, 12);
+  if (!path_exists(dir + "/.envbisect-complete")) {
+    // An interrupted checkout is thrown away and redone.
+    remove_tree(dir);
+    checkout_commit(pin.path, commit, dir);
+    write_file_atomic(dir + "/.envbisect-complete", commit + "\n");
+  }
+  return m_checkouts.emplace(key, dir).first->second;
+}
+
+std::string Evaluator::warm_snapshot(const Candidate& candidate, const Built& built) {
+  // The warm caches are what the recipe's warm-up produced in this environment, with these repo
+  // commits, threads and data; one warm-up fills every cache of the candidate.
+  const Recipe& recipe = m_setup.recipe;
+  Candidate cold = candidate;
+  for (auto& [name, cache] : cold.state.caches) {
+    cache.state = "cold";
+  }
+  json identity = {{"env", candidate.env_hash}, {"warmup", recipe.warmup}, {"seed", recipe.seed},
+                   {"threads", cold.state.threads}, {"data", cold.state.data}, {"env_vars", cold.state.env}};
+  for (const auto& [name, pin] : candidate.state.repos) {
+    identity["repos"][name] = pin.commit;
+  }
+  std::string key = sha256_hex(identity.dump());
+  if (auto it = m_snapshots.find(key); it != m_snapshots.end()) {
+    return it->second;
+  }
+  std::string dir = m_setup.run_dir + "/warm/" + short_hash(key);
+  if (!path_exists(dir + "/complete")) {
+    remove_tree(dir);
+    make_dirs(dir);
+    RunResult warmup = run_attempt(cold, built, -1);
+    std::string scratch = warmup_dir(cold);
+    for (const auto& [name, cache] : cold.state.caches) {
+      std::filesystem::rename(scratch + "/cache-" + name, dir + "/" + name);
+    }
+    remove_tree(scratch);
+    json record = attempt_to_json(warmup);
+    record["type"] = "warmup";
+    record["candidate"] = candidate.hash;
+    record["snapshot"] = dir;
+    record["t"] = now_seconds();
+    m_journal.append(record);
+    if (warmup.status != RunStatus::ok) {
+      spdlog::warn("warm-up ended {} ({}); the warm snapshot holds what it wrote",
+                   to_string(warmup.status), warmup.error_class);
+    }
+    write_file_atomic(dir + "/complete", record.dump() + "\n");
+  }
+  return m_snapshots.emplace(key, dir).first->second;
+}
+
+std::string Evaluator::warmup_dir(const Candidate& candidate) const {
+  return m_setup.run_dir + "/warm/scratch-" + short_hash(candidate.hash);
+}
+
+RunResult Evaluator::run_attempt(const Candidate& candidate, const Built& built, int attempt) {
+  const Recipe& recipe = m_setup.recipe;
+  const EnvState& state = candidate.state;
+  bool is_warmup = attempt < 0;
+  std::string attempt_dir = is_warmup ? warmup_dir(candidate)
+                                      : m_setup.run_dir + "/attempts/" + short_hash(candidate.hash) + "/" +
+                                            std::to_string(attempt);
+  remove_tree(attempt_dir);
+  make_dirs(attempt_dir);
+
+  // Fill the placeholders from the candidate state and this attempt's own directories.
+  std::map<std::string, std::string> values = {
+      {"python", built.venv.python_path},  {"env_dir", built.env_dir},
+      {"recipe_dir", recipe.base_dir},     {"run_dir", m_setup.run_dir},
+      {"seed", std::to_string(recipe.seed)}, {"attempt", std::to_string(attempt)},
+      {"gpus.target", join_ints(state.gpus.target)}, {"gpus.drafter", join_ints(state.gpus.drafter)}};
+  for (const auto& [name, count] : state.threads) {
+    values["threads." + name] = std::to_string(count);
+  }
+  for (const auto& [name, value] : state.data) {
+    values["data." + name] = value;
+  }
+  for (const auto& [name, value] : m_setup.good.env) {
+    values["env." + name] = "";
+  }
+  for (const auto& [name, value] : m_setup.bad.env) {
+    values["env." + name] = "";
+  }
+  for (const auto& [name, value] : state.env) {
+    values["env." + name] = value;
+  }
+  for (const auto& name : m_setup.good.packages) {
+    values["package." + name.first] = "";
+  }
+  for (const auto& name : m_setup.bad.packages) {
+    values["package." + name.first] = "";
+  }
+  for (const auto& [name, pin] : state.packages) {
+    values["package." + name] = pin.version;
+  }
+  for (const auto& [name, pin] : state.repos) {
+    values["repo." + name] = checkout(name, pin);
+  }
+  std::map<std::string, std::string> child_env = allowed_parent_env();
+  for (const auto& [name, cache] : state.caches) {
+    std::string dir = attempt_dir + "/cache-" + name;
+    if (is_warmup || cache.state == "cold") {
+      make_dirs(dir);
+    } else if (cache.state == "warm") {
+      std::string snapshot = warm_snapshot(candidate, built) + "/" + name;
+      if (path_exists(snapshot)) {
+        copy_tree(snapshot, dir, LinkFiles::no);
+      } else {
+        make_dirs(dir);
+      }
+    } else {
+      copy_tree(cache.state, dir, LinkFiles::no);  // a captured cache directory
+    }
+    values["cache." + name] = dir;
+    for (const auto& [variable, value] : cache_variables(cache.role, dir)) {
+      child_env[variable] = value;
+    }
+  }
+
+  // The child's environment: allow-listed parent variables, the state's env, the recipe's env.
+  for (const auto& [name, value] : state.env) {
+    child_env[name] = value;
+  }
+  std::string where = recipe.base_dir + "/recipe";
+  for (const auto& [name, value] : recipe.env) {
+    child_env[name] = expand_placeholders(value, values, where + " /env/" + name);
+  }
+  child_env["VIRTUAL_ENV"] = built.env_dir;
+  child_env["PATH"] = built.env_dir + "/bin:" + child_env["PATH"];
+  child_env["PYTHONNOUSERSITE"] = "1";
+
+  ProcessSpec spec;
+  // Without a warm-up argv, the benchmark itself warms the caches.
+  const std::vector<std::string>& argv_template = is_warmup && !recipe.warmup.empty() ? recipe.warmup : recipe.command;
+  for (std::size_t i = 0; i < argv_template.size(); ++i) {
+    spec.argv.push_back(expand_placeholders(argv_template[i], values,
+                                            where + (is_warmup ? " /warmup/" : " /command/") + std::to_string(i)));
+  }
+  spec.env = child_env;
+  spec.cwd = attempt_dir;
+  spec.stdout_path = attempt_dir + "/stdout.txt";
+  spec.stderr_path = attempt_dir + "/stderr.txt";
+  spec.timeout = std::chrono::milliseconds(static_cast<long long>(recipe.timeout_s * 1000));
+
+  ProcessResult process = m_runner.run(spec);
+  if (process.interrupted || interrupt_requested()) {
+    throw Error("interrupted; `envbisect resume " + m_setup.run_dir + "` continues this run", ExitCode::interrupted);
+  }
+  BenchReport report = parse_bench_output(read_tail(spec.stdout_path), recipe);
+  RunResult result;
+  result.status = status_of(process, report);
+  result.exit_code = process.exit_code;
+  result.signal = process.signal;
+  result.metric = report.metric;
+  result.checksum = report.checksum;
+  result.wall_seconds = process.wall_seconds;
+  result.stdout_path = spec.stdout_path;
+  result.stderr_path = spec.stderr_path;
+  result.error_class = report.error_class;
+  if (result.status != RunStatus::ok && result.error_class.empty()) {
+    result.error_class = !process.spawned ? process.spawn_error
+                         : process.timed_out ? "timeout"
+                                             : last_line(read_tail(spec.stderr_path));
+  }
+  spdlog::info("  attempt {} of {}: {} {}", attempt, short_hash(candidate.hash), to_string(result.status),
+               result.metric ? std::to_string(*result.metric) : result.error_class);
+
+  // Cache directories of finished attempts are not evidence; drop them to keep disk use flat. A
+  // warm-up's caches are kept: they become the snapshot.
+  if (!is_warmup) {
+    for (const auto& [name, cache] : state.caches) {
+      remove_tree(values["cache." + name]);
+    }
+  }
+  return result;
+}
+
+}  // namespace envbisect

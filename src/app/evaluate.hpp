@@ -1,0 +1,87 @@
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/delta.hpp"
+#include "core/outcome.hpp"
+#include "core/recipe.hpp"
+#include "core/state.hpp"
+#include "env/venv_builder.hpp"
+
+namespace envbisect {
+
+class Journal;
+class Runner;
+
+// Everything a run needs to turn a set of applied deltas into measured attempts.
+struct RunSetup {
+  EnvState good;
+  EnvState bad;
+  std::vector<Delta> deltas;
+  Recipe recipe;
+  std::string recipe_hash;
+  std::vector<std::string> wheel_dirs;
+  std::string run_dir;
+};
+
+// One candidate: the good state with some deltas applied, and what identifies it.
+struct Candidate {
+  std::vector<std::size_t> applied;
+  EnvState state;
+  std::string hash;      // candidate state + recipe: attempts are cached by it
+  std::string env_hash;  // python + packages: the venv is shared by every candidate with it
+};
+
+// Turns candidates into real environments and measured attempts, journaling each attempt. Attempts
+// already in the journal (a resumed run) are reused, never rerun.
+class Evaluator {
+public:
+  // Prepare to evaluate; `previous` are the journal records of an earlier session of this run.
+  Evaluator(const RunSetup& setup, Runner& runner, Journal& journal, const std::vector<nlohmann::json>& previous);
+  ~Evaluator();
+
+  // Return the candidate for `applied` (sorted delta indices).
+  Candidate candidate(const std::vector<std::size_t>& applied) const;
+
+  // Make sure the candidate has at least `count` attempts; return all of its attempts so far. A
+  // candidate whose environment cannot be built gets one skip attempt carrying the reason.
+  const std::vector<RunResult>& measure(const Candidate& candidate, int count);
+
+  // Return the attempts recorded so far for the candidate.
+  const std::vector<RunResult>& attempts(const Candidate& candidate);
+
+  // Return the number of attempts actually run in this session (not taken from the journal).
+  int attempts_run() const { return m_attempts_run; }
+
+  // Return the number of attempts taken from an earlier session's journal.
+  int attempts_reused() const { return m_attempts_reused; }
+
+private:
+  struct Built;
+  const Built& build(const Candidate& candidate);
+  RunResult run_attempt(const Candidate& candidate, const Built& built, int attempt);
+  std::string warm_snapshot(const Candidate& candidate, const Built& built);
+  std::string warmup_dir(const Candidate& candidate) const;
+  std::string checkout(const std::string& repo_name, const RepoPin& pin);
+
+  const RunSetup& m_setup;
+  Runner& m_runner;
+  Journal& m_journal;
+  std::map<std::string, std::vector<RunResult>> m_attempts;   // by candidate hash
+  std::map<std::string, std::unique_ptr<Built>> m_built;       // by env hash
+  std::map<std::string, std::string> m_checkouts;              // "name@commit" -> directory
+  std::map<std::string, std::string> m_snapshots;              // snapshot key -> directory
+  int m_attempts_run = 0;
+  int m_attempts_reused = 0;
+};
+
+// Return the RunResult recorded in a journal attempt record.
+RunResult attempt_from_json(const nlohmann::json& record);
+
+// Return the journal form of a RunResult (without the candidate fields).
+nlohmann::json attempt_to_json(const RunResult& result);
+
+}  // namespace envbisect

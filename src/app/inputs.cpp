@@ -1,0 +1,92 @@
+#include "app/inputs.hpp"
+
+#include <filesystem>
+
+#include "core/json_input.hpp"
+#include "util/error.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+namespace envbisect {
+
+EnvState load_state_file(const std::string& path) {
+  EnvState state = parse_state(read_file(path), path);
+  state.base_dir = parent_dir(path);
+  for (auto& [name, repo] : state.repos) {
+    repo.path = absolute_path(repo.path, state.base_dir);
+  }
+  return state;
+}
+
+Recipe load_recipe_file(const std::string& path) {
+  Recipe recipe = parse_recipe(read_file(path), path);
+  recipe.base_dir = parent_dir(path);
+  return recipe;
+}
+
+namespace {
+
+// Record a problem when `name` of a placeholder family is missing from the state.
+template <typename Map>
+void require_key(const Map& map, const std::string& section, const std::string& placeholder, const std::string& key,
+                 const std::string& recipe_path, Problems& problems) {
+  if (map.count(key) == 0) {
+    problems.add("/" + section + "/" + pointer_token(key),
+                 "missing; the recipe " + recipe_path + " uses {" + placeholder + "." + key + "}");
+  }
+}
+
+void check_state_against_recipe(const EnvState& state, const Recipe& recipe, const std::string& recipe_path,
+                                Problems& problems) {
+  for (const std::string& name : recipe_placeholders(recipe)) {
+    std::size_t dot = name.find('.');
+    if (dot == std::string::npos) {
+      continue;
+    }
+    std::string family = name.substr(0, dot);
+    std::string key = name.substr(dot + 1);
+    if (family == "threads") {
+      require_key(state.threads, "threads", "threads", key, recipe_path, problems);
+    } else if (family == "data") {
+      require_key(state.data, "data", "data", key, recipe_path, problems);
+    } else if (family == "cache") {
+      require_key(state.caches, "caches", "cache", key, recipe_path, problems);
+    } else if (family == "repo") {
+      require_key(state.repos, "repos", "repo", key, recipe_path, problems);
+    }
+    // {env.NAME} and {package.NAME} may be absent in one state (added or removed): they expand to "".
+  }
+}
+
+}  // namespace
+
+void check_run_inputs(const EnvState& good, const std::string& good_path, const EnvState& bad,
+                      const std::string& bad_path, const Recipe& recipe, const std::string& recipe_path,
+                      const std::vector<std::string>& wheel_dirs) {
+  Problems problems(recipe_path);
+  Problems good_problems(good_path);
+  Problems bad_problems(bad_path);
+  check_state_against_recipe(good, recipe, recipe_path, good_problems);
+  check_state_against_recipe(bad, recipe, recipe_path, bad_problems);
+  for (const std::string& dir : wheel_dirs) {
+    std::error_code error;
+    if (!std::filesystem::is_directory(dir, error)) {
+      Problems wheels("--wheels " + dir);
+      wheels.add("", "not a readable directory");
+      problems.absorb(wheels);
+    }
+  }
+  for (auto [state, state_problems] : {std::pair{&good, &good_problems}, std::pair{&bad, &bad_problems}}) {
+    for (const auto& [name, repo] : state->repos) {
+      std::error_code error;
+      if (!std::filesystem::is_directory(repo.path, error)) {
+        state_problems->add("/repos/" + pointer_token(name) + "/path", repo.path + " is not a directory");
+      }
+    }
+  }
+  good_problems.absorb(bad_problems);
+  good_problems.absorb(problems);
+  good_problems.throw_if_any();
+}
+
+}  // namespace envbisect

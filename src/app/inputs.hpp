@@ -1,0 +1,24 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/recipe.hpp"
+#include "core/state.hpp"
+
+namespace envbisect {
+
+// Read and validate a state file; repo paths become absolute against the file's folder.
+// Throw Error (bad_input) naming the file and every problem in it.
+EnvState load_state_file(const std::string& path);
+
+// Read and validate a recipe file; its folder becomes {recipe_dir}. Throw Error naming every problem.
+Recipe load_recipe_file(const std::string& path);
+
+// Check that the recipe's placeholders can be filled for both states and that the wheel folders
+// exist; throw one Error listing every problem (file, field, what is missing).
+void check_run_inputs(const EnvState& good, const std::string& good_path, const EnvState& bad,
+                      const std::string& bad_path, const Recipe& recipe, const std::string& recipe_path,
+                      const std::vector<std::string>& wheel_dirs);
+
+}  // namespace envbisect

@@ -1,0 +1,9 @@
+#pragma once
+
+namespace envbisect {
+
+// Parse the command line, run the subcommand and return the process exit code (README "Exit codes").
+// The only place that catches envbisect::Error.
+int cli_main(int argc, char** argv);
+
+}  // namespace envbisect

@@ -1,0 +1,157 @@
+#include "core/delta.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "util/strings.hpp"
+
+namespace envbisect {
+
+std::string_view to_string(Dimension dimension) {
+  switch (dimension) {
+    case Dimension::python: return "python";
+    case Dimension::packages: return "packages";
+    case Dimension::repos: return "repos";
+    case Dimension::caches: return "caches";
+    case Dimension::threads: return "threads";
+    case Dimension::env: return "env";
+    case Dimension::data: return "data";
+    case Dimension::gpus: return "gpus";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string show(const PackagePin& pin) { return pin.version; }
+std::string show(const RepoPin& pin) { return pin.commit; }
+std::string show(const CacheState& cache) { return cache.state; }
+std::string show(std::int64_t count) { return std::to_string(count); }
+std::string show(const std::string& text) { return text; }
+
+std::string show_gpus(const std::vector<int>& indices) {
+  std::vector<std::string> parts;
+  for (int index : indices) {
+    parts.push_back(std::to_string(index));
+  }
+  return "[" + join(parts, ",") + "]";
+}
+
+// Show a value; when it displays like `other` but differs (same version, other wheel), add what differs.
+template <typename T>
+std::string show_detail(const T& value, const T& /*other*/) {
+  return show(value);
+}
+std::string show_detail(const PackagePin& pin, const PackagePin& other) {
+  if (pin.version != other.version) {
+    return pin.version;
+  }
+  std::string detail = pin.sha256 ? "sha256:" + pin.sha256->substr(0, 12) : pin.wheel.value_or("any wheel");
+  return pin.version + " (" + detail + ")";
+}
+
+// Two repo pins are the same environment when they name the same commit; paths may differ per file.
+bool same(const RepoPin& a, const RepoPin& b) { return a.commit == b.commit; }
+template <typename T>
+bool same(const T& a, const T& b) { return a == b; }
+
+// Append the deltas of one name -> value map, in name order.
+template <typename Map>
+void diff_map(Dimension dimension, const Map& good, const Map& bad, std::vector<Delta>& out) {
+  auto g = good.begin();
+  auto b = bad.begin();
+  while (g != good.end() || b != bad.end()) {
+    if (b == bad.end() || (g != good.end() && g->first < b->first)) {
+      out.push_back({dimension, g->first, show(g->second), std::nullopt});
+      ++g;
+    } else if (g == good.end() || b->first < g->first) {
+      out.push_back({dimension, b->first, std::nullopt, show(b->second)});
+      ++b;
+    } else {
+      if (!same(g->second, b->second)) {
+        out.push_back({dimension, g->first, show_detail(g->second, b->second), show_detail(b->second, g->second)});
+      }
+      ++g;
+      ++b;
+    }
+  }
+}
+
+template <typename Map>
+void apply_map(const std::string& name, Map& target, const Map& source) {
+  auto it = source.find(name);
+  if (it == source.end()) {
+    target.erase(name);
+  } else {
+    target[name] = it->second;
+  }
+}
+
+}  // namespace
+
+std::vector<Delta> diff_states(const EnvState& good, const EnvState& bad) {
+  std::vector<Delta> out;
+  if (good.python.version != bad.python.version) {
+    out.push_back({Dimension::python, "version", good.python.version, bad.python.version});
+  }
+  if (good.python.interpreter != bad.python.interpreter) {
+    out.push_back({Dimension::python, "interpreter", good.python.interpreter, bad.python.interpreter});
+  }
+  diff_map(Dimension::packages, good.packages, bad.packages, out);
+  diff_map(Dimension::repos, good.repos, bad.repos, out);
+  diff_map(Dimension::caches, good.caches, bad.caches, out);
+  diff_map(Dimension::threads, good.threads, bad.threads, out);
+  diff_map(Dimension::env, good.env, bad.env, out);
+  diff_map(Dimension::data, good.data, bad.data, out);
+  if (good.gpus.target != bad.gpus.target) {
+    out.push_back({Dimension::gpus, "target", show_gpus(good.gpus.target), show_gpus(bad.gpus.target)});
+  }
+  if (good.gpus.drafter != bad.gpus.drafter) {
+    out.push_back({Dimension::gpus, "drafter", show_gpus(good.gpus.drafter), show_gpus(bad.gpus.drafter)});
+  }
+  return out;
+}
+
+EnvState apply_deltas(const EnvState& good, const EnvState& bad, const std::vector<Delta>& deltas,
+                      const std::vector<std::size_t>& applied) {
+  EnvState out = good;
+  for (std::size_t index : applied) {
+    const Delta& delta = deltas.at(index);
+    switch (delta.dimension) {
+      case Dimension::python:
+        if (delta.name == "version") {
+          out.python.version = bad.python.version;
+        } else {
+          out.python.interpreter = bad.python.interpreter;
+        }
+        break;
+      case Dimension::packages: apply_map(delta.name, out.packages, bad.packages); break;
+      case Dimension::repos: apply_map(delta.name, out.repos, bad.repos); break;
+      case Dimension::caches: apply_map(delta.name, out.caches, bad.caches); break;
+      case Dimension::threads: apply_map(delta.name, out.threads, bad.threads); break;
+      case Dimension::env: apply_map(delta.name, out.env, bad.env); break;
+      case Dimension::data: apply_map(delta.name, out.data, bad.data); break;
+      case Dimension::gpus:
+        if (delta.name == "target") {
+          out.gpus.target = bad.gpus.target;
+        } else {
+          out.gpus.drafter = bad.gpus.drafter;
+        }
+        break;
+    }
+  }
+  return out;
+}
+
+std::string describe(const Delta& delta) {
+  return std::string(to_string(delta.dimension)) + "/" + delta.name + " " + delta.good.value_or("(absent)") + " -> " +
+         delta.bad.value_or("(absent)");
+}
+
+nlohmann::json delta_to_json(const Delta& delta) {
+  nlohmann::json out = {{"dimension", to_string(delta.dimension)}, {"name", delta.name}};
+  out["good"] = delta.good ? nlohmann::json(*delta.good) : nlohmann::json(nullptr);
+  out["bad"] = delta.bad ? nlohmann::json(*delta.bad) : nlohmann::json(nullptr);
+  return out;
+}
+
+}  // namespace envbisect

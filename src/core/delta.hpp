@@ -1,0 +1,42 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/state.hpp"
+
+namespace envbisect {
+
+// The dimensions of a state, in the order diffs and reports list them.
+enum class Dimension { python, packages, repos, caches, threads, env, data, gpus };
+
+// One difference between the good and the bad state: an entry added, removed or changed.
+struct Delta {
+  Dimension dimension = Dimension::packages;
+  std::string name;                 // package, repo, cache, knob or variable name ("interpreter" for python)
+  std::optional<std::string> good;  // displayed value in good; nullopt when absent there
+  std::optional<std::string> bad;   // displayed value in bad; nullopt when absent there
+  bool operator==(const Delta&) const = default;
+};
+
+// Return the lower-case name of a dimension ("packages", "caches", ...).
+std::string_view to_string(Dimension dimension);
+
+// Return the deltas from good to bad, sorted by dimension then name. Identical states give none.
+std::vector<Delta> diff_states(const EnvState& good, const EnvState& bad);
+
+// Return the good state with the deltas at `applied` (indices into `deltas`) taken from bad.
+EnvState apply_deltas(const EnvState& good, const EnvState& bad, const std::vector<Delta>& deltas,
+                      const std::vector<std::size_t>& applied);
+
+// Return a short label such as "packages/fauxtorch 2.11.0+cu128 -> 2.11.0+cu130".
+std::string describe(const Delta& delta);
+
+// Return the delta as {"dimension", "name", "good", "bad"} (null for absent).
+nlohmann::json delta_to_json(const Delta& delta);
+
+}  // namespace envbisect

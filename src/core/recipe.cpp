@@ -1,0 +1,265 @@
+#include "core/recipe.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/json_input.hpp"
+#include "util/error.hpp"
+
+namespace envbisect {
+
+using nlohmann::json;
+
+namespace {
+
+const std::set<std::string> k_plain_placeholders = {"python", "env_dir", "recipe_dir", "seed", "attempt",
+                                                     "gpus.target", "gpus.drafter", "run_dir"};
+const std::set<std::string> k_family_placeholders = {"threads", "data", "env", "package", "cache", "repo"};
+
+// Call `visit(name)` for each placeholder in `text`; return false on an unbalanced brace.
+template <typename Visit>
+bool scan_placeholders(const std::string& text, Visit visit) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '{' && i + 1 < text.size() && text[i + 1] == '{') {
+      ++i;
+      continue;
+    }
+    if (text[i] == '}' && i + 1 < text.size() && text[i + 1] == '}') {
+      ++i;
+      continue;
+    }
+    if (text[i] == '}') {
+      return false;
+    }
+    if (text[i] == '{') {
+      std::size_t end = text.find('}', i);
+      if (end == std::string::npos) {
+        return false;
+      }
+      visit(text.substr(i + 1, end - i - 1));
+      i = end;
+    }
+  }
+  return true;
+}
+
+std::string placeholder_problem(const std::string& name) {
+  if (k_plain_placeholders.count(name) != 0) {
+    return "";
+  }
+  std::size_t dot = name.find('.');
+  if (dot != std::string::npos && dot + 1 < name.size() && k_family_placeholders.count(name.substr(0, dot)) != 0) {
+    return "";
+  }
+  return "unknown placeholder {" + name +
+         "}; known: {python} {env_dir} {recipe_dir} {run_dir} {seed} {attempt} {gpus.target} {gpus.drafter} "
+         "{threads.NAME} {data.NAME} {env.NAME} {package.NAME} {cache.NAME} {repo.NAME}";
+}
+
+void check_template(const std::string& text, const std::string& pointer, Problems& problems) {
+  bool balanced = scan_placeholders(text, [&](const std::string& name) {
+    std::string problem = placeholder_problem(name);
+    if (!problem.empty()) {
+      problems.add(pointer, problem);
+    }
+  });
+  if (!balanced) {
+    problems.add(pointer, "unbalanced '{' or '}' (write {{ or }} for a literal brace)");
+  }
+}
+
+std::vector<std::string> read_argv(const json& doc, const char* key, Problems& problems, bool required) {
+  std::vector<std::string> out;
+  std::string pointer = std::string("/") + key;
+  auto it = doc.find(key);
+  if (it == doc.end()) {
+    if (required) {
+      problems.add(pointer, "missing; expected an argv array such as [\"{python}\", \"bench.py\"]");
+    }
+    return out;
+  }
+  if (!it->is_array() || it->empty()) {
+    problems.add(pointer, "expected a non-empty array of strings (an argv), got " + json_type_name(*it));
+    return out;
+  }
+  for (std::size_t i = 0; i < it->size(); ++i) {
+    const json& arg = (*it)[i];
+    if (arg.is_string()) {
+      out.push_back(arg.get<std::string>());
+    } else if (arg.is_number_integer()) {
+      out.push_back(arg.dump());
+    } else {
+      problems.add(pointer + "/" + std::to_string(i), "expected a string, got " + json_type_name(arg));
+      continue;
+    }
+    check_template(out.back(), pointer + "/" + std::to_string(i), problems);
+  }
+  return out;
+}
+
+}  // namespace
+
+Recipe parse_recipe(const std::string& text, const std::string& source) {
+  json doc = parse_json_text(text, source);
+  Problems problems(source);
+  if (!doc.is_object()) {
+    problems.add("", "expected a JSON object (a recipe), got " + json_type_name(doc));
+    problems.throw_if_any();
+  }
+  check_fields(doc, "", {"format", "name", "description", "command", "warmup", "env", "metric", "direction",
+                         "checksum", "error_field", "repeats", "timeout_s", "seed"},
+               problems);
+  Recipe recipe;
+  if (!doc.contains("format") || !doc["format"].is_number_integer() || doc["format"].get<int>() != 1) {
+    problems.add("/format", "expected 1 (this envbisect reads recipe format 1)");
+  }
+  auto text_field = [&](const char* key, std::string& target, bool required) {
+    auto it = doc.find(key);
+    if (it == doc.end()) {
+      if (required) {
+        problems.add(std::string("/") + key, "missing; expected a string");
+      }
+    } else if (!it->is_string() || it->get<std::string>().empty()) {
+      problems.add(std::string("/") + key, "expected a non-empty string, got " + it->dump());
+    } else {
+      target = it->get<std::string>();
+    }
+  };
+  text_field("name", recipe.name, false);
+  text_field("description", recipe.description, false);
+  text_field("metric", recipe.metric, true);
+  text_field("checksum", recipe.checksum, false);
+  text_field("error_field", recipe.error_field, false);
+  recipe.command = read_argv(doc, "command", problems, true);
+  recipe.warmup = read_argv(doc, "warmup", problems, false);
+  if (auto env = doc.find("env"); env != doc.end()) {
+    if (!env->is_object()) {
+      problems.add("/env", "expected an object of NAME: value, got " + json_type_name(*env));
+    } else {
+      for (const auto& [name, value] : env->items()) {
+        if (!value.is_string()) {
+          problems.add("/env/" + name, "expected a string, got " + json_type_name(value));
+          continue;
+        }
+        check_template(value.get<std::string>(), "/env/" + name, problems);
+        recipe.env.emplace(name, value.get<std::string>());
+      }
+    }
+  }
+  if (auto direction = doc.find("direction"); direction != doc.end()) {
+    if (*direction == "higher") {
+      recipe.higher_is_better = true;
+    } else if (*direction == "lower") {
+      recipe.higher_is_better = false;
+    } else {
+      problems.add("/direction", "expected \"higher\" or \"lower\", got " + direction->dump());
+    }
+  }
+  if (auto repeats = doc.find("repeats"); repeats != doc.end()) {
+    if (!repeats->is_number_integer() || repeats->get<int>() < 1 || repeats->get<int>() > 100) {
+      problems.add("/repeats", "expected an integer from 1 to 100, got " + repeats->dump());
+    } else {
+      recipe.repeats = repeats->get<int>();
+    }
+  }
+  if (auto timeout = doc.find("timeout_s"); timeout != doc.end()) {
+    if (!timeout->is_number() || !(timeout->get<double>() > 0)) {
+      problems.add("/timeout_s", "expected a positive number of seconds, got " + timeout->dump());
+    } else {
+      recipe.timeout_s = timeout->get<double>();
+    }
+  }
+  if (auto seed = doc.find("seed"); seed != doc.end()) {
+    if (!seed->is_number_integer()) {
+      problems.add("/seed", "expected an integer, got " + seed->dump());
+    } else {
+      recipe.seed = seed->get<std::int64_t>();
+    }
+  }
+  problems.throw_if_any();
+  return recipe;
+}
+
+std::vector<std::string> recipe_placeholders(const Recipe& recipe) {
+  std::set<std::string> names;
+  auto collect = [&](const std::string& text) { scan_placeholders(text, [&](const std::string& name) { names.insert(name); }); };
+  for (const std::string& arg : recipe.command) {
+    collect(arg);
+  }
+  for (const std::string& arg : recipe.warmup) {
+    collect(arg);
+  }
+  for (const auto& [name, value] : recipe.env) {
+    collect(value);
+  }
+  return {names.begin(), names.end()};
+}
+
+std::string expand_placeholders(const std::string& text, const std::map<std::string, std::string>& values,
+                                const std::string& where) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if ((c == '{' || c == '}') && i + 1 < text.size() && text[i + 1] == c) {
+      out += c;
+      ++i;
+      continue;
+    }
+    if (c != '{') {
+      out += c;
+      continue;
+    }
+    std::size_t end = text.find('}', i);
+    std::string name = text.substr(i + 1, end == std::string::npos ? std::string::npos : end - i - 1);
+    auto it = values.find(name);
+    if (end == std::string::npos || it == values.end()) {
+      throw Error(where + ": placeholder {" + name + "} has no value for this candidate", ExitCode::bad_input);
+    }
+    out += it->second;
+    i = end;
+  }
+  return out;
+}
+
+BenchReport parse_bench_output(const std::string& stdout_text, const Recipe& recipe) {
+  BenchReport report;
+  // Scan lines from the end: the benchmark's result is its last JSON object line.
+  std::size_t end = stdout_text.size();
+  while (end > 0) {
+    std::size_t begin = stdout_text.rfind('\n', end - 1);
+    begin = begin == std::string::npos ? 0 : begin + 1;
+    std::string line = stdout_text.substr(begin, end - begin);
+    end = begin == 0 ? 0 : begin - 1;
+    std::size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line[first] != '{') {
+      continue;
+    }
+    json doc = json::parse(line, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object()) {
+      continue;
+    }
+    report.found_json = true;
+    if (auto metric = doc.find(recipe.metric); metric != doc.end() && metric->is_number()) {
+      double value = metric->get<double>();
+      if (std::isfinite(value)) {
+        report.metric = value;
+      }
+    }
+    if (!recipe.checksum.empty()) {
+      if (auto checksum = doc.find(recipe.checksum); checksum != doc.end() && !checksum->is_null()) {
+        report.checksum = checksum->is_string() ? checksum->get<std::string>() : checksum->dump();
+      }
+    }
+    if (auto error = doc.find(recipe.error_field); error != doc.end() && error->is_string()) {
+      report.error_class = error->get<std::string>();
+    }
+    break;
+  }
+  return report;
+}
+
+}  // namespace envbisect

@@ -1,0 +1,346 @@
+#include "core/state.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "core/json_input.hpp"
+#include "core/version.hpp"
+#include "util/strings.hpp"
+
+namespace envbisect {
+
+using nlohmann::json;
+
+std::string normalize_package_name(const std::string& name) {
+  std::string out;
+  bool in_separator = false;
+  for (char c : name) {
+    if (c == '-' || c == '_' || c == '.') {
+      in_separator = true;
+      continue;
+    }
+    if (in_separator && !out.empty()) {
+      out += '-';
+    }
+    in_separator = false;
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+namespace {
+
+bool is_valid_package_name(const std::string& name) {
+  // PEP 508 names: ASCII letters and digits, with . _ - inside.
+  if (name.empty() || !std::isalnum(static_cast<unsigned char>(name.front())) ||
+      !std::isalnum(static_cast<unsigned char>(name.back()))) {
+    return false;
+  }
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  });
+}
+
+bool is_hex(const std::string& text) {
+  return std::all_of(text.begin(), text.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+}
+
+// Read a string member; record a problem when present with the wrong type or when required and absent.
+std::string read_string(const json& object, const char* key, const std::string& pointer, Problems& problems,
+                        bool required) {
+  auto it = object.find(key);
+  if (it == object.end()) {
+    if (required) {
+      problems.add(pointer + "/" + key, "missing; expected a string");
+    }
+    return "";
+  }
+  if (!it->is_string()) {
+    problems.add(pointer + "/" + key, "expected a string, got " + json_type_name(*it));
+    return "";
+  }
+  return it->get<std::string>();
+}
+
+// Return the section `key` when it is an object; record a problem when it is something else.
+const json* section(const json& doc, const char* key, Problems& problems) {
+  auto it = doc.find(key);
+  if (it == doc.end()) {
+    return nullptr;
+  }
+  if (!it->is_object()) {
+    problems.add(std::string("/") + key, "expected an object, got " + json_type_name(*it));
+    return nullptr;
+  }
+  return &*it;
+}
+
+void parse_python(const json& doc, EnvState& state, Problems& problems) {
+  const json* python = section(doc, "python", problems);
+  if (python == nullptr) {
+    return;
+  }
+  check_fields(*python, "/python", {"version", "interpreter"}, problems);
+  state.python.version = read_string(*python, "version", "/python", problems, false);
+  state.python.interpreter = read_string(*python, "interpreter", "/python", problems, false);
+}
+
+void parse_packages(const json& doc, EnvState& state, Problems& problems) {
+  const json* packages = section(doc, "packages", problems);
+  if (packages == nullptr) {
+    return;
+  }
+  std::map<std::string, std::string> seen;  // normalised -> name as written
+  for (const auto& [name, value] : packages->items()) {
+    std::string pointer = "/packages/" + pointer_token(name);
+    if (!is_valid_package_name(name)) {
+      problems.add(pointer, "invalid package name '" + name + "'");
+      continue;
+    }
+    std::string key = normalize_package_name(name);
+    if (auto it = seen.find(key); it != seen.end()) {
+      problems.add(pointer, "duplicate package: '" + name + "' and '" + it->second + "' are the same name");
+      continue;
+    }
+    seen.emplace(key, name);
+    PackagePin pin;
+    if (value.is_string()) {
+      pin.version = value.get<std::string>();
+    } else if (value.is_object()) {
+      check_fields(value, pointer, {"version", "wheel", "sha256"}, problems);
+      pin.version = read_string(value, "version", pointer, problems, true);
+      if (value.contains("wheel")) {
+        pin.wheel = read_string(value, "wheel", pointer, problems, false);
+      }
+      if (value.contains("sha256")) {
+        pin.sha256 = read_string(value, "sha256", pointer, problems, false);
+        if (value["sha256"].is_string() && (pin.sha256->size() != 64 || !is_hex(*pin.sha256))) {
+          problems.add(pointer + "/sha256", "expected 64 hex digits");
+        }
+      }
+      pointer += "/version";
+    } else {
+      problems.add(pointer, "expected a version string or an object, got " + json_type_name(value));
+      continue;
+    }
+    if (!pin.version.empty() && !Version::parse(pin.version)) {
+      problems.add(pointer, "invalid PEP 440 version '" + pin.version + "'");
+    }
+    state.packages.emplace(key, std::move(pin));
+  }
+}
+
+void parse_repos(const json& doc, EnvState& state, Problems& problems) {
+  const json* repos = section(doc, "repos", problems);
+  if (repos == nullptr) {
+    return;
+  }
+  for (const auto& [name, value] : repos->items()) {
+    std::string pointer = "/repos/" + pointer_token(name);
+    if (!value.is_object()) {
+      problems.add(pointer, "expected an object with path and commit, got " + json_type_name(value));
+      continue;
+    }
+    check_fields(value, pointer, {"path", "url", "commit"}, problems);
+    RepoPin pin;
+    pin.path = read_string(value, "path", pointer, problems, true);
+    pin.url = read_string(value, "url", pointer, problems, false);
+    pin.commit = read_string(value, "commit", pointer, problems, true);
+    if (!pin.commit.empty() && (pin.commit.size() < 4 || pin.commit.size() > 40 || !is_hex(pin.commit))) {
+      problems.add(pointer + "/commit", "expected a hex commit id (4 to 40 digits), got '" + pin.commit + "'");
+    }
+    state.repos.emplace(name, std::move(pin));
+  }
+}
+
+void parse_caches(const json& doc, EnvState& state, Problems& problems) {
+  const json* caches = section(doc, "caches", problems);
+  if (caches == nullptr) {
+    return;
+  }
+  for (const auto& [name, value] : caches->items()) {
+    std::string pointer = "/caches/" + pointer_token(name);
+    if (!value.is_object()) {
+      problems.add(pointer, "expected an object with role and state, got " + json_type_name(value));
+      continue;
+    }
+    check_fields(value, pointer, {"role", "state"}, problems);
+    CacheState cache;
+    cache.role = read_string(value, "role", pointer, problems, false);
+    if (cache.role.empty()) {
+      cache.role = name;
+    }
+    cache.state = read_string(value, "state", pointer, problems, true);
+    if (value.contains("state") && value["state"].is_string() && cache.state != "cold" && cache.state != "warm" &&
+        cache.state.find('/') == std::string::npos) {
+      problems.add(pointer + "/state", "expected \"cold\", \"warm\" or a snapshot path, got '" + cache.state + "'");
+    }
+    state.caches.emplace(name, std::move(cache));
+  }
+}
+
+void parse_scalars(const json& doc, EnvState& state, Problems& problems) {
+  if (const json* threads = section(doc, "threads", problems)) {
+    for (const auto& [name, value] : threads->items()) {
+      if (!value.is_number_integer() || value.get<std::int64_t>() < 0) {
+        problems.add("/threads/" + pointer_token(name), "expected a non-negative integer, got " + value.dump());
+        continue;
+      }
+      state.threads.emplace(name, value.get<std::int64_t>());
+    }
+  }
+  if (const json* env = section(doc, "env", problems)) {
+    for (const auto& [name, value] : env->items()) {
+      if (name.empty() || name.find('=') != std::string::npos) {
+        problems.add("/env/" + pointer_token(name), "invalid environment variable name");
+      } else if (!value.is_string()) {
+        problems.add("/env/" + pointer_token(name), "expected a string, got " + json_type_name(value));
+      } else {
+        state.env.emplace(name, value.get<std::string>());
+      }
+    }
+  }
+  if (const json* data = section(doc, "data", problems)) {
+    for (const auto& [name, value] : data->items()) {
+      if (value.is_string()) {
+        state.data.emplace(name, value.get<std::string>());
+      } else if (value.is_number() || value.is_boolean()) {
+        state.data.emplace(name, value.dump());
+      } else {
+        problems.add("/data/" + pointer_token(name), "expected a string, number or boolean, got " + json_type_name(value));
+      }
+    }
+  }
+}
+
+std::vector<int> read_gpu_list(const json& gpus, const char* key, Problems& problems) {
+  std::vector<int> out;
+  auto it = gpus.find(key);
+  if (it == gpus.end()) {
+    return out;
+  }
+  std::string pointer = std::string("/gpus/") + key;
+  if (!it->is_array()) {
+    problems.add(pointer, "expected an array of GPU indices, got " + json_type_name(*it));
+    return out;
+  }
+  for (std::size_t i = 0; i < it->size(); ++i) {
+    const json& index = (*it)[i];
+    if (!index.is_number_integer() || index.get<int>() < 0) {
+      problems.add(pointer + "/" + std::to_string(i), "expected a non-negative integer, got " + index.dump());
+      continue;
+    }
+    out.push_back(index.get<int>());
+  }
+  return out;
+}
+
+void parse_gpus(const json& doc, EnvState& state, Problems& problems) {
+  const json* gpus = section(doc, "gpus", problems);
+  if (gpus == nullptr) {
+    return;
+  }
+  check_fields(*gpus, "/gpus", {"target", "drafter"}, problems);
+  state.gpus.target = read_gpu_list(*gpus, "target", problems);
+  state.gpus.drafter = read_gpu_list(*gpus, "drafter", problems);
+  std::set<int> target(state.gpus.target.begin(), state.gpus.target.end());
+  for (int index : state.gpus.drafter) {
+    if (target.count(index) != 0) {
+      problems.add("/gpus/drafter", "GPU " + std::to_string(index) + " is both a target and a drafter GPU");
+    }
+  }
+}
+
+}  // namespace
+
+EnvState parse_state(const std::string& text, const std::string& source) {
+  json doc = parse_json_text(text, source);
+  Problems problems(source);
+  if (!doc.is_object()) {
+    problems.add("", "expected a JSON object (an environment state), got " + json_type_name(doc));
+    problems.throw_if_any();
+  }
+  check_fields(doc, "", {"format", "name", "description", "python", "packages", "repos", "caches", "threads", "env",
+                         "data", "gpus"},
+               problems);
+  EnvState state;
+  auto format = doc.find("format");
+  if (format == doc.end()) {
+    problems.add("/format", "missing; expected 1 (this envbisect reads state format 1)");
+  } else if (!format->is_number_integer() || format->get<int>() != 1) {
+    problems.add("/format", "expected 1 (this envbisect reads state format 1), got " + format->dump());
+  }
+  state.name = read_string(doc, "name", "", problems, false);
+  state.description = read_string(doc, "description", "", problems, false);
+  parse_python(doc, state, problems);
+  parse_packages(doc, state, problems);
+  parse_repos(doc, state, problems);
+  parse_caches(doc, state, problems);
+  parse_scalars(doc, state, problems);
+  parse_gpus(doc, state, problems);
+  problems.throw_if_any();
+  // At this point the state is fully valid.
+  return state;
+}
+
+json state_to_json(const EnvState& state) {
+  json doc = {{"format", state.format}};
+  if (!state.name.empty()) {
+    doc["name"] = state.name;
+  }
+  if (!state.description.empty()) {
+    doc["description"] = state.description;
+  }
+  if (!state.python.version.empty() || !state.python.interpreter.empty()) {
+    json python = json::object();
+    if (!state.python.version.empty()) {
+      python["version"] = state.python.version;
+    }
+    if (!state.python.interpreter.empty()) {
+      python["interpreter"] = state.python.interpreter;
+    }
+    doc["python"] = python;
+  }
+  for (const auto& [name, pin] : state.packages) {
+    if (!pin.wheel && !pin.sha256) {
+      doc["packages"][name] = pin.version;
+      continue;
+    }
+    json entry = {{"version", pin.version}};
+    if (pin.wheel) {
+      entry["wheel"] = *pin.wheel;
+    }
+    if (pin.sha256) {
+      entry["sha256"] = *pin.sha256;
+    }
+    doc["packages"][name] = entry;
+  }
+  for (const auto& [name, pin] : state.repos) {
+    json entry = {{"path", pin.path}, {"commit", pin.commit}};
+    if (!pin.url.empty()) {
+      entry["url"] = pin.url;
+    }
+    doc["repos"][name] = entry;
+  }
+  for (const auto& [name, cache] : state.caches) {
+    doc["caches"][name] = {{"role", cache.role}, {"state", cache.state}};
+  }
+  for (const auto& [name, count] : state.threads) {
+    doc["threads"][name] = count;
+  }
+  for (const auto& [name, value] : state.env) {
+    doc["env"][name] = value;
+  }
+  for (const auto& [name, value] : state.data) {
+    doc["data"][name] = value;
+  }
+  if (!state.gpus.target.empty() || !state.gpus.drafter.empty()) {
+    doc["gpus"] = {{"target", state.gpus.target}, {"drafter", state.gpus.drafter}};
+  }
+  return doc;
+}
+
+}  // namespace envbisect

@@ -1,0 +1,46 @@
+#include "report/delta_table.hpp"
+
+#include <algorithm>
+
+namespace envbisect {
+
+namespace {
+
+std::string pad(const std::string& text, std::size_t width) {
+  return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
+}
+
+const char* change_kind(const Delta& delta) {
+  if (!delta.good) {
+    return "added";
+  }
+  if (!delta.bad) {
+    return "removed";
+  }
+  return "changed";
+}
+
+}  // namespace
+
+std::string render_delta_table(const std::vector<Delta>& deltas) {
+  std::size_t name_width = 4;
+  std::size_t good_width = 4;
+  std::size_t bad_width = 3;
+  for (const Delta& delta : deltas) {
+    name_width = std::max(name_width, delta.name.size());
+    good_width = std::max(good_width, delta.good.value_or("-").size());
+    bad_width = std::max(bad_width, delta.bad.value_or("-").size());
+  }
+  std::string out;
+  for (std::size_t i = 0; i < deltas.size(); ++i) {
+    const Delta& delta = deltas[i];
+    if (i == 0 || deltas[i - 1].dimension != delta.dimension) {
+      out += std::string(to_string(delta.dimension)) + "\n";
+    }
+    out += "  " + pad(delta.name, name_width) + "  " + pad(delta.good.value_or("-"), good_width) + "  ->  " +
+           pad(delta.bad.value_or("-"), bad_width) + "  " + change_kind(delta) + "\n";
+  }
+  return out;
+}
+
+}  // namespace envbisect

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <string>
+
+namespace envbisect {
+
+// Return the whole content of the file at `path`. Throw Error naming the path when it cannot be read.
+std::string read_file(const std::string& path);
+
+// Write `content` to `path` atomically (temp file in the same folder, fsync, rename).
+void write_file_atomic(const std::string& path, const std::string& content);
+
+// Create `path` and its parents when missing. Throw Error naming the path on failure.
+void make_dirs(const std::string& path);
+
+// Return `path` made absolute (lexically normalised), relative paths taken against `base`.
+std::string absolute_path(const std::string& path, const std::string& base);
+
+// Return the folder containing `path` ("." when it has none), made absolute.
+std::string parent_dir(const std::string& path);
+
+// Copy the tree at `from` to `to` (which must not exist), hard-linking files when `link` is yes and
+// the filesystem allows it, copying otherwise. Throw Error naming the paths on failure.
+enum class LinkFiles { yes, no };
+void copy_tree(const std::string& from, const std::string& to, LinkFiles link);
+
+// Remove `path` recursively if it exists; never throw.
+void remove_tree(const std::string& path) noexcept;
+
+// Return true when `path` exists.
+bool path_exists(const std::string& path);
+
+}  // namespace envbisect

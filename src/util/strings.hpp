@@ -1,0 +1,33 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace envbisect {
+
+// Return the Levenshtein edit distance between a and b.
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+// Return the candidate closest to `word` within edit distance 2, or "" when none is close.
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
+
+// Return the parts joined with `sep`.
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+
+// Return `text` quoted for display as one shell word (for logs only; never executed by a shell).
+std::string shell_quote(std::string_view text);
+
+// Return the argv displayed as a shell-like command line (for logs and reports only).
+std::string display_argv(const std::vector<std::string>& argv);
+
+// Return true when `text` starts with `prefix`.
+bool starts_with(std::string_view text, std::string_view prefix);
+
+// Return `text` without leading and trailing whitespace.
+std::string trim(std::string_view text);
+
+// Return the JSON pointer token escaped per RFC 6901 ("a/b" -> "a~1b").
+std::string pointer_token(std::string_view token);
+
+}  // namespace envbisect

@@ -1,0 +1,75 @@
+#include <catch2/catch.hpp>
+
+#include "core/recipe.hpp"
+#include "util/error.hpp"
+
+using namespace envbisect;
+
+namespace {
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_recipe(text, "recipe.json");
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("a recipe parses with defaults", "[core][recipe]") {
+  Recipe recipe = parse_recipe(R"({"format": 1, "command": ["{python}", "bench.py", "--threads", "{threads.drafter}"],
+                                   "metric": "tok_per_s", "direction": "higher", "repeats": 5, "seed": 7})",
+                               "recipe.json");
+  CHECK(recipe.command.size() == 4);
+  CHECK(recipe.higher_is_better);
+  CHECK(recipe.repeats == 5);
+  CHECK(recipe.seed == 7);
+  CHECK(recipe_placeholders(recipe) == std::vector<std::string>{"python", "threads.drafter"});
+}
+
+TEST_CASE("bad recipes name the file and the field", "[core][recipe]") {
+  struct Case {
+    const char* text;
+    const char* expected;
+  };
+  const Case cases[] = {
+      {R"({"format": 1, "command": ["x"]})", "recipe.json: /metric: missing"},
+      {R"({"format": 1, "metric": "m"})", "recipe.json: /command: missing; expected an argv array"},
+      {R"({"format": 1, "metric": "m", "command": "python bench.py"})", "/command: expected a non-empty array of strings"},
+      {R"({"format": 1, "metric": "m", "command": ["{pyhton}"]})", "/command/0: unknown placeholder {pyhton}"},
+      {R"({"format": 1, "metric": "m", "command": ["{threads}"]})", "/command/0: unknown placeholder {threads}"},
+      {R"({"format": 1, "metric": "m", "command": ["a}b"]})", "/command/0: unbalanced"},
+      {R"({"format": 1, "metric": "m", "command": ["x"], "direction": "up"})", "/direction: expected \"higher\" or \"lower\""},
+      {R"({"format": 1, "metric": "m", "command": ["x"], "repeats": 0})", "/repeats: expected an integer from 1 to 100"},
+      {R"({"format": 1, "metric": "m", "command": ["x"], "timeout_s": -1})", "/timeout_s: expected a positive number"},
+      {R"({"format": 1, "metric": "m", "command": ["x"], "comand": []})", "unknown field 'comand' (did you mean 'command'?)"},
+      {R"({"format": 1, "metric": "m", "command": ["x"], "env": {"A": "{cache}"}})", "/env/A: unknown placeholder {cache}"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.text);
+    CHECK_THAT(error_of(c.text), Catch::Contains(c.expected));
+  }
+}
+
+TEST_CASE("placeholders expand; braces escape; a missing value names the place", "[core][recipe]") {
+  std::map<std::string, std::string> values = {{"python", "/e/bin/python"}, {"threads.t", "3"}};
+  CHECK(expand_placeholders("{python}", values, "w") == "/e/bin/python");
+  CHECK(expand_placeholders("--t={threads.t} {{x}}", values, "w") == "--t=3 {x}");
+  CHECK_THROWS_WITH(expand_placeholders("{data.n}", values, "recipe.json /command/2"),
+                    Catch::Contains("recipe.json /command/2: placeholder {data.n}"));
+}
+
+TEST_CASE("the benchmark's last JSON line carries the metric", "[core][recipe]") {
+  Recipe recipe = parse_recipe(R"({"format": 1, "command": ["x"], "metric": "tok_per_s", "checksum": "loss"})", "r");
+  BenchReport report = parse_bench_output("warming up\n{\"tok_per_s\": 1}\nnoise\n{\"tok_per_s\": 21500.5, \"loss\": \"ab12\", \"error\": null}\n", recipe);
+  CHECK(report.found_json);
+  CHECK(report.metric == Approx(21500.5));
+  CHECK(report.checksum == std::optional<std::string>("ab12"));
+  CHECK(report.error_class.empty());
+  BenchReport failed = parse_bench_output("{\"tok_per_s\": null, \"error\": \"RuntimeError\"}\n", recipe);
+  CHECK_FALSE(failed.metric);
+  CHECK(failed.error_class == "RuntimeError");
+  CHECK_FALSE(parse_bench_output("no json here\n", recipe).found_json);
+}

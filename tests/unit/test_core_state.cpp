@@ -1,0 +1,132 @@
+#include <catch2/catch.hpp>
+
+#include "core/delta.hpp"
+#include "core/state.hpp"
+#include "util/error.hpp"
+
+#include <nlohmann/json.hpp>
+
+using namespace envbisect;
+
+namespace {
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_state(text, "good.json");
+  } catch (const Error& error) {
+    CHECK(error.code() == ExitCode::bad_input);
+    return error.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("a full state parses and round-trips", "[core][state]") {
+  std::string text = R"({
+    "format": 1, "name": "good",
+    "python": {"version": "3.11"},
+    "packages": {"FauxTorch": "2.11.0+cu128", "faux_transformers": {"version": "5.8.1", "wheel": "x.whl"}},
+    "repos": {"dflash": {"path": "repos/dflash", "commit": "0123abcd"}},
+    "caches": {"inductor": {"role": "inductor", "state": "warm"}},
+    "threads": {"drafter_threads": 3},
+    "env": {"NCCL_DEBUG": "WARN"},
+    "data": {"train_samples": 902087},
+    "gpus": {"target": [0, 1, 2, 3, 4], "drafter": [5, 6, 7]}
+  })";
+  EnvState state = parse_state(text, "good.json");
+  CHECK(state.packages.at("fauxtorch").version == "2.11.0+cu128");
+  CHECK(state.packages.at("faux-transformers").wheel == std::optional<std::string>("x.whl"));
+  CHECK(state.repos.at("dflash").commit == "0123abcd");
+  CHECK(state.caches.at("inductor").state == "warm");
+  CHECK(state.threads.at("drafter_threads") == 3);
+  CHECK(state.data.at("train_samples") == "902087");
+  CHECK(state.gpus.drafter == std::vector<int>{5, 6, 7});
+  EnvState again = parse_state(state_to_json(state).dump(), "again.json");
+  CHECK(again == state);
+}
+
+TEST_CASE("bad states name the file, the JSON pointer and what was expected", "[core][state]") {
+  struct Case {
+    const char* text;
+    const char* expected;
+  };
+  const Case cases[] = {
+      {R"({"packages": {}})", "good.json: /format: missing; expected 1"},
+      {R"({"format": 2})", "good.json: /format: expected 1"},
+      {R"({"format": 1, "pakages": {}})", "good.json: /pakages: unknown field 'pakages' (did you mean 'packages'?)"},
+      {R"({"format": 1, "packages": {"torch": 2.11}})", "good.json: /packages/torch: expected a version string or an object"},
+      {R"({"format": 1, "packages": {"torch": "two"}})", "good.json: /packages/torch: invalid PEP 440 version 'two'"},
+      {R"({"format": 1, "packages": {"torch": {"version": 1}}})", "good.json: /packages/torch/version: expected a string, got an integer"},
+      {R"({"format": 1, "packages": {"torch": {"version": "1.0", "sha256": "abc"}}})", "/packages/torch/sha256: expected 64 hex digits"},
+      {R"({"format": 1, "packages": {"Foo_Bar": "1.0", "foo-bar": "1.0"}})", "duplicate package"},
+      {R"({"format": 1, "packages": {"-bad": "1.0"}})", "/packages/-bad: invalid package name"},
+      {R"({"format": 1, "repos": {"r": {"path": "x"}}})", "good.json: /repos/r/commit: missing; expected a string"},
+      {R"({"format": 1, "repos": {"r": {"path": "x", "commit": "xyz!"}}})", "/repos/r/commit: expected a hex commit id"},
+      {R"({"format": 1, "caches": {"inductor": {"state": "tepid"}}})", "/caches/inductor/state: expected \"cold\", \"warm\" or a snapshot path"},
+      {R"({"format": 1, "threads": {"drafter_threads": -1}})", "/threads/drafter_threads: expected a non-negative integer"},
+      {R"({"format": 1, "threads": {"drafter_threads": "3"}})", "/threads/drafter_threads: expected a non-negative integer"},
+      {R"({"format": 1, "env": {"A": 1}})", "/env/A: expected a string, got an integer"},
+      {R"({"format": 1, "data": {"x": [1]}})", "/data/x: expected a string, number or boolean"},
+      {R"({"format": 1, "gpus": {"target": [0], "drafter": [0]}})", "GPU 0 is both a target and a drafter GPU"},
+      {R"({"format": 1, "gpus": {"target": "0"}})", "/gpus/target: expected an array of GPU indices"},
+      {R"({"format": 1, "python": {"versoin": "3.11"}})", "/python/versoin: unknown field 'versoin' (did you mean 'version'?)"},
+      {R"([1, 2])", "expected a JSON object (an environment state)"},
+      {"{\n  \"format\": 1,\n  \"packages\": {,}\n}", "good.json:3:16: malformed JSON"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.text);
+    CHECK_THAT(error_of(c.text), Catch::Contains(c.expected));
+  }
+}
+
+TEST_CASE("every problem in a state is reported at once", "[core][state]") {
+  std::string message = error_of(R"({"format": 1, "threads": {"a": -1}, "env": {"B": 2}, "colour": 1})");
+  CHECK_THAT(message, Catch::Contains("3 problems"));
+  CHECK_THAT(message, Catch::Contains("/threads/a"));
+  CHECK_THAT(message, Catch::Contains("/env/B"));
+  CHECK_THAT(message, Catch::Contains("/colour"));
+}
+
+TEST_CASE("package names normalise per PEP 503", "[core][state]") {
+  CHECK(normalize_package_name("Foo_Bar.baz") == "foo-bar-baz");
+  CHECK(normalize_package_name("torch") == "torch");
+  CHECK(normalize_package_name("a--b__c") == "a-b-c");
+}
+
+TEST_CASE("diff lists added, removed and changed entries by dimension", "[core][delta]") {
+  EnvState good = parse_state(R"({"format": 1,
+      "packages": {"torch": "2.11.0+cu128", "transformers": "5.8.1"},
+      "caches": {"inductor": {"state": "warm"}}, "threads": {"t": 3}, "env": {"OLD": "1"}})", "good.json");
+  EnvState bad = parse_state(R"({"format": 1,
+      "packages": {"torch": "2.11.0+cu130", "transformers": "5.8.1", "sglang": "0.5.0"},
+      "caches": {"inductor": {"state": "cold"}}, "threads": {"t": 3}, "env": {"NEW": "1"}})", "bad.json");
+  std::vector<Delta> deltas = diff_states(good, bad);
+  REQUIRE(deltas.size() == 5);
+  CHECK(describe(deltas[0]) == "packages/sglang (absent) -> 0.5.0");
+  CHECK(describe(deltas[1]) == "packages/torch 2.11.0+cu128 -> 2.11.0+cu130");
+  CHECK(describe(deltas[2]) == "caches/inductor warm -> cold");
+  CHECK(describe(deltas[3]) == "env/NEW (absent) -> 1");
+  CHECK(describe(deltas[4]) == "env/OLD 1 -> (absent)");
+  CHECK(diff_states(good, good).empty());
+
+  SECTION("applying every delta gives bad, applying none gives good") {
+    CHECK(apply_deltas(good, bad, deltas, {}) == good);
+    CHECK(apply_deltas(good, bad, deltas, {0, 1, 2, 3, 4}) == bad);
+    EnvState mixed = apply_deltas(good, bad, deltas, {1, 2});
+    CHECK(mixed.packages.at("torch").version == "2.11.0+cu130");
+    CHECK(mixed.caches.at("inductor").state == "cold");
+    CHECK(mixed.packages.count("sglang") == 0);
+    CHECK(mixed.env.count("OLD") == 1);
+  }
+}
+
+TEST_CASE("same version from another wheel is a delta that says what differs", "[core][delta]") {
+  std::string hash_a(64, 'a');
+  std::string hash_b(64, 'b');
+  EnvState good = parse_state(R"({"format": 1, "packages": {"x": {"version": "1.0", "sha256": ")" + hash_a + R"("}}})", "g");
+  EnvState bad = parse_state(R"({"format": 1, "packages": {"x": {"version": "1.0", "sha256": ")" + hash_b + R"("}}})", "b");
+  std::vector<Delta> deltas = diff_states(good, bad);
+  REQUIRE(deltas.size() == 1);
+  CHECK(describe(deltas[0]) == "packages/x 1.0 (sha256:aaaaaaaaaaaa) -> 1.0 (sha256:bbbbbbbbbbbb)");
+}
