@@ -1,0 +1,97 @@
+#include "search/bisect.hpp"
+
+#include <map>
+#include <string>
+#include <utility>
+
+namespace envbisect {
+
+namespace {
+
+std::string describe_range(std::size_t low, std::size_t high) {
+  return low == high ? std::to_string(low) : std::to_string(low) + ".." + std::to_string(high);
+}
+
+// The interior points of (good, bad) in the order to try them: the midpoint, then its neighbours
+// alternating above and below, nearest first (git bisect moves off a skipped commit the same way).
+std::vector<std::size_t> probe_order(std::size_t good, std::size_t bad) {
+  std::vector<std::size_t> order;
+  const std::size_t mid = good + (bad - good) / 2;
+  for (std::size_t d = 0; order.size() < bad - good - 1; ++d) {
+    if (mid + d < bad && d > 0) {
+      order.push_back(mid + d);
+    }
+    if (mid >= good + 1 + d) {
+      order.push_back(mid - d);
+    }
+  }
+  return order;
+}
+
+}  // namespace
+
+Bisection first_bad(std::size_t count, const IndexOracle& oracle) {
+  Bisection result;
+  if (count < 2) {
+    result.note = "nothing to bisect: need a good and a bad point";
+    return result;
+  }
+  std::size_t good = 0;
+  std::size_t bad = count - 1;
+  result.steps.push_back(BisectStep{good, Verdict::good, "good end, measured by the caller", true});
+  result.steps.push_back(BisectStep{bad, Verdict::bad, "bad end, measured by the caller", true});
+  std::map<std::size_t, Verdict> memo;
+  std::vector<std::string> notes;
+
+  // Invariant: `good` is good, `bad` is bad (or intermediate), so the first bad is in good+1..bad.
+  while (bad - good > 1) {
+    bool moved = false;
+    const std::size_t mid = good + (bad - good) / 2;
+    for (std::size_t index : probe_order(good, bad)) {
+      if (auto it = memo.find(index); it != memo.end()) {
+        continue;  // only untestable points stay relevant after being asked
+      }
+      const std::string why = index == mid ? "bisect " + describe_range(good + 1, bad) + ": test midpoint " +
+                                                 std::to_string(index)
+                                           : "bisect " + describe_range(good + 1, bad) + ": midpoint " +
+                                                 std::to_string(mid) + " untestable, test neighbour " +
+                                                 std::to_string(index);
+      const Verdict verdict = oracle(index);
+      memo.emplace(index, verdict);
+      result.steps.push_back(BisectStep{index, verdict, why, false});
+      ++result.evaluations;
+      if (verdict == Verdict::good) {
+        good = index;
+        moved = true;
+        break;
+      }
+      if (verdict == Verdict::bad || verdict == Verdict::intermediate) {
+        if (verdict == Verdict::intermediate) {
+          notes.push_back("intermediate at " + std::to_string(index) + ": treated as bad, a partial effect");
+        }
+        bad = index;
+        moved = true;
+        break;
+      }
+      notes.push_back(std::string(verdict == Verdict::skip ? "skip" : "unstable") + " at " +
+                      std::to_string(index) + ": untestable");
+    }
+    if (!moved) {
+      // Every point strictly between the known good and the known bad is untestable.
+      break;
+    }
+  }
+  result.last_good = good;
+  result.first_bad = bad;
+  result.found = bad - good == 1;
+  if (!result.found) {
+    notes.insert(notes.begin(), "boxed in by untestable points: the first bad could be any of " +
+                                    describe_range(good + 1, bad));
+  }
+  for (const std::string& note : notes) {
+    result.note += (result.note.empty() ? "" : "; ") + note;
+  }
+  return result;
+}
+
+}  // namespace envbisect
