@@ -203,6 +203,14 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
       return *m_built.emplace(candidate.env_hash, std::move(built)).first->second;
     }
   }
+  if (candidate.state.python.use_as_is) {
+    // "venv": "none": the interpreter as it is (a system torch on a GPU box), nothing built or checked.
+    built->env_dir = parent_dir(parent_dir(candidate.state.python.interpreter));
+    built->venv.ok = true;
+    built->venv.builder = "none";
+    built->venv.python_path = candidate.state.python.interpreter;
+    return *m_built.emplace(candidate.env_hash, std::move(built)).first->second;
+  }
   remove_tree(built->env_dir);
   VenvRequest request;
   request.python = candidate.state.python.interpreter.empty() ? "python3" : candidate.state.python.interpreter;

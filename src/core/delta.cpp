@@ -96,6 +96,9 @@ std::vector<Delta> diff_states(const EnvState& good, const EnvState& bad) {
   if (good.python.interpreter != bad.python.interpreter) {
     out.push_back({Dimension::python, "interpreter", good.python.interpreter, bad.python.interpreter});
   }
+  if (good.python.use_as_is != bad.python.use_as_is) {
+    out.push_back({Dimension::python, "venv", good.python.use_as_is ? "none" : "fresh", bad.python.use_as_is ? "none" : "fresh"});
+  }
   diff_map(Dimension::packages, good.packages, bad.packages, out);
   diff_map(Dimension::repos, good.repos, bad.repos, out);
   diff_map(Dimension::caches, good.caches, bad.caches, out);
@@ -120,6 +123,8 @@ EnvState apply_deltas(const EnvState& good, const EnvState& bad, const std::vect
       case Dimension::python:
         if (delta.name == "version") {
           out.python.version = bad.python.version;
+        } else if (delta.name == "venv") {
+          out.python.use_as_is = bad.python.use_as_is;
         } else {
           out.python.interpreter = bad.python.interpreter;
         }

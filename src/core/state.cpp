@@ -83,9 +83,15 @@ void parse_python(const json& doc, EnvState& state, Problems& problems) {
   if (python == nullptr) {
     return;
   }
-  check_fields(*python, "/python", {"version", "interpreter"}, problems);
+  check_fields(*python, "/python", {"version", "interpreter", "venv"}, problems);
   state.python.version = read_string(*python, "version", "/python", problems, false);
   state.python.interpreter = read_string(*python, "interpreter", "/python", problems, false);
+  std::string venv = read_string(*python, "venv", "/python", problems, false);
+  if (venv == "none") {
+    state.python.use_as_is = true;
+  } else if (!venv.empty() && venv != "fresh") {
+    problems.add("/python/venv", "expected \"fresh\" (a venv per candidate, the default) or \"none\" (the interpreter as is), got '" + venv + "'");
+  }
 }
 
 void parse_packages(const json& doc, EnvState& state, Problems& problems) {
@@ -294,8 +300,11 @@ json state_to_json(const EnvState& state) {
   if (!state.description.empty()) {
     doc["description"] = state.description;
   }
-  if (!state.python.version.empty() || !state.python.interpreter.empty()) {
+  if (!state.python.version.empty() || !state.python.interpreter.empty() || state.python.use_as_is) {
     json python = json::object();
+    if (state.python.use_as_is) {
+      python["venv"] = "none";
+    }
     if (!state.python.version.empty()) {
       python["version"] = state.python.version;
     }

@@ -44,6 +44,7 @@ struct GpuSplit {
 struct PythonSpec {
   std::string version;      // e.g. "3.11"; empty when not pinned
   std::string interpreter;  // path or command name; empty means "python3"
+  bool use_as_is = false;   // "venv": "none": run the interpreter itself, with what it has installed
   bool operator==(const PythonSpec&) const = default;
 };
 
