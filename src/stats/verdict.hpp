@@ -1,0 +1,65 @@
+#pragma once
+
+#include <string>
+
+#include "core/outcome.hpp"
+#include "stats/samples.hpp"
+
+namespace envbisect::stats {
+
+// How careful the verdict rules are, and how many runs they may spend.
+struct VerdictPolicy {
+  bool higher_is_better = false;     // throughput: true; seconds per step: false
+  int min_runs = 3;                  // runs of a candidate before any verdict but skip
+  int max_runs = 10;                 // runs of a candidate at which assess() must decide
+  int anchor_runs = 5;               // runs of each anchor, interleaved, before preflight
+  int max_anchor_runs = 10;          // runs of each anchor preflight may ask for before refusing
+  double alpha = 0.05;               // one-sided exact rank-test level for a good or bad call
+  double alpha_intermediate = 0.005; // level for "intermediate", which needs both tests to reject
+  double effect_gate = 0.25;         // fraction of the anchor gap within which "near an anchor"
+  double failure_alpha = 0.01;       // likelihood-ratio bound at which failures decide
+  double preflight_alpha = 0.05;     // level at which the anchors count as distinguishable
+};
+
+// What the interleaved anchor runs showed, and whether a bisection can trust them.
+struct Preflight {
+  bool distinguishable = false;      // false: refuse to bisect (exit 3) and print `message`...
+  bool more_runs_would_help = false; // ...unless this is true: run one more pair, call again
+  double good_median = 0.0;          // median metric of the good anchor's non-failed runs
+  double bad_median = 0.0;           // 0 when every bad run failed
+  double good_cv = 0.0;              // coefficient of variation of the good anchor's metric
+  double bad_cv = 0.0;
+  double effect = 0.0;               // how many times worse bad is than good; 0 without metrics
+  double good_fail_rate = 0.0;
+  double bad_fail_rate = 0.0;
+  double metric_p = 1.0;             // exact two-sided Mann-Whitney p of good vs bad metrics
+  double failure_p = 1.0;            // Fisher exact p of good vs bad failure counts
+  bool by_metric = false;            // the metric tells the anchors apart
+  bool by_failure = false;           // the failure rate tells the anchors apart
+  bool checksum_mismatch = false;    // an anchor's fixed-seed checksum varied between its runs
+  std::string message;               // what was measured and, if refused, what to try
+};
+
+// Compare the anchors' samples: medians, spread, effect and failure rates, and decide whether a
+// candidate can be told to resemble one or the other.
+Preflight preflight(const SampleSet& good, const SampleSet& bad, const VerdictPolicy& policy);
+
+// The state of one candidate after its runs so far.
+struct Assessment {
+  bool decided = false;              // false: run the candidate once more, then assess again
+  Verdict verdict = Verdict::unstable;  // meaningful only when decided
+  bool different_failure = false;    // some run failed unlike either anchor (a new failure)
+  bool checksum_mismatch = false;    // the fixed-seed checksum varied between the runs
+  double p_vs_good = 1.0;            // exact one-sided rank-test p of "worse than good"
+  double p_vs_bad = 1.0;             // exact one-sided rank-test p of "better than bad"
+  double position = 0.0;             // where the candidate sits: 0 at good, 1 at bad (log scale)
+  std::string reason;                // one line a user can check, with the numbers
+};
+
+// Judge a candidate from its runs against both anchors: good, bad, intermediate (significantly
+// between them), skip (the benchmark said so, or it failed unlike the anchors in most runs), or
+// undecided below policy.max_runs; at max_runs an undecided candidate is unstable.
+Assessment assess(const SampleSet& candidate, const SampleSet& good, const SampleSet& bad,
+                  const VerdictPolicy& policy);
+
+}  // namespace envbisect::stats

@@ -1,0 +1,183 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "stats/verdict.hpp"
+
+using namespace envbisect;
+using namespace envbisect::stats;
+
+namespace {
+
+const std::string k_crash = "exit:1|RuntimeError: Detected that you are using FX to symbolically trace";
+
+// Return a set of successful runs with these metrics (seconds per step unless said otherwise).
+SampleSet runs(const std::vector<double>& metrics) {
+  SampleSet set;
+  for (double m : metrics) {
+    set.samples.push_back({false, m, "", "loss=2.34"});
+  }
+  return set;
+}
+
+// Return `set` with `count` failed runs of `signature` appended.
+SampleSet with_failures(SampleSet set, int count, const std::string& signature) {
+  for (int i = 0; i < count; ++i) {
+    set.samples.push_back({true, 0.0, signature, ""});
+  }
+  return set;
+}
+
+// Anchors 5x apart with 10% noise, as in the incident (4.3K vs 21.5K tok/s, here as time).
+const SampleSet k_good = runs({1.00, 1.08, 0.93, 1.03, 0.97});
+const SampleSet k_bad = runs({5.1, 4.7, 5.4, 4.9, 5.0});
+
+}  // namespace
+
+TEST_CASE("preflight measures anchors 5x apart as distinguishable", "[stats][verdict]") {
+  const Preflight p = preflight(k_good, k_bad, VerdictPolicy{});
+  CHECK(p.distinguishable);
+  CHECK(p.by_metric);
+  CHECK_FALSE(p.by_failure);
+  CHECK(p.good_median == Approx(1.00));
+  CHECK(p.bad_median == Approx(5.0));
+  CHECK(p.effect == Approx(5.0));
+  CHECK(p.good_cv == Approx(0.0575).margin(0.001));
+  CHECK(p.metric_p == Approx(2.0 / 252.0));
+  CHECK(p.message.find("5.00x worse") != std::string::npos);
+}
+
+TEST_CASE("preflight orients the effect by higher_is_better", "[stats][verdict]") {
+  VerdictPolicy policy;
+  policy.higher_is_better = true;  // tokens per second
+  const Preflight p = preflight(runs({21.5, 21.0, 22.1, 21.7, 21.2}), runs({4.3, 4.4, 4.1, 4.5, 4.2}), policy);
+  CHECK(p.distinguishable);
+  CHECK(p.effect == Approx(21.5 / 4.3));
+}
+
+TEST_CASE("preflight refuses anchors it cannot tell apart, and says what to try", "[stats][verdict]") {
+  const SampleSet bad = runs({1.02, 0.95, 1.05, 0.99, 1.04});
+  const Preflight p = preflight(k_good, bad, VerdictPolicy{});
+  CHECK_FALSE(p.distinguishable);
+  CHECK(p.more_runs_would_help);  // 5 of at most 10 anchor runs
+  CHECK(p.message.find("cannot tell good from bad") != std::string::npos);
+  CHECK(p.message.find("--anchor-runs 10") != std::string::npos);
+  VerdictPolicy at_cap;
+  at_cap.max_anchor_runs = 5;
+  CHECK_FALSE(preflight(k_good, bad, at_cap).more_runs_would_help);
+}
+
+TEST_CASE("preflight accepts a crash regression with no metric at all", "[stats][verdict]") {
+  const Preflight p = preflight(k_good, with_failures({}, 5, k_crash), VerdictPolicy{});
+  CHECK(p.distinguishable);
+  CHECK(p.by_failure);
+  CHECK_FALSE(p.by_metric);
+  CHECK(p.bad_fail_rate == 1.0);
+  CHECK(p.bad_median == 0.0);
+  CHECK(p.effect == 0.0);
+}
+
+TEST_CASE("assess: three-way verdicts on the metric", "[stats][verdict]") {
+  const VerdictPolicy policy;
+  SECTION("like good after the minimum runs") {
+    const Assessment a = assess(runs({1.02, 0.96, 1.05}), k_good, k_bad, policy);
+    CHECK(a.decided);
+    CHECK(a.verdict == Verdict::good);
+    CHECK(a.p_vs_bad == Approx(1.0 / 56.0));
+  }
+  SECTION("like bad after the minimum runs") {
+    const Assessment a = assess(runs({5.2, 4.8, 5.0}), k_good, k_bad, policy);
+    CHECK(a.decided);
+    CHECK(a.verdict == Verdict::bad);
+    CHECK(a.position == Approx(1.0).margin(0.1));
+  }
+  SECTION("clearly between the anchors: intermediate") {
+    const Assessment a = assess(runs({2.2, 2.3, 2.1, 2.25, 2.4, 2.15}), k_good, k_bad, policy);
+    CHECK(a.decided);
+    CHECK(a.verdict == Verdict::intermediate);
+    CHECK(a.position > 0.4);
+    CHECK(a.position < 0.6);
+  }
+  SECTION("never decides before min_runs") {
+    CHECK_FALSE(assess(runs({5.2, 4.8}), k_good, k_bad, policy).decided);
+  }
+  SECTION("between but not yet significant at 3 runs: run more") {
+    CHECK_FALSE(assess(runs({2.2, 2.3, 2.1}), k_good, k_bad, policy).decided);
+  }
+  SECTION("a slow outlier alone does not make a good candidate bad") {
+    // Two of three runs 3x slow: the rank test rejects good, but the candidate's best run is good's.
+    const Assessment a = assess(runs({1.10, 3.1, 3.2}), k_good, runs({1.5, 1.45, 1.55, 1.6, 1.48}), policy);
+    CHECK_FALSE(a.decided);
+  }
+  SECTION("still unknown at the cap: unstable") {
+    const Assessment a =
+        assess(runs({1.0, 5.0, 1.1, 4.9, 0.98, 5.2, 1.02, 4.8, 1.0, 5.1}), k_good, k_bad, policy);
+    CHECK(a.decided);
+    CHECK(a.verdict == Verdict::unstable);
+  }
+}
+
+TEST_CASE("assess: the failure channel", "[stats][verdict]") {
+  const VerdictPolicy policy;
+  const SampleSet crash_bad = with_failures({}, 5, k_crash);
+  SECTION("a deterministic crash like bad's is bad") {
+    const Assessment a = assess(with_failures({}, 3, k_crash), k_good, crash_bad, policy);
+    CHECK(a.decided);
+    CHECK(a.verdict == Verdict::bad);
+    CHECK_FALSE(a.different_failure);
+  }
+  SECTION("clean runs against a crash regression are good") {
+    const Assessment a = assess(runs({1.0, 1.02, 0.97}), k_good, crash_bad, policy);
+    CHECK(a.decided);
+    CHECK(a.verdict == Verdict::good);
+  }
+  SECTION("a flaky crash is not called good after lucky runs") {
+    // Crashes 1 run in 3: one crash like bad among clean runs never makes it good.
+    SampleSet flaky = runs({1.0, 0.99, 1.03, 1.01});
+    flaky.samples.insert(flaky.samples.begin() + 1, {true, 0.0, k_crash, ""});
+    const Assessment a = assess(flaky, k_good, crash_bad, policy);
+    CHECK_FALSE(a.decided);
+    for (double m : {1.02, 0.98, 1.0, 1.01, 0.97}) {
+      flaky.samples.push_back({false, m, "", ""});
+    }
+    const Assessment at_cap = assess(flaky, k_good, crash_bad, policy);
+    CHECK(at_cap.decided);
+    CHECK(at_cap.verdict == Verdict::unstable);
+  }
+  SECTION("bad that crashes 2 runs of 5 and is slow otherwise: slow survivors make it bad") {
+    const SampleSet flaky_bad = with_failures(runs({5.1, 4.7, 5.3}), 2, k_crash);
+    const SampleSet cand = with_failures(runs({5.0, 4.9, 5.2}), 1, k_crash);
+    const Assessment a = assess(cand, k_good, flaky_bad, policy);
+    CHECK(a.decided);
+    CHECK(a.verdict == Verdict::bad);
+  }
+  SECTION("a failure unlike the bad anchor's is a different failure, not the regression") {
+    const Assessment a = assess(with_failures({}, 3, "exit:1|ImportError: No module named N"), k_good, crash_bad, policy);
+    CHECK(a.decided);
+    CHECK(a.verdict == Verdict::skip);
+    CHECK(a.different_failure);
+    CHECK(a.reason.find("ImportError") != std::string::npos);
+  }
+  SECTION("an occasional different failure is flagged while the metric decides") {
+    const Assessment a = assess(with_failures(runs({5.2, 4.8, 5.0}), 1, "signal:11"), k_good, k_bad, policy);
+    CHECK(a.different_failure);
+    CHECK(a.decided);
+    CHECK(a.verdict == Verdict::bad);
+  }
+}
+
+TEST_CASE("assess: skip and the determinism channel", "[stats][verdict]") {
+  const VerdictPolicy policy;
+  SampleSet skipped = runs({1.0});
+  skipped.samples.push_back({false, 0.0, "", "", true});
+  const Assessment s = assess(skipped, k_good, k_bad, policy);
+  CHECK(s.decided);
+  CHECK(s.verdict == Verdict::skip);
+
+  SampleSet drifting = runs({1.0, 1.01, 0.99});
+  drifting.samples[2].checksum = "loss=2.35";
+  const Assessment d = assess(drifting, k_good, k_bad, policy);
+  CHECK(d.checksum_mismatch);
+  CHECK(d.verdict == Verdict::good);  // flagged, not a verdict of its own
+}
