@@ -1,6 +1,7 @@
 #include "exec/runner.hpp"
 
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -69,13 +70,11 @@ int open_output(const std::string& path) {
   return fd;
 }
 
-// A child is registered as active for as long as run() may still wait for it.
+// A child is registered as active for as long as run() may still wait for it. The caller holds
+// g_active_mutex from the spawn to the registration, so no reaper can take the child in between.
 class ActiveChild {
 public:
-  explicit ActiveChild(pid_t pid) : m_pid(pid) {
-    const std::lock_guard<std::mutex> lock(g_active_mutex);
-    g_active_children.insert(m_pid);
-  }
+  explicit ActiveChild(pid_t pid) : m_pid(pid) { g_active_children.insert(m_pid); }
   ~ActiveChild() {
     const std::lock_guard<std::mutex> lock(g_active_mutex);
     g_active_children.erase(m_pid);
@@ -90,15 +89,14 @@ private:
 // Reap every exited descendant that was reparented to us, leaving other runs' own children alone.
 void reap_orphans() {
   for (;;) {
+    // Peek and reap under the lock, so a child spawned meanwhile is already registered.
+    const std::lock_guard<std::mutex> lock(g_active_mutex);
     siginfo_t info{};
     if (::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) {
       return;
     }
-    {
-      const std::lock_guard<std::mutex> lock(g_active_mutex);
-      if (g_active_children.count(info.si_pid) != 0) {
-        return;  // another run() reaps that one; the next pass picks up what is left
-      }
+    if (g_active_children.count(info.si_pid) != 0) {
+      return;  // another run() reaps that one; the next pass picks up what is left
     }
     ::waitpid(info.si_pid, nullptr, WNOHANG);
   }
@@ -215,36 +213,16 @@ std::string find_program(const std::string& program, const std::string& path_lis
   }
 }
 
-std::string quote_argv(const std::vector<std::string>& argv) {
-  std::string line;
-  for (const std::string& arg : argv) {
-    if (!line.empty()) {
-      line += ' ';
-    }
-    const bool plain = !arg.empty() && arg.find_first_not_of(
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+=/.,:@%") == std::string::npos;
-    if (plain) {
-      line += arg;
-      continue;
-    }
-    line += '\'';
-    for (const char c : arg) {
-      if (c == '\'') {
-        line += "'\\''";
-      } else {
-        line += c;
-      }
-    }
-    line += '\'';
-  }
-  return line;
-}
-
 ProcessResult LocalRunner::run(const ProcessSpec& spec) {
   ProcessResult result;
   const auto start = std::chrono::steady_clock::now();
   if (spec.argv.empty()) {
     result.spawn_error = "empty argv";
+    return result;
+  }
+  if (g_interrupted.load()) {
+    result.interrupted = true;
+    result.spawn_error = "not started: interrupted";
     return result;
   }
 
@@ -298,19 +276,22 @@ ProcessResult LocalRunner::run(const ProcessSpec& spec) {
   }
   argv.push_back(nullptr);
 
-  spdlog::debug("spawn: {}{}", quote_argv(spec.argv),
+  spdlog::debug("spawn: {}{}", display_argv(spec.argv),
                 spec.cwd.empty() ? std::string() : " (in " + spec.cwd + ")");
   pid_t pid = 0;
+  std::unique_lock<std::mutex> spawn_lock(g_active_mutex);
   // glibc's posix_spawn reports exec failures (ENOENT, EACCES, a bad cwd) as its return value.
   const int spawn_status = ::posix_spawn(&pid, program.c_str(), &setup.actions, &setup.attr, argv.data(), envp.data());
   if (spawn_status != 0) {
+    spawn_lock.unlock();
     result.spawn_error = "cannot start " + program +
                          (spec.cwd.empty() ? std::string() : " in " + spec.cwd) + ": " + std::strerror(spawn_status);
     spdlog::debug("spawn failed: {}", result.spawn_error);
     return result;
   }
-  result.spawned = true;
   const ActiveChild active(pid);
+  spawn_lock.unlock();
+  result.spawned = true;
   // At this point the child runs in process group `pid`.
 
   const Fd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
@@ -326,11 +307,16 @@ ProcessResult LocalRunner::run(const ProcessSpec& spec) {
   // Kill them while the unreaped leader still pins the group id.
   ::kill(-pid, SIGKILL);
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  pid_t reaped = -1;
+  do {
+    reaped = ::waitpid(pid, &status, 0);
+  } while (reaped < 0 && errno == EINTR);
+  const int wait_errno = errno;
   drain_group(pid);
 
-  if (WIFEXITED(status)) {
+  if (reaped != pid) {
+    spdlog::warn("lost the exit status of pid {}: {}", pid, std::strerror(wait_errno));
+  } else if (WIFEXITED(status)) {
     result.exit_code = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {
     result.signal = WTERMSIG(status);
@@ -348,7 +334,7 @@ void install_process_guards() {
   struct sigaction action {};
   action.sa_handler = on_interrupt;
   sigemptyset(&action.sa_mask);
-  action.sa_flags = 0;  // no SA_RESTART: a blocking poll should wake up
+  action.sa_flags = SA_RESTART;  // poll() still wakes up with EINTR; other I/O is not disturbed
   ::sigaction(SIGINT, &action, nullptr);
   ::sigaction(SIGTERM, &action, nullptr);
 }

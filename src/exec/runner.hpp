@@ -63,7 +63,5 @@ std::map<std::string, std::string> allowed_parent_env(InheritCudaDevices cuda = 
 // executable. A program containing '/' is returned unchanged.
 std::string find_program(const std::string& program, const std::string& path_list);
 
-// Return argv as one line with each argument shell-quoted where needed (for logs only, never to run).
-std::string quote_argv(const std::vector<std::string>& argv);
 
 }  // namespace envbisect
