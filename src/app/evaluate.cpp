@@ -158,6 +158,11 @@ const std::vector<RunResult>& Evaluator::measure(const Candidate& candidate, int
     if (interrupt_requested()) {
       throw Error("interrupted; `envbisect resume " + m_setup.run_dir + "` continues this run", ExitCode::interrupted);
     }
+    if (m_setup.missing == MissingAttempt::refuse) {
+      throw Error("replay diverged: candidate " + short_hash(candidate.hash) + " needs attempt " +
+                      std::to_string(done.size()) + ", which the journal does not hold",
+                  ExitCode::inconclusive);
+    }
     const Built& built = build(candidate);
     RunResult result;
     if (!built.venv.ok) {

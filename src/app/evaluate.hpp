@@ -16,6 +16,9 @@ namespace envbisect {
 class Journal;
 class Runner;
 
+// What to do when a candidate needs an attempt the journal does not hold.
+enum class MissingAttempt { run, refuse };
+
 // Everything a run needs to turn a set of applied deltas into measured attempts.
 struct RunSetup {
   EnvState good;
@@ -25,6 +28,7 @@ struct RunSetup {
   std::string recipe_hash;
   std::vector<std::string> wheel_dirs;
   std::string run_dir;
+  MissingAttempt missing = MissingAttempt::run;  // refuse: a replay, which must not run anything
 };
 
 // One candidate: the good state with some deltas applied, and what identifies it.

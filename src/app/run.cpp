@@ -12,11 +12,11 @@
 
 #include "app/evaluate.hpp"
 #include "app/inputs.hpp"
-#include "app/verdict.hpp"
 #include "core/delta.hpp"
 #include "exec/runner.hpp"
 #include "report/delta_table.hpp"
 #include "search/isolate.hpp"
+#include "stats/verdict.hpp"
 #include "store/journal.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
@@ -33,6 +33,49 @@ std::string default_run_dir() {
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
   return std::string("runs/") + stamp;
+}
+
+// Whether attempts may be run (run, resume) or must all come from the journal (replay).
+enum class Mode { run, replay };
+
+// Decisions between two extra runs of each anchor.
+constexpr int k_anchor_refresh = 5;
+
+// Compare a replay's decisions and result with the journal's last session; 0 when identical.
+ExitCode compare_replay(const std::vector<json>& previous, const std::vector<json>& decisions, const json& result,
+                        const std::string& run_dir) {
+  std::vector<json> recorded;
+  json recorded_result;
+  for (const json& record : previous) {
+    if (record.value("type", "") == "start") {
+      recorded.clear();  // a resumed session recomputed everything before it: keep the last session's
+    } else if (record.value("type", "") == "decision") {
+      recorded.push_back(record);
+    } else if (record.value("type", "") == "result") {
+      recorded_result = record["result"];
+    }
+  }
+  std::size_t same = 0;
+  while (same < recorded.size() && same < decisions.size() && recorded[same]["applied"] == decisions[same]["applied"] &&
+         recorded[same]["verdict"] == decisions[same]["verdict"]) {
+    ++same;
+  }
+  bool identical = same == recorded.size() && same == decisions.size();
+  bool same_cause = !recorded_result.is_null() && recorded_result["cause"] == result["cause"] &&
+                    recorded_result["verified"] == result["verified"];
+  std::cout << "replay: " << decisions.size() << " decisions recomputed from " << run_dir << "/journal.jsonl without "
+            << "running anything; " << same << " of " << recorded.size() << " recorded decisions match in order"
+            << (recorded_result.is_null() ? "; the journal holds no result (the run did not finish)" : "")
+            << (same_cause ? "; same cause and verification" : "") << "\n";
+  if (!identical || !same_cause) {
+    if (same < recorded.size() && same < decisions.size()) {
+      std::cout << "first difference at decision " << same + 1 << ": journal " << recorded[same]["verdict"] << " "
+                << recorded[same]["applied"] << ", replay " << decisions[same]["verdict"] << " "
+                << decisions[same]["applied"] << "\n";
+    }
+    return ExitCode::inconclusive;
+  }
+  return ExitCode::ok;
 }
 
 std::string describe_set(const std::vector<Delta>& deltas, const DeltaSet& set) {
@@ -62,13 +105,22 @@ void load_inputs(const RunOptions& options, EnvState& good, EnvState& bad, Recip
   check_run_inputs(good, options.good_path, bad, options.bad_path, recipe, options.recipe_path, options.wheel_dirs);
 }
 
-std::string format_metric(const AnchorSummary& anchor) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.4g", anchor.median);
-  return anchor.ok_runs == 0 ? "no successful run" : std::string(text) + " (median of " + std::to_string(anchor.ok_runs) + ")";
+stats::SampleSet samples_of(const std::vector<RunResult>& attempts) {
+  stats::SampleSet set;
+  for (const RunResult& attempt : attempts) {
+    set.samples.push_back(stats::to_sample(attempt));
+  }
+  return set;
 }
 
-ExitCode execute(RunOptions options, const std::vector<json>& previous) {
+json preflight_to_json(const stats::Preflight& p) {
+  return {{"distinguishable", p.distinguishable}, {"good_median", p.good_median}, {"bad_median", p.bad_median},
+          {"good_cv", p.good_cv}, {"bad_cv", p.bad_cv}, {"effect", p.effect},
+          {"good_fail_rate", p.good_fail_rate}, {"bad_fail_rate", p.bad_fail_rate}, {"metric_p", p.metric_p},
+          {"failure_p", p.failure_p}, {"checksum_mismatch", p.checksum_mismatch}, {"message", p.message}};
+}
+
+ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mode) {
   // Validate every input first; nothing is written before this passes.
   EnvState good;
   EnvState bad;
@@ -79,7 +131,12 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous) {
     throw Error(options.good_path + " and " + options.bad_path + " describe the same environment: nothing to bisect",
                 ExitCode::bad_input);
   }
-  int repeats = options.repeats > 0 ? options.repeats : recipe.repeats;
+  stats::VerdictPolicy policy;
+  policy.higher_is_better = recipe.higher_is_better;
+  policy.min_runs = options.repeats > 0 ? options.repeats : recipe.repeats;
+  policy.max_runs = std::max(policy.min_runs, options.max_runs);
+  policy.anchor_runs = std::max(policy.min_runs, options.anchor_runs);
+  policy.max_anchor_runs = std::max(policy.anchor_runs, policy.max_runs);
   // At this point every input is valid.
 
   // Record the run so `resume` can continue it.
@@ -95,10 +152,17 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous) {
                   {"good_sha256", sha256_hex(read_file(options.good_path))},
                   {"bad_sha256", sha256_hex(read_file(options.bad_path))},
                   {"recipe_sha256", sha256_hex(read_file(options.recipe_path))}};
+  run_doc["max_runs"] = options.max_runs;
+  run_doc["anchor_runs"] = options.anchor_runs;
   if (previous.empty()) {
     write_file_atomic(run_dir + "/run.json", run_doc.dump(2) + "\n");
   }
-  Journal journal(run_dir + "/journal.jsonl");
+  // A replay writes its own journal beside the original, which it never touches.
+  std::string journal_path = run_dir + (mode == Mode::replay ? "/replay.jsonl" : "/journal.jsonl");
+  if (mode == Mode::replay) {
+    remove_tree(journal_path);
+  }
+  Journal journal(journal_path);
   json start = {{"type", "start"}, {"run", run_doc}, {"version", ENVBISECT_VERSION}, {"deltas", json::array()},
                 {"resumed", !previous.empty()}};
   for (const Delta& delta : deltas) {
@@ -106,8 +170,8 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous) {
   }
   journal.append(start);
 
-  RunSetup setup{good, bad, deltas, recipe, sha256_hex(read_file(options.recipe_path) + std::to_string(repeats)),
-                 wheel_dirs, run_dir};
+  RunSetup setup{good, bad, deltas, recipe, sha256_hex(read_file(options.recipe_path)), wheel_dirs, run_dir,
+                 mode == Mode::replay ? MissingAttempt::refuse : MissingAttempt::run};
   std::cout << "envbisect: " << deltas.size() << " differences between " << options.good_path << " (good) and "
             << options.bad_path << " (bad):\n"
             << render_delta_table(deltas);
@@ -115,37 +179,66 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous) {
   LocalRunner runner;
   Evaluator evaluator(setup, runner, journal, previous);
 
-  // Measure the anchors, interleaved so drift on a shared machine hits both alike.
+  // Measure the anchors, interleaved so drift on a shared machine hits both alike; add pairs while
+  // the preflight says more runs could tell them apart.
   DeltaSet all(deltas.size());
   std::iota(all.begin(), all.end(), 0);
   Candidate good_candidate = evaluator.candidate({});
   Candidate bad_candidate = evaluator.candidate(all);
-  for (int round = 1; round <= repeats; ++round) {
-    evaluator.measure(good_candidate, round);
-    evaluator.measure(bad_candidate, round);
+  int anchor_runs = 0;
+  auto measure_anchors = [&](int runs) {
+    while (anchor_runs < runs) {
+      ++anchor_runs;
+      evaluator.measure(good_candidate, anchor_runs);
+      evaluator.measure(bad_candidate, anchor_runs);
+    }
+  };
+  measure_anchors(policy.anchor_runs);
+  stats::Preflight preflight = stats::preflight(samples_of(evaluator.attempts(good_candidate)),
+                                                samples_of(evaluator.attempts(bad_candidate)), policy);
+  while (!preflight.distinguishable && preflight.more_runs_would_help && anchor_runs < policy.max_anchor_runs) {
+    measure_anchors(anchor_runs + 1);
+    preflight = stats::preflight(samples_of(evaluator.attempts(good_candidate)),
+                                 samples_of(evaluator.attempts(bad_candidate)), policy);
   }
-  AnchorSummary good_anchor = summarize_anchor(evaluator.attempts(good_candidate));
-  AnchorSummary bad_anchor = summarize_anchor(evaluator.attempts(bad_candidate));
-  std::cout << "anchors: good " << format_metric(good_anchor) << ", " << good_anchor.failures << " failed; bad "
-            << format_metric(bad_anchor) << ", " << bad_anchor.failures << " failed (" << recipe.metric << ")\n";
-  std::string distinct = anchors_distinct(good_anchor, bad_anchor, recipe.higher_is_better);
-  journal.append({{"type", "anchors"}, {"good_median", good_anchor.median}, {"bad_median", bad_anchor.median},
-                  {"good_failures", good_anchor.failures}, {"bad_failures", bad_anchor.failures},
-                  {"problem", distinct}});
-  if (!distinct.empty()) {
-    throw Error(distinct, ExitCode::indistinct);
+  journal.append({{"type", "preflight"}, {"anchor_runs", anchor_runs}, {"preflight", preflight_to_json(preflight)}});
+  std::cout << "anchors (" << anchor_runs << " runs each, interleaved): " << preflight.message << "\n";
+  if (!preflight.distinguishable) {
+    throw Error(preflight.message, ExitCode::indistinct);
   }
 
-  // Search: every question becomes a measured candidate and a journaled decision.
+  // Search: every question becomes a candidate measured until its verdict is decided, and a journaled
+  // decision. Every few decisions the anchors run once more, to catch drift on a shared machine.
+  int decisions = 0;
+  std::vector<json> verdict_log;
   Oracle oracle = [&](const DeltaSet& applied) {
     Candidate candidate = evaluator.candidate(applied);
-    const std::vector<RunResult>& attempts = evaluator.measure(candidate, repeats);
-    Verdict verdict = judge(attempts, evaluator.attempts(good_candidate), evaluator.attempts(bad_candidate),
-                            recipe.higher_is_better);
-    journal.append({{"type", "decision"}, {"applied", applied}, {"candidate", candidate.hash},
-                    {"verdict", to_string(verdict)}});
-    std::cout << "  " << to_string(verdict) << "  " << describe_set(deltas, applied) << "\n" << std::flush;
-    return verdict;
+    evaluator.measure(candidate, policy.min_runs);
+    stats::Assessment assessment;
+    while (true) {
+      assessment = stats::assess(samples_of(evaluator.attempts(candidate)), samples_of(evaluator.attempts(good_candidate)),
+                                 samples_of(evaluator.attempts(bad_candidate)), policy);
+      if (assessment.decided) {
+        break;
+      }
+      evaluator.measure(candidate, static_cast<int>(evaluator.attempts(candidate).size()) + 1);
+    }
+    ++decisions;
+    json decision = {{"type", "decision"}, {"n", decisions}, {"applied", applied}, {"candidate", candidate.hash},
+                     {"verdict", to_string(assessment.verdict)}, {"runs", evaluator.attempts(candidate).size()},
+                     {"reason", assessment.reason}, {"p_vs_good", assessment.p_vs_good},
+                     {"p_vs_bad", assessment.p_vs_bad}, {"position", assessment.position},
+                     {"different_failure", assessment.different_failure},
+                     {"checksum_mismatch", assessment.checksum_mismatch}};
+    journal.append(decision);
+    verdict_log.push_back(decision);
+    std::cout << "  " << to_string(assessment.verdict) << "  " << describe_set(deltas, applied) << "  ("
+              << evaluator.attempts(candidate).size() << " runs: " << assessment.reason << ")\n"
+              << std::flush;
+    if (decisions % k_anchor_refresh == 0 && anchor_runs < policy.max_anchor_runs) {
+      measure_anchors(anchor_runs + 1);
+    }
+    return assessment.verdict;
   };
   Isolation isolation = isolate(deltas.size(), oracle);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -156,8 +249,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous) {
                  {"attempts_reused", evaluator.attempts_reused()}, {"seconds", seconds},
                  {"verified", {{"forward", isolation.verified_forward}, {"reverse", isolation.verified_reverse}}},
                  {"note", isolation.note}, {"metric", recipe.metric},
-                 {"anchors", {{"good", {{"median", good_anchor.median}, {"failures", good_anchor.failures}}},
-                              {"bad", {{"median", bad_anchor.median}, {"failures", bad_anchor.failures}}}}},
+                 {"anchors", preflight_to_json(preflight)}, {"anchor_runs", anchor_runs},
                  {"steps", json::array()}};
   for (std::size_t index : isolation.cause) {
     result["cause"].push_back(delta_to_json(deltas[index]));
@@ -171,6 +263,18 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous) {
   }
   for (const SearchStep& step : isolation.steps) {
     result["steps"].push_back({{"applied", step.applied}, {"verdict", to_string(step.verdict)}, {"why", step.why}});
+  }
+  for (const json& decision : verdict_log) {
+    if (decision.value("checksum_mismatch", false)) {
+      result["checksum_mismatches"].push_back(decision["applied"]);
+    }
+    if (decision.value("different_failure", false)) {
+      result["different_failures"].push_back(decision["applied"]);
+    }
+  }
+  if (mode == Mode::replay) {
+    journal.append({{"type", "result"}, {"result", result}});
+    return compare_replay(previous, verdict_log, result, run_dir);
   }
   write_file_atomic(run_dir + "/result.json", result.dump(2) + "\n");
   journal.append({{"type", "result"}, {"result", result}});
@@ -210,10 +314,13 @@ ExitCode run_run(const RunOptions& options) {
                     "` or choose another --out",
                 ExitCode::bad_input);
   }
-  return execute(resolved, {});
+  return execute(resolved, {}, Mode::run);
 }
 
-ExitCode run_resume(const std::string& run_dir) {
+namespace {
+
+// Read back the options a run started with, and its journal; refuse when the inputs changed since.
+RunOptions load_run(const std::string& run_dir, std::vector<json>& records) {
   std::string run_file = run_dir + "/run.json";
   if (!path_exists(run_file)) {
     throw Error(run_dir + ": not a run directory (no run.json)", ExitCode::bad_input);
@@ -228,6 +335,8 @@ ExitCode run_resume(const std::string& run_dir) {
   options.recipe_path = doc.value("recipe", "");
   options.wheel_dirs = doc.value("wheels", std::vector<std::string>{});
   options.repeats = doc.value("repeats", 0);
+  options.max_runs = doc.value("max_runs", options.max_runs);
+  options.anchor_runs = doc.value("anchor_runs", options.anchor_runs);
   options.out_dir = run_dir;
   // The inputs must be the ones the run started with, or the journal's attempts mean nothing.
   for (const char* key : {"good", "bad", "recipe"}) {
@@ -240,7 +349,22 @@ ExitCode run_resume(const std::string& run_dir) {
   if (journal.torn_tail) {
     spdlog::warn("{}/journal.jsonl: dropped a torn last record (the run was killed mid-write)", run_dir);
   }
-  return execute(options, journal.records);
+  records = std::move(journal.records);
+  return options;
+}
+
+}  // namespace
+
+ExitCode run_resume(const std::string& run_dir) {
+  std::vector<json> records;
+  RunOptions options = load_run(run_dir, records);
+  return execute(options, records, Mode::run);
+}
+
+ExitCode run_replay(const std::string& run_dir) {
+  std::vector<json> records;
+  RunOptions options = load_run(run_dir, records);
+  return execute(options, records, Mode::replay);
 }
 
 }  // namespace envbisect

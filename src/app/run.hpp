@@ -14,7 +14,9 @@ struct RunOptions {
   std::string recipe_path;
   std::vector<std::string> wheel_dirs;
   std::string out_dir;   // run directory; default runs/<time>
-  int repeats = 0;       // 0: the recipe's
+  int repeats = 0;       // first runs per candidate; 0: the recipe's
+  int max_runs = 10;     // runs per candidate at which a verdict must be reached
+  int anchor_runs = 5;   // interleaved runs of each anchor before the preflight
 };
 
 // Find the minimal cause that turns good into bad, write RUNDIR/result.json and print a summary.
@@ -22,5 +24,9 @@ ExitCode run_run(const RunOptions& options);
 
 // Continue the run in `run_dir` where it stopped, reusing every finished attempt.
 ExitCode run_resume(const std::string& run_dir);
+
+// Recompute every decision of the run in `run_dir` from its journal, running nothing; exit 0 when the
+// decisions and the result are the same as recorded.
+ExitCode run_replay(const std::string& run_dir);
 
 }  // namespace envbisect

@@ -46,11 +46,19 @@ int cli_main(int argc, char** argv) {
   run_cmd->add_option("--recipe", run.recipe_path, "Benchmark recipe (JSON)")->required();
   run_cmd->add_option("--wheels", run.wheel_dirs, "Local wheel directory (repeatable)");
   run_cmd->add_option("--out", run.out_dir, "Run directory (default runs/<time>)");
-  run_cmd->add_option("--repeats", run.repeats, "Runs per candidate (default: the recipe's)")->check(CLI::Range(1, 100));
+  run_cmd->add_option("--repeats", run.repeats, "First runs per candidate (default: the recipe's)")->check(CLI::Range(1, 100));
+  run_cmd->add_option("--max-runs", run.max_runs, "Runs per candidate at which a verdict must be reached (default 10)")
+      ->check(CLI::Range(1, 100));
+  run_cmd->add_option("--anchor-runs", run.anchor_runs, "Interleaved runs of each anchor before bisecting (default 5)")
+      ->check(CLI::Range(1, 100));
 
   std::string resume_dir;
   CLI::App* resume_cmd = app.add_subcommand("resume", "Continue a run that was stopped, reusing finished attempts");
   resume_cmd->add_option("rundir", resume_dir, "Run directory")->required();
+
+  std::string replay_dir;
+  CLI::App* replay_cmd = app.add_subcommand("replay", "Recompute every decision of a run from its journal, running nothing");
+  replay_cmd->add_option("rundir", replay_dir, "Run directory")->required();
 
   VersionsOptions versions;
   CLI::App* versions_cmd = app.add_subcommand("versions", "List a package's versions in wheel directories, PEP 440 order");
@@ -74,6 +82,8 @@ int cli_main(int argc, char** argv) {
       code = run_run(run);
     } else if (resume_cmd->parsed()) {
       code = run_resume(resume_dir);
+    } else if (replay_cmd->parsed()) {
+      code = run_replay(replay_dir);
     } else if (versions_cmd->parsed()) {
       code = run_versions(versions, std::cout, std::cerr);
     }
