@@ -9,7 +9,9 @@ train a small drafter on those hidden states with create_block_mask document-cau
 The LAST stdout line is one JSON object:
   tok_per_s (all drafter threads, after each thread's first step), per_drafter_tok_per_s,
   first_step_s (per thread: compile + first step), loss_checksum (thread 0's losses), error
-  (the first failing thread's error class, or null), errors (per thread), error_messages,
+  (the first failing thread's error class, or null), errors (per thread: an exception's class,
+  or "Hang" for a thread that made no step for --stall-s after another thread crashed, or was still
+  running at --deadline-s; their stacks go to stderr), error_messages,
   queue (depths, waits, balance), threads, gpus, versions, wall_s.
 Exit codes (git bisect run): 0 every thread finished; 1 a thread crashed (the JSON is printed
 first); 125 cannot test (no torch, no CUDA, too few GPUs, no flex_attention).
@@ -55,6 +57,10 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--queue-size", type=int, default=4, help="bound of each drafter's queue")
     ap.add_argument("--fullgraph", action="store_true", help="compile flex_attention with fullgraph=True")
+    ap.add_argument("--stall-s", type=float, default=20.0,
+                    help="after a thread crashed, give up on threads with no step for this long (error Hang)")
+    ap.add_argument("--deadline-s", type=float, default=90.0,
+                    help="give up on threads still running this long after the drafters started (error Hang)")
     args = ap.parse_args()
     args.target = gpu_list(args.target_gpus)
     args.drafter = gpu_list(args.drafter_gpus) or list(args.target)
@@ -154,7 +160,7 @@ def main() -> None:
 
     # ---- drafters ----
     res = [dict(error=None, message=None, first_step_s=None, losses=[], t_after_first=None, t_end=None,
-                steps=0, wait_s=0.0, depth=[]) for _ in range(N)]
+                steps=0, wait_s=0.0, depth=[], t_progress=None, t_crash=None) for _ in range(N)]
     barrier = threading.Barrier(N)
 
     def drafter(i, dev):
@@ -193,7 +199,7 @@ def main() -> None:
                 return loss
 
             barrier.wait()  # all threads compile together, as the drafter job's threads do
-            t_start = time.perf_counter()
+            t_start = r["t_progress"] = time.perf_counter()
             for s in range(STEPS):
                 t = time.perf_counter()
                 r["depth"].append(queues[i].qsize())
@@ -211,6 +217,7 @@ def main() -> None:
                             labels.to(dev, non_blocking=True))
                 r["losses"].append(loss.detach())
                 r["steps"] = s + 1
+                r["t_progress"] = time.perf_counter()
                 if s == 0:
                     torch.cuda.synchronize(dev)
                     r["t_after_first"] = time.perf_counter()
@@ -219,6 +226,7 @@ def main() -> None:
             r["t_end"] = time.perf_counter()
         except BaseException as e:  # noqa: BLE001  (a crash is data: reported per thread)
             dead[i] = True
+            r["t_crash"] = time.perf_counter()
             r["error"] = type(e).__name__
             r["message"] = str(e).strip().splitlines()[0] if str(e).strip() else ""
             import traceback
@@ -235,11 +243,33 @@ def main() -> None:
     drafters = [threading.Thread(target=drafter, args=(i, drafter_gpu[i])) for i in range(N)]
     for t in producers + drafters:
         t.start()
-    for t in drafters:
-        t.join()
+    # Watchdog: a crash can leave the other threads stuck inside torch.compile; a stuck thread is
+    # reported as "Hang" (with every thread's stack on stderr) instead of waiting for a kill.
+    t_launch = time.perf_counter()
+    hung = []
+    while any(t.is_alive() for t in drafters):
+        time.sleep(0.2)
+        now = time.perf_counter()
+        alive = [i for i, t in enumerate(drafters) if t.is_alive()]
+        crashes = [r["t_crash"] for r in res if r["t_crash"] is not None]
+        stalled = crashes and all(now - max(res[i]["t_progress"] or t_launch, max(crashes)) > args.stall_s
+                                  for i in alive)
+        if alive and (stalled or now - t_launch > args.deadline_s):
+            why = (f"no step for {args.stall_s:g} s after a thread crashed" if stalled
+                   else f"still running {args.deadline_s:g} s after start")
+            for i in alive:
+                res[i]["error"], res[i]["message"] = "Hang", f"{why} (at step {res[i]['steps']})"
+                dead[i] = True
+                hung.append(i)
+            print(f"bench: drafter threads {hung} hung ({why}); stacks:", file=sys.stderr, flush=True)
+            import faulthandler
+            faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
+            break
     stop.set()
 
     ok = [r for r in res if r["error"] is None and r["t_end"] is not None]
+    for i in hung:
+        res[i]["t_end"] = None
     per = []
     for r in res:
         if r["error"] is None and r["t_end"] is not None:
@@ -255,7 +285,7 @@ def main() -> None:
     checksum = hashlib.sha256(",".join(f"{x:.2f}" for x in losses0).encode()).hexdigest()[:16] if len(losses0) == STEPS else None
     steps_done = [r["steps"] for r in res]
     errors = [r["error"] for r in res]
-    first_error = next((e for e in errors if e), None)
+    first_error = next((e for e in errors if e and e != "Hang"), None) or next((e for e in errors if e), None)
     depth = [round(sum(r["depth"]) / len(r["depth"]), 2) if r["depth"] else None for r in res]
     props = torch.cuda.get_device_properties(args.drafter[0])
     result = {
@@ -269,6 +299,7 @@ def main() -> None:
         "errors": errors,
         "error_messages": [r["message"] for r in res],
         "producer_errors": producer_errors,
+        "hung_threads": hung,
         "threads": N,
         "steps": STEPS,
         "tokens_per_step": S,

@@ -48,7 +48,7 @@ bench() {
   local line; line="$(grep '^{' "$W/$label.out" | tail -1)"
   "$PY" -c 'import json,sys; d=json.loads(sys.argv[1] or "{}"); d.update(label=sys.argv[2], rc=int(sys.argv[3]), outer_wall_s=int(sys.argv[4])); print(json.dumps(d, sort_keys=True))' \
     "$line" "$label" "$rc" "$((SECONDS - t0))" >> "$OUT/probes.jsonl"
-  echo "$label rc=$rc $(echo "$line" | "$PY" -c 'import json,sys; d=json.loads(sys.stdin.read() or "{}"); print("tok/s", d.get("tok_per_s"), "first", d.get("first_step_s"), "errors", d.get("errors"), "q", d.get("queue",{}).get("mean_depth"), "wall", d.get("wall_s"))')"
+  echo "$label rc=$rc $(echo "$line" | "$PY" -c 'import json,sys; d=json.loads(sys.stdin.read().strip() or "{}"); print("tok/s", d.get("tok_per_s"), "first", d.get("first_step_s"), "errors", d.get("errors"), "q", d.get("queue",{}).get("mean_depth"), "wall", d.get("wall_s"))')"
   if [[ $rc -ne 0 ]]; then tail -5 "$W/$label.err" | cut -c1-300; fi
 }
 
