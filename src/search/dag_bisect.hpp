@@ -1,0 +1,50 @@
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/outcome.hpp"
+
+namespace envbisect {
+
+// One commit of the range to bisect, as the search sees it: its parents inside the range.
+struct DagNode {
+  std::vector<std::size_t> parents;  // indices of in-range parents, each lower than the node's own index
+};
+
+// The DAG search's window on the world: the verdict for the commit at `node`.
+using DagOracle = std::function<Verdict(std::size_t node)>;
+
+// One commit the DAG bisection asked about, and why.
+struct DagStep {
+  std::size_t node = 0;
+  Verdict verdict = Verdict::skip;
+  std::string why;  // e.g. "12 candidates: test 5, reaching 6 of them"
+};
+
+// The outcome of bisecting a commit DAG.
+struct DagBisection {
+  bool found = false;                  // true when exactly one commit is the first bad one
+  std::size_t first_bad = 0;           // the first bad commit when found; else the lowest bad one known
+  std::vector<std::size_t> could_be;   // when !found: every remaining candidate ("could be any of"),
+                                       // ascending; the untestable ones and the lowest known bad
+  std::string note;                    // caveats: intermediate and untestable commits, boxed in
+  std::vector<DagStep> steps;          // every question in order (the bad tip is assumed, not listed)
+  int evaluations = 0;                 // questions asked
+};
+
+// Find the first bad commit of a range given as a DAG in topological order whose last node is the
+// bad tip (assumed bad, never asked) and whose out-of-range parents are all good (assumed), the way
+// git bisect does: the candidates are the ancestors of the lowest known bad commit that are not
+// ancestors of a good one; each question goes to the candidate whose count of candidate ancestors
+// (itself included) `reach` maximises min(reach, candidates - reach); ties go to the highest index
+// (the newest in topological order, as git's newest-first walk does). Intermediate counts as bad
+// (noted); skip and unstable are untestable: the next best candidate by the same score is asked
+// instead; when only untestable candidates are left, `could_be` lists them with the bad commit.
+// Pure: calls only `oracle`, never twice for one node; ceil(log2(n)) questions on a chain of n
+// without skips. Throw Error when a parent index is not lower than its node's index.
+DagBisection dag_first_bad(const std::vector<DagNode>& nodes, const DagOracle& oracle);
+
+}  // namespace envbisect
