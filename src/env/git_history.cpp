@@ -1,0 +1,194 @@
+#include "env/git_history.hpp"
+
+#include "util/error.hpp"
+
+#include <git2.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+#include <tuple>
+
+namespace envbisect {
+
+namespace {
+
+// libgit2 keeps global state that must be set up once per process before any call.
+void ensure_libgit2() {
+  static const int initialised = git_libgit2_init();
+  (void)initialised;
+}
+
+struct RepoDeleter {
+  void operator()(git_repository* repo) const { git_repository_free(repo); }
+};
+struct ObjectDeleter {
+  void operator()(git_object* object) const { git_object_free(object); }
+};
+struct CommitDeleter {
+  void operator()(git_commit* commit) const { git_commit_free(commit); }
+};
+struct WalkDeleter {
+  void operator()(git_revwalk* walk) const { git_revwalk_free(walk); }
+};
+using RepoPtr = std::unique_ptr<git_repository, RepoDeleter>;
+using ObjectPtr = std::unique_ptr<git_object, ObjectDeleter>;
+using CommitPtr = std::unique_ptr<git_commit, CommitDeleter>;
+using WalkPtr = std::unique_ptr<git_revwalk, WalkDeleter>;
+
+// Return libgit2's message for the last failed call.
+std::string last_git_error() {
+  const git_error* error = git_error_last();
+  return error != nullptr && error->message != nullptr ? error->message : "unknown libgit2 error";
+}
+
+std::string hex(const git_oid& oid) {
+  char text[GIT_OID_HEXSZ + 1] = {};
+  git_oid_tostr(text, sizeof text, &oid);
+  return text;
+}
+
+// Return the commit id that revision `rev` of `repo` peels to.
+git_oid resolve(git_repository* repo, const std::string& repo_path, const std::string& rev) {
+  git_object* object = nullptr;
+  if (git_revparse_single(&object, repo, rev.c_str()) != 0) {
+    throw Error("git repository " + repo_path + ": cannot resolve revision '" + rev + "': " + last_git_error());
+  }
+  const ObjectPtr found(object);
+  git_object* commit = nullptr;
+  if (git_object_peel(&commit, found.get(), GIT_OBJECT_COMMIT) != 0) {
+    throw Error("git repository " + repo_path + ": revision '" + rev + "' is not a commit: " + last_git_error());
+  }
+  const ObjectPtr peeled(commit);
+  return *git_object_id(peeled.get());
+}
+
+}  // namespace
+
+CommitRange commits_between(const std::string& repo_path, const std::string& good_rev, const std::string& bad_rev,
+                            FirstParent first_parent) {
+  ensure_libgit2();
+  git_repository* raw_repo = nullptr;
+  if (git_repository_open(&raw_repo, repo_path.c_str()) != 0) {
+    throw Error("cannot open git repository " + repo_path + ": " + last_git_error());
+  }
+  const RepoPtr repo(raw_repo);
+  const git_oid good = resolve(repo.get(), repo_path, good_rev);
+  const git_oid bad = resolve(repo.get(), repo_path, bad_rev);
+  const std::string both = "good '" + good_rev + "' (" + hex(good).substr(0, 12) + ") and bad '" + bad_rev + "' (" +
+                           hex(bad).substr(0, 12) + ")";
+
+  // Refuse what cannot be bisected before walking anything.
+  if (git_oid_equal(&good, &bad) != 0) {
+    throw Error("git repository " + repo_path + ": " + both + " are the same commit: nothing to bisect");
+  }
+  if (git_graph_descendant_of(repo.get(), &good, &bad) == 1) {
+    throw Error("git repository " + repo_path + ": bad '" + bad_rev + "' is an ancestor of good '" + good_rev +
+                "': nothing to bisect (are good and bad swapped?)");
+  }
+  git_oid base;
+  const int base_status = git_merge_base(&base, repo.get(), &good, &bad);
+  if (base_status == GIT_ENOTFOUND) {
+    throw Error("git repository " + repo_path + ": " + both + " share no history: cannot bisect unrelated commits");
+  }
+  if (base_status != 0) {
+    throw Error("git repository " + repo_path + ": cannot find the merge base of " + both + ": " + last_git_error());
+  }
+
+  CommitRange range;
+  range.good_id = hex(good);
+  range.bad_id = hex(bad);
+  range.merge_base = hex(base);
+  range.good_is_ancestor = git_oid_equal(&base, &good) != 0;
+
+  // Walk `bad ^good` (first parents only when asked); the walk's order is not trusted, only its set.
+  git_revwalk* raw_walk = nullptr;
+  if (git_revwalk_new(&raw_walk, repo.get()) != 0) {
+    throw Error("git repository " + repo_path + ": cannot walk history: " + last_git_error(), ExitCode::environment);
+  }
+  const WalkPtr walk(raw_walk);
+  if (first_parent == FirstParent::yes) {
+    git_revwalk_simplify_first_parent(walk.get());
+  }
+  if (git_revwalk_push(walk.get(), &bad) != 0 || git_revwalk_hide(walk.get(), &good) != 0) {
+    throw Error("git repository " + repo_path + ": cannot walk " + both + ": " + last_git_error());
+  }
+  std::vector<CommitPtr> commits;
+  std::map<std::string, std::size_t> walk_index;
+  git_oid oid;
+  int status = 0;
+  while ((status = git_revwalk_next(&oid, walk.get())) == 0) {
+    git_commit* commit = nullptr;
+    if (git_commit_lookup(&commit, repo.get(), &oid) != 0) {
+      throw Error("git repository " + repo_path + ": cannot read commit " + hex(oid) + ": " + last_git_error());
+    }
+    walk_index.emplace(hex(oid), commits.size());
+    commits.emplace_back(commit);
+  }
+  if (status != GIT_ITEROVER) {
+    throw Error("git repository " + repo_path + ": walking " + both + " failed: " + last_git_error());
+  }
+
+  // In-range parents of each walked commit (only the first parent with FirstParent::yes).
+  const std::size_t count = commits.size();
+  std::vector<std::vector<std::size_t>> parents(count);
+  std::vector<std::size_t> children_left(count, 0);
+  std::vector<std::vector<std::size_t>> children(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const unsigned parent_count = git_commit_parentcount(commits[i].get());
+    const unsigned used = first_parent == FirstParent::yes ? std::min(parent_count, 1U) : parent_count;
+    for (unsigned p = 0; p < used; ++p) {
+      const auto it = walk_index.find(hex(*git_commit_parent_id(commits[i].get(), p)));
+      if (it != walk_index.end()) {
+        parents[i].push_back(it->second);
+        children[it->second].push_back(i);
+      }
+    }
+  }
+
+  // Deterministic topological order: a commit comes once all its in-range parents have; among ready
+  // ones the oldest committer time first, then the lowest id.
+  std::vector<std::size_t> missing(count);
+  using Ready = std::tuple<git_time_t, std::string, std::size_t>;
+  std::set<Ready> ready;
+  for (std::size_t i = 0; i < count; ++i) {
+    missing[i] = parents[i].size();
+    if (missing[i] == 0) {
+      ready.emplace(git_commit_time(commits[i].get()), hex(*git_commit_id(commits[i].get())), i);
+    }
+  }
+  std::vector<std::size_t> position(count);
+  std::vector<std::size_t> order;
+  while (!ready.empty()) {
+    const std::size_t i = std::get<2>(*ready.begin());
+    ready.erase(ready.begin());
+    position[i] = order.size();
+    order.push_back(i);
+    for (std::size_t child : children[i]) {
+      if (--missing[child] == 0) {
+        ready.emplace(git_commit_time(commits[child].get()), hex(*git_commit_id(commits[child].get())), child);
+      }
+    }
+  }
+  // At this point every walked commit is placed: a commit graph has no cycles.
+
+  for (std::size_t i : order) {
+    RangeCommit entry;
+    entry.id = hex(*git_commit_id(commits[i].get()));
+    const char* summary = git_commit_summary(commits[i].get());
+    entry.summary = summary != nullptr ? summary : "";
+    for (std::size_t parent : parents[i]) {
+      entry.parents.push_back(position[parent]);
+    }
+    range.commits.push_back(std::move(entry));
+  }
+  if (range.commits.empty() || range.commits.back().id != range.bad_id) {
+    // Only possible when bad is not the unique tip of its own range, which rev-list semantics exclude.
+    throw Error("git repository " + repo_path + ": the range " + both + " does not end at the bad commit",
+                ExitCode::environment);
+  }
+  return range;
+}
+
+}  // namespace envbisect
