@@ -1,0 +1,69 @@
+// bench_materialize: the timed parts of bench/materialize/run.sh, with the real src/env code.
+//   bench_materialize materialize STORE PYTHON WHEELS REQS ENV_PREFIX REPS
+//     materializes REQS (a file of NAME==VERSION lines) REPS times into ENV_PREFIX.1..REPS and prints
+//     one line per rep: "materialize <seconds> <ok>" (the first rep also probes the interpreter).
+//   bench_materialize link-tree FROM TO
+//     prints "link_tree <seconds>" for one hard-link copy of the tree FROM into TO.
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include "env/link_tree.hpp"
+#include "env/materialize.hpp"
+#include "exec/runner.hpp"
+#include "util/error.hpp"
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const std::string mode = argc > 1 ? argv[1] : "";
+    if (mode == "materialize" && argc == 8) {
+      envbisect::LocalRunner runner;
+      envbisect::StoreOptions options;
+      options.store_dir = argv[2];
+      envbisect::VenvRequest request;
+      request.python = argv[3];
+      request.wheel_dirs = {argv[4]};
+      std::ifstream reqs(argv[5]);
+      for (std::string line; std::getline(reqs, line);) {
+        const std::size_t eq = line.find("==");
+        if (eq != std::string::npos) {
+          request.packages[line.substr(0, eq)] = line.substr(eq + 2);
+        }
+      }
+      const int reps = std::stoi(argv[7]);
+      for (int i = 1; i <= reps; ++i) {
+        request.env_dir = std::string(argv[6]) + "." + std::to_string(i);
+        request.log_dir = request.env_dir + ".logs";
+        const auto start = std::chrono::steady_clock::now();
+        const envbisect::VenvResult result = envbisect::materialize_venv(runner, request, options);
+        const double took = seconds_since(start);
+        std::cout << "materialize " << took << " " << (result.ok ? "ok" : "failed") << std::endl;
+        if (!result.ok) {
+          std::cerr << result.reason << "\n";
+          return 1;
+        }
+      }
+      return 0;
+    }
+    if (mode == "link-tree" && argc == 4) {
+      const auto start = std::chrono::steady_clock::now();
+      envbisect::link_tree(argv[2], argv[3], envbisect::TreeMode::link);
+      std::cout << "link_tree " << seconds_since(start) << std::endl;
+      return 0;
+    }
+    std::cerr << "usage: bench_materialize materialize STORE PYTHON WHEELS REQS ENV_PREFIX REPS | link-tree FROM TO\n";
+    return 2;
+  } catch (const envbisect::Error& e) {
+    std::cerr << "bench_materialize: error: " << e.what() << "\n";
+    return 4;
+  }
+}

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Side by side: a 50-package candidate materialized from the store (warm and cold) vs
+# `python -m venv` + `pip install --no-index` of the same wheels, vs the `cp -al` floor of the same
+# tree; and a warm cache snapshot (link_tree) vs `cp -al` of the cache tree. Ends by printing
+# speedup_vs_pip, ratio_to_cp_al, cold_vs_pip, one per line.
+# Usage: bench/materialize/run.sh [pip repetitions, default 3]
+# Env: BUILD (build dir, default build), PY (interpreter, default the real one behind python3).
+set -euo pipefail
+SRC="$(cd "$(dirname "$0")/../.." && pwd)"
+BUILD="${BUILD:-$SRC/build}"
+cmake --build "$BUILD" --target bench_materialize -j1 > /dev/null
+PY="${PY:-$(python3 -c 'import sys; print(sys.executable)')}"
+unset PIP_FIND_LINKS
+exec "$PY" "$SRC/bench/materialize/bench.py" "$SRC" "$BUILD/bench_materialize" "$PY" "${1:-3}"

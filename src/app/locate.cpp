@@ -1,0 +1,64 @@
+#include "app/locate.hpp"
+
+#include <ostream>
+
+#include "core/version.hpp"
+#include "env/requirement.hpp"
+#include "env/wheel_source.hpp"
+#include "util/fs.hpp"
+#include "util/strings.hpp"
+
+namespace envbisect {
+
+ExitCode run_locate(const LocateOptions& options, std::ostream& out, std::ostream& err) {
+  // Validate everything before searching.
+  std::vector<std::string> problems;
+  const std::size_t eq = options.requirement.find("==");
+  const std::string name = eq == std::string::npos ? "" : trim(options.requirement.substr(0, eq));
+  const std::string version = eq == std::string::npos ? "" : trim(options.requirement.substr(eq + 2));
+  if (name.empty() || !Version::parse(version) || version.find('*') != std::string::npos) {
+    problems.push_back("'" + options.requirement + "': expected NAME==VERSION with a PEP 440 version (e.g. torch==2.11.0+cu128)");
+  }
+  for (const std::string& dir : options.wheel_dirs) {
+    if (!path_exists(dir)) {
+      problems.push_back(dir + ": wheel folder not found");
+    }
+  }
+  if (!problems.empty()) {
+    throw Error(join(problems, "\n"), ExitCode::bad_input);
+  }
+  WheelSources sources{options.wheel_dirs, {}};
+  for (const std::string& cache : options.uv_caches) {
+    if (path_exists(cache + "/archive-v0")) {
+      sources.uv_caches.push_back(cache);
+    } else {
+      err << "envbisect: note: " << cache << ": no uv cache here (no archive-v0)\n";
+    }
+  }
+
+  // Every source holding exactly this build (local label included), in search order.
+  const std::string wanted = Version::parse(version)->to_string();
+  std::vector<std::string> others;
+  bool found = false;
+  for (const Distribution& dist : list_distributions(sources, name)) {
+    const auto v = Version::parse(dist.version);
+    if (v && v->to_string() == wanted) {
+      out << describe(dist) << "\n";
+      found = true;
+    } else {
+      others.push_back(dist.version);
+    }
+  }
+  if (found) {
+    return ExitCode::ok;
+  }
+  err << normalise_dist_name(name) << "==" << version << " cannot be restored: no wheel or uv cache entry of that exact build"
+      << " in wheel folders (" << join(options.wheel_dirs, ", ") << ") or uv caches (" << join(sources.uv_caches, ", ")
+      << ")\n";
+  if (!others.empty()) {
+    err << "  builds of " << normalise_dist_name(name) << " found there: " << join(others, ", ") << "\n";
+  }
+  return ExitCode::inconclusive;
+}
+
+}  // namespace envbisect

@@ -1,0 +1,31 @@
+#include "app/store.hpp"
+
+#include <chrono>
+#include <ostream>
+
+#include "env/store.hpp"
+#include "util/fs.hpp"
+
+namespace envbisect {
+
+ExitCode run_store_gc(const StoreGcOptions& options, std::ostream& out) {
+  if (options.older_than_days < 0) {
+    throw Error("--older-than: expected a number of days >= 0", ExitCode::bad_input);
+  }
+  const std::string root = options.store_dir.empty() ? default_store_dir() : options.store_dir;
+  if (!path_exists(root)) {
+    throw Error(root + ": no store here", ExitCode::bad_input);
+  }
+  Store store(root);
+  const auto age = std::chrono::seconds(static_cast<long long>(options.older_than_days * 86400.0));
+  const GcReport report = store.gc(age);
+  for (const std::string& id : report.removed) {
+    out << "removed " << id << "\n";
+  }
+  out << "store " << store.root() << ": removed " << report.removed.size() << " entries, kept " << report.kept
+      << "; removed " << report.skeletons_removed << " venv skeletons and " << report.stale_temps_removed
+      << " unfinished unpacks\n";
+  return ExitCode::ok;
+}
+
+}  // namespace envbisect

@@ -1,0 +1,22 @@
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+#include "util/error.hpp"
+
+namespace envbisect {
+
+// Options of `envbisect store gc [--store DIR] [--older-than DAYS]`.
+struct StoreGcOptions {
+  std::string store_dir;       // "" means default_store_dir()
+  double older_than_days = 30;  // entries unused for at least this long are removed
+};
+
+// Remove store entries and venv skeletons unused for `older_than_days`, and the temp folders of
+// interrupted unpacks, waiting for running materializations first; print what was removed and kept
+// on `out`. Environments already built keep working (their files are hard links). Return ok. Throw
+// Error (bad_input) for a negative age or a store folder that does not exist.
+ExitCode run_store_gc(const StoreGcOptions& options, std::ostream& out);
+
+}  // namespace envbisect

@@ -1,0 +1,25 @@
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "env/requirement.hpp"
+
+namespace envbisect {
+
+// Return one line per Requires-Dist of the set that the set itself does not satisfy, worded like a
+// resolver ("fauxtransformers 5.8.1 requires fauxtorch==2.10.0, but the candidate has fauxtorch
+// 2.11.0+cu128"; "... requires fauxtokenizers>=0.20, which the candidate lacks"); empty when the set
+// is consistent. `set` maps normalised names to their metadata. Markers that do not apply are
+// skipped; markers that cannot be evaluated are skipped and named in `ignored` when given.
+std::vector<std::string> unmet_requirements(const std::map<std::string, DistMetadata>& set, const MarkerEnv& env,
+                                            std::vector<std::string>* ignored = nullptr);
+
+// Return the groups of distributions pinned to each other with `==` (connected components over
+// "a requires b==V" edges between members of `set`), each group of two or more names, sorted.
+// Such packages move together: changing one alone makes an unresolvable candidate.
+std::vector<std::set<std::string>> pin_groups(const std::map<std::string, DistMetadata>& set);
+
+}  // namespace envbisect

@@ -1,0 +1,391 @@
+#include "env/store.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "env/link_tree.hpp"
+#include "env/requirement.hpp"
+#include "env/unzip.hpp"
+#include "util/error.hpp"
+#include "util/fs.hpp"
+#include "util/hash.hpp"
+
+namespace envbisect {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* k_layout = "/v1";
+
+std::vector<std::string> list_names(const std::string& dir) {
+  std::vector<std::string> names;
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) {
+    return names;
+  }
+  while (const dirent* e = ::readdir(d)) {
+    const std::string n = e->d_name;
+    if (n != "." && n != "..") {
+      names.push_back(n);
+    }
+  }
+  ::closedir(d);
+  return names;
+}
+
+bool is_dir(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Mark `path` as used now (its mtime is the last use that gc looks at).
+void touch(const std::string& path) {
+  ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
+}
+
+// Return the SHA-256 of a file's bytes.
+std::string file_sha256(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    throw Error(path + ": cannot read: " + std::strerror(errno), ExitCode::bad_input);
+  }
+  Sha256 digest;
+  std::vector<char> buffer(1 << 20);
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      break;
+    }
+    digest.update(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+  }
+  ::close(fd);
+  return digest.hex_digest();
+}
+
+// Move every child of `from` into `to` (created), merging folders that exist on both sides.
+void merge_into(const std::string& from, const std::string& to) {
+  make_dirs(to);
+  for (const std::string& name : list_names(from)) {
+    const std::string source = from + "/" + name;
+    const std::string target = to + "/" + name;
+    if (is_dir(source) && is_dir(target)) {
+      merge_into(source, target);
+    } else if (::rename(source.c_str(), target.c_str()) != 0) {
+      throw Error("cannot move " + source + " to " + target + ": " + std::strerror(errno), ExitCode::environment);
+    }
+  }
+  ::rmdir(from.c_str());
+}
+
+// Append one manifest line per directory and file below `dir` (pre-order): "<area><d|f|l> <path>".
+void write_manifest_lines(const std::string& dir, const std::string& rel, char area, std::string& out) {
+  std::vector<std::string> names = list_names(dir);
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    const std::string path = dir + "/" + name;
+    const std::string child = rel.empty() ? name : rel + "/" + name;
+    if (name.find('\n') != std::string::npos) {
+      throw Error(path + ": file names with newlines are not supported", ExitCode::bad_input);
+    }
+    struct stat st {};
+    ::lstat(path.c_str(), &st);
+    if (S_ISDIR(st.st_mode)) {
+      out += std::string(1, area) + "d " + child + "\n";
+      write_manifest_lines(path, child, area, out);
+    } else {
+      out += std::string(1, area) + (S_ISLNK(st.st_mode) ? "l " : "f ") + child + "\n";
+    }
+  }
+}
+
+// Turn an unpacked wheel in `temp`/site into a store entry: resolve its .data folder, check its
+// dist-info against what the source said, write the manifest and entry.json.
+std::string finish_unpack(const std::string& temp, const Distribution& dist, const std::string& id) {
+  const std::string site = temp + "/site";
+  std::string dist_info;
+  std::string data_dir;
+  for (const std::string& name : list_names(site)) {
+    if (ends_with(name, ".dist-info")) {
+      if (!dist_info.empty()) {
+        throw Error(describe(dist) + ": holds two dist-info folders (" + dist_info + ", " + name + ")", ExitCode::bad_input);
+      }
+      dist_info = name;
+    } else if (ends_with(name, ".data") && is_dir(site + "/" + name)) {
+      data_dir = name;
+    }
+  }
+  if (dist_info.empty()) {
+    throw Error(describe(dist) + ": no .dist-info folder", ExitCode::bad_input);
+  }
+  std::string metadata_text;
+  try {
+    metadata_text = read_file(site + "/" + dist_info + "/METADATA");
+  } catch (const Error&) {
+    throw Error(describe(dist) + ": no readable " + dist_info + "/METADATA", ExitCode::bad_input);
+  }
+  const DistMetadata meta = parse_metadata(metadata_text);
+  const auto wanted = Version::parse(dist.version);
+  const auto found = Version::parse(meta.version);
+  if (meta.name != dist.name || !wanted || !found || wanted->to_string() != found->to_string()) {
+    throw Error(describe(dist) + ": its METADATA says " + meta.name + " " + meta.version + ", not " + dist.name + " " +
+                    dist.version, ExitCode::bad_input);
+  }
+  // The .data folder's parts go where an installer puts them: purelib/platlib into site-packages,
+  // scripts into bin/, data under the environment's prefix.
+  if (!data_dir.empty()) {
+    const std::string data = site + "/" + data_dir;
+    for (const std::string& part : list_names(data)) {
+      const std::string from = data + "/" + part;
+      if (part == "purelib" || part == "platlib") {
+        merge_into(from, site);
+      } else if (part == "scripts") {
+        merge_into(from, temp + "/scripts");
+      } else if (part == "data") {
+        merge_into(from, temp + "/data");
+      } else if (part == "headers") {
+        merge_into(from, temp + "/data/include/site/" + dist.name);
+      }
+    }
+    remove_tree(data);
+  }
+  std::string manifest;
+  write_manifest_lines(site, "", 's', manifest);
+  if (is_dir(temp + "/scripts")) {
+    write_manifest_lines(temp + "/scripts", "", 'x', manifest);
+  }
+  if (is_dir(temp + "/data")) {
+    write_manifest_lines(temp + "/data", "", 'p', manifest);
+  }
+  write_file_atomic(temp + "/manifest", manifest);
+  const nlohmann::json entry = {{"id", id}, {"name", dist.name}, {"version", dist.version}, {"dist_info", dist_info},
+                                {"source", dist.path}, {"kind", dist.kind == SourceKind::wheel ? "wheel" : "uv_archive"}};
+  write_file_atomic(temp + "/entry.json", entry.dump(1) + "\n");
+  return dist_info;
+}
+
+}  // namespace
+
+bool path_is_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+FileLock::FileLock(const std::string& path, LockMode mode, LockWait wait) {
+  m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (m_fd < 0) {
+    throw Error(path + ": cannot open lock: " + std::strerror(errno), ExitCode::environment);
+  }
+  const int operation = (mode == LockMode::shared ? LOCK_SH : LOCK_EX) | (wait == LockWait::no ? LOCK_NB : 0);
+  while (::flock(m_fd, operation) != 0) {
+    if (errno != EINTR) {
+      return;  // LOCK_NB and taken: not held
+    }
+  }
+  m_held = true;
+}
+
+FileLock::~FileLock() {
+  if (m_fd >= 0) {
+    ::close(m_fd);  // releases the flock
+  }
+}
+
+std::string default_store_dir() {
+  if (const char* v = std::getenv("XDG_CACHE_HOME"); v != nullptr && *v != '\0') {
+    return std::string(v) + "/envbisect/store";
+  }
+  if (const char* v = std::getenv("HOME"); v != nullptr && *v != '\0') {
+    return std::string(v) + "/.cache/envbisect/store";
+  }
+  throw Error("cannot place the store: neither XDG_CACHE_HOME nor HOME is set (give --store DIR)", ExitCode::bad_input);
+}
+
+Store::Store(std::string root) : m_root(absolute_path(root, ".")) {
+  for (const char* sub : {"/dists", "/tmp", "/locks", "/index", "/skeletons"}) {
+    make_dirs(m_root + k_layout + sub);
+  }
+}
+
+std::string Store::gc_lock_path() const {
+  return m_root + k_layout + "/gc.lock";
+}
+
+std::string Store::temp_dir_for(const std::string& id) const {
+  // "@" never occurs in ids, so gc can tell which entry a temp folder belonged to.
+  static std::atomic<unsigned> counter{0};
+  return m_root + k_layout + "/tmp/" + id + "@" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+}
+
+StoreEntry Store::ensure(const Distribution& dist) {
+  const std::string base = m_root + k_layout;
+  // The content hash: a wheel's sha256 (remembered per file identity, hashing a 2 GB wheel costs
+  // seconds) or, for a uv archive, the hash of its RECORD, which lists every file's sha256.
+  std::string content_hash;
+  if (dist.kind == SourceKind::wheel) {
+    struct stat st {};
+    if (::stat(dist.path.c_str(), &st) != 0) {
+      throw Error(dist.path + ": cannot read: " + std::strerror(errno), ExitCode::bad_input);
+    }
+    const std::string identity = absolute_path(dist.path, ".") + "\n" + std::to_string(st.st_size) + "\n" +
+                                 std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) + "\n" +
+                                 std::to_string(st.st_ino);
+    const std::string index = base + "/index/" + sha256_hex(identity).substr(0, 32);
+    if (path_is_file(index)) {
+      content_hash = read_file(index);
+      touch(index);
+    }
+    if (content_hash.size() != 64) {
+      content_hash = file_sha256(dist.path);
+      write_file_atomic(index, content_hash);
+    }
+  } else {
+    std::string record;
+    try {
+      record = read_file(dist.path + "/" + dist.dist_info + "/RECORD");
+    } catch (const Error&) {
+      throw Error(describe(dist) + ": no readable RECORD", ExitCode::bad_input);
+    }
+    content_hash = sha256_hex("uv-archive\n" + dist.dist_info + "\n" + record);
+  }
+  StoreEntry entry;
+  entry.name = dist.name;
+  entry.version = dist.version;
+  entry.id = dist.name + "-" + dist.version + "-" + content_hash.substr(0, 24);
+  entry.dir = base + "/dists/" + entry.id;
+
+  // A visible entry is complete: it appeared by one rename.
+  if (!is_dir(entry.dir)) {
+    const FileLock store_lock(gc_lock_path(), LockMode::shared, LockWait::yes);
+    const FileLock entry_lock(base + "/locks/" + entry.id + ".lock", LockMode::exclusive, LockWait::yes);
+    if (!is_dir(entry.dir)) {
+      // Whatever an earlier unpack of this entry left is stale: its owner held this lock.
+      for (const std::string& name : list_names(base + "/tmp")) {
+        if (name.rfind(entry.id + "@", 0) == 0) {
+          remove_tree(base + "/tmp/" + name);
+        }
+      }
+      const std::string temp = temp_dir_for(entry.id);
+      try {
+        make_dirs(temp);
+        if (dist.kind == SourceKind::wheel) {
+          extract_zip(dist.path, temp + "/site");
+        } else {
+          link_tree(dist.path, temp + "/site", TreeMode::link);
+        }
+        finish_unpack(temp, dist, entry.id);
+        if (::rename(temp.c_str(), entry.dir.c_str()) != 0) {
+          throw Error("cannot move " + temp + " into the store: " + std::strerror(errno), ExitCode::environment);
+        }
+      } catch (...) {
+        remove_tree(temp);
+        throw;
+      }
+      entry.unpacked_now = true;
+    }
+  }
+  // At this point the entry is complete and will stay so until gc (which waits for our shared lock).
+  const nlohmann::json meta = nlohmann::json::parse(read_file(entry.dir + "/entry.json"));
+  entry.dist_info = meta.at("dist_info").get<std::string>();
+  touch(entry.dir + "/entry.json");
+  return entry;
+}
+
+std::string Store::skeleton(const std::string& interpreter, const std::string& version,
+                            const std::function<void(const std::string&)>& make) {
+  const std::string key = sha256_hex(interpreter + "\n" + version).substr(0, 24);
+  const std::string dir = m_root + k_layout + "/skeletons/" + key;
+  const std::string done = dir + "/origin";
+  if (path_is_file(done)) {
+    touch(done);
+    return dir;
+  }
+  const FileLock lock(dir + ".lock", LockMode::exclusive, LockWait::yes);
+  if (!path_is_file(done)) {
+    for (const std::string& name : list_names(m_root + k_layout + "/tmp")) {
+      if (name.rfind("skeleton-" + key + "@", 0) == 0) {
+        remove_tree(m_root + k_layout + "/tmp/" + name);
+      }
+    }
+    remove_tree(dir);
+    const std::string temp = temp_dir_for("skeleton-" + key);
+    try {
+      make(temp);
+      write_file_atomic(temp + "/origin", temp);
+      if (::rename(temp.c_str(), dir.c_str()) != 0) {
+        throw Error("cannot move " + temp + " into the store: " + std::strerror(errno), ExitCode::environment);
+      }
+    } catch (...) {
+      remove_tree(temp);
+      throw;
+    }
+  }
+  return dir;
+}
+
+GcReport Store::gc(std::chrono::seconds older_than) {
+  GcReport report;
+  const std::string base = m_root + k_layout;
+  // No materialization runs while we hold this: every temp folder is stale, no entry is being read.
+  const FileLock store_lock(gc_lock_path(), LockMode::exclusive, LockWait::yes);
+  const auto now = std::chrono::system_clock::now();
+  auto too_old = [&](const std::string& stamp) {
+    struct stat st {};
+    if (::stat(stamp.c_str(), &st) != 0) {
+      return true;  // no stamp: never finished, or damaged
+    }
+    const auto used = std::chrono::system_clock::time_point(std::chrono::seconds(st.st_mtim.tv_sec));
+    return now - used >= older_than;
+  };
+  for (const std::string& name : list_names(base + "/tmp")) {
+    remove_tree(base + "/tmp/" + name);
+    ++report.stale_temps_removed;
+  }
+  std::vector<std::string> ids = list_names(base + "/dists");
+  std::sort(ids.begin(), ids.end());
+  for (const std::string& id : ids) {
+    if (too_old(base + "/dists/" + id + "/entry.json")) {
+      remove_tree(base + "/dists/" + id);
+      ::unlink((base + "/locks/" + id + ".lock").c_str());
+      report.removed.push_back(id);
+    } else {
+      ++report.kept;
+    }
+  }
+  for (const std::string& name : list_names(base + "/skeletons")) {
+    if (!ends_with(name, ".lock") && too_old(base + "/skeletons/" + name + "/origin")) {
+      remove_tree(base + "/skeletons/" + name);
+      ++report.skeletons_removed;
+    }
+  }
+  // The wheel-hash index is a cache of file identities: drop it with the entries it served.
+  if (!report.removed.empty()) {
+    for (const std::string& name : list_names(base + "/index")) {
+      if (too_old(base + "/index/" + name)) {
+        ::unlink((base + "/index/" + name).c_str());
+      }
+    }
+  }
+  return report;
+}
+
+}  // namespace envbisect

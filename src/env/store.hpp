@@ -1,0 +1,93 @@
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "env/wheel_source.hpp"
+
+namespace envbisect {
+
+// Whether a lock is shared (many materializations) or exclusive (one unpack, or gc).
+enum class LockMode { shared, exclusive };
+
+// Whether taking a lock waits for it or gives up at once.
+enum class LockWait { yes, no };
+
+// An flock(2) on a file, released on destruction (and by the kernel when the process dies).
+class FileLock {
+public:
+  // Open (creating) `path` and lock it. Throw Error (environment) when the file cannot be opened.
+  FileLock(const std::string& path, LockMode mode, LockWait wait);
+  ~FileLock();
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  // Return true when the lock is held (always after a waiting lock).
+  bool held() const { return m_held; }
+
+private:
+  int m_fd = -1;
+  bool m_held = false;
+};
+
+// One distribution unpacked in the store: ROOT/v1/dists/ID/{site,scripts,data}/, manifest, entry.json.
+struct StoreEntry {
+  std::string dir;         // the entry folder
+  std::string id;          // "NAME-VERSION-HASH24": content-addressed by the wheel's sha256 or the uv archive's RECORD
+  std::string name;        // PEP 503 normalised
+  std::string version;     // as the source wrote it
+  std::string dist_info;   // the dist-info folder name inside site/
+  bool unpacked_now = false;  // true when this call unpacked it (a cold store)
+};
+
+// What `Store::gc` removed and kept.
+struct GcReport {
+  std::vector<std::string> removed;   // entry ids
+  std::size_t kept = 0;
+  std::size_t stale_temps_removed = 0;
+  std::size_t skeletons_removed = 0;
+};
+
+// The content-addressed store of unpacked distributions shared by every run on the machine. Each
+// distribution is unpacked once, into a temp folder renamed into place under a per-entry lock, so a
+// visible entry is always complete; materializations hold the store's shared lock, gc the exclusive one.
+class Store {
+public:
+  // Open the store at `root`, creating its folders. Throw Error (environment) when it cannot.
+  explicit Store(std::string root);
+
+  // Return the store's root folder.
+  const std::string& root() const { return m_root; }
+
+  // Return the path of the lock that materializations share and gc takes exclusively.
+  std::string gc_lock_path() const;
+
+  // Return the entry for `dist`, unpacking it first when the store lacks it (removing what an
+  // interrupted unpack of the same entry left behind), and mark it used now. Throw Error (bad_input)
+  // naming the source when it is not a valid wheel or archive (then nothing is left in the store),
+  // Error (environment) when the store cannot be written.
+  StoreEntry ensure(const Distribution& dist);
+
+  // Return the folder holding a bare venv made by `interpreter` (its real path) of Python `version`,
+  // making it once with `make(temp_dir)`; the file "origin" in it holds the path it was made at.
+  // Throw what `make` throws (then nothing is kept).
+  std::string skeleton(const std::string& interpreter, const std::string& version,
+                       const std::function<void(const std::string&)>& make);
+
+  // Remove entries (and venv skeletons) not used for `older_than`, and temp folders of interrupted
+  // unpacks; waits for running materializations to finish first. Return what was done.
+  GcReport gc(std::chrono::seconds older_than);
+
+private:
+  std::string temp_dir_for(const std::string& id) const;
+  std::string m_root;
+};
+
+// Return the default store root: $XDG_CACHE_HOME/envbisect/store, else ~/.cache/envbisect/store.
+std::string default_store_dir();
+
+// Return true when `path` is an existing regular file.
+bool path_is_file(const std::string& path);
+
+}  // namespace envbisect

@@ -1,0 +1,88 @@
+#include "env/uv_cache.hpp"
+
+#include <dirent.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "env/requirement.hpp"
+
+namespace envbisect {
+
+namespace {
+
+// Return the names in `dir` (no "." or ".."), or nothing when it cannot be read.
+std::vector<std::string> list_dir(const std::string& dir) {
+  std::vector<std::string> names;
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) {
+    return names;
+  }
+  while (const dirent* e = ::readdir(d)) {
+    const std::string n = e->d_name;
+    if (n != "." && n != "..") {
+      names.push_back(n);
+    }
+  }
+  ::closedir(d);
+  return names;
+}
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+std::string default_uv_cache_dir() {
+  if (const char* v = std::getenv("UV_CACHE_DIR"); v != nullptr && *v != '\0') {
+    return v;
+  }
+  if (const char* v = std::getenv("XDG_CACHE_HOME"); v != nullptr && *v != '\0') {
+    return std::string(v) + "/uv";
+  }
+  if (const char* v = std::getenv("HOME"); v != nullptr && *v != '\0') {
+    return std::string(v) + "/.cache/uv";
+  }
+  return "";
+}
+
+std::vector<UvArchive> scan_uv_cache(const std::string& cache_dir, const std::string& name) {
+  std::vector<UvArchive> found;
+  const std::string wanted = normalise_dist_name(name);
+  const std::string archive_root = cache_dir + "/archive-v0";
+  for (const std::string& id : list_dir(archive_root)) {
+    const std::string dir = archive_root + "/" + id;
+    std::vector<std::string> dist_infos;
+    for (const std::string& entry : list_dir(dir)) {
+      if (ends_with(entry, ".dist-info")) {
+        dist_infos.push_back(entry);
+      }
+    }
+    if (dist_infos.size() != 1) {
+      continue;
+    }
+    // The folder is "<escaped name>-<version>.dist-info"; filter on the name before reading METADATA.
+    const std::string& info = dist_infos.front();
+    const std::string stem = info.substr(0, info.size() - std::string(".dist-info").size());
+    const std::size_t dash = stem.find('-');
+    if (dash == std::string::npos || (!wanted.empty() && normalise_dist_name(stem.substr(0, dash)) != wanted)) {
+      continue;
+    }
+    std::ifstream in(dir + "/" + info + "/METADATA", std::ios::binary);
+    if (!in) {
+      continue;
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    const DistMetadata meta = parse_metadata(text.str());
+    if (meta.name.empty() || meta.version.empty()) {
+      continue;
+    }
+    found.push_back({dir, info, meta.name, meta.version});
+  }
+  return found;
+}
+
+}  // namespace envbisect

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# `envbisect locate NAME==VERSION` names every wheel and uv-cache archive holding that exact build
+# (local label included) and exits 0; for a build nobody holds it says so and exits 1.
+source "$(dirname "$0")/common.sh"
+
+"$ENVBISECT" locate --help > /dev/null 2>&1 || skip "this build has no 'locate' subcommand yet"
+
+# A wheelhouse with +cu130 only; a uv cache (archive-v0/<id>/, dist-info beside the files) with +cu128.
+"$PY" "$SRC/scripts/make_wheel.py" --name fauxtorch --version 2.11.0+cu130 --add fauxtorch/__init__.py=/dev/null --out "$T/wheels" > /dev/null
+"$PY" "$SRC/scripts/make_wheel.py" --name fauxtorch --version 2.11.0+cu128 --add fauxtorch/__init__.py=/dev/null --out "$T/build" > /dev/null
+mkdir -p "$T/uv/archive-v0/Qm3xYb0c"
+"$PY" -m zipfile -e "$T/build/fauxtorch-2.11.0+cu128-py3-none-any.whl" "$T/uv/archive-v0/Qm3xYb0c"
+
+"$ENVBISECT" locate fauxtorch==2.11.0+cu128 --wheels "$T/wheels" --uv-cache "$T/uv" > "$T/out" 2> "$T/err"
+printf 'uv cache archive %s (fauxtorch-2.11.0+cu128.dist-info)\n' "$T/uv/archive-v0/Qm3xYb0c" > "$T/expected"
+diff -u "$T/expected" "$T/out"
+
+"$ENVBISECT" locate FauxTorch==2.11.0+cu130 --wheels "$T/wheels" --uv-cache "$T/uv" > "$T/out" 2> "$T/err"
+expect_contains "$T/out" "wheel $T/wheels/fauxtorch-2.11.0+cu130-py3-none-any.whl"
+
+rc=0
+"$ENVBISECT" locate fauxtorch==2.11.0+cu126 --wheels "$T/wheels" --uv-cache "$T/uv" > "$T/out" 2> "$T/err" || rc=$?
+[[ $rc -eq 1 ]]
+[[ ! -s "$T/out" ]]
+expect_contains "$T/err" "fauxtorch==2.11.0+cu126 cannot be restored"
+expect_contains "$T/err" "2.11.0+cu130"

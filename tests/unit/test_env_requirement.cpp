@@ -1,0 +1,114 @@
+#include "env/requirement.hpp"
+#include "env/resolve.hpp"
+#include "env/wheel_source.hpp"
+
+#include <catch2/catch.hpp>
+
+using envbisect::MarkerEnv;
+using envbisect::MarkerResult;
+using envbisect::Version;
+
+namespace {
+
+bool holds(const char* version, const char* requirement) {
+  const auto req = envbisect::parse_requirement(requirement);
+  REQUIRE(req);
+  return envbisect::satisfies(*Version::parse(version), *req);
+}
+
+}  // namespace
+
+TEST_CASE("requirements parse names, extras, clauses and markers", "[env_requirement]") {
+  const auto req = envbisect::parse_requirement("Faux_Torch[cuda] (>=2.10,!=2.10.1,<3) ; python_version >= '3.8'");
+  REQUIRE(req);
+  CHECK(req->name == "faux-torch");
+  REQUIRE(req->specifiers.size() == 3);
+  CHECK(req->specifiers[1].op == "!=");
+  CHECK(req->specifiers[1].version == "2.10.1");
+  CHECK(req->marker == "python_version >= '3.8'");
+  CHECK_FALSE(envbisect::parse_requirement("x >>1"));
+  CHECK_FALSE(envbisect::parse_requirement("  ; os_name == 'nt'"));
+}
+
+TEST_CASE("specifiers follow PEP 440, local labels included", "[env_requirement]") {
+  struct Row { const char* version; const char* requirement; bool expected; };
+  const Row rows[] = {
+      {"2.11.0+cu128", "t==2.11.0", true},      {"2.11.0+cu128", "t==2.11.0+cu128", true},
+      {"2.11.0+cu130", "t==2.11.0+cu128", false}, {"2.11.0", "t==2.11", true},
+      {"2.11.3", "t==2.11.*", true},            {"2.12.0", "t==2.11.*", false},
+      {"2.11.0", "t!=2.11.0", false},           {"2.10.0", "t!=2.11.*", true},
+      {"2.11.0+cu130", "t>=2.11", true},        {"2.10.9", "t>=2.11", false},
+      {"2.11.0+cu130", "t<2.11.1", true},       {"2.11.0", "t<2.11", false},
+      {"4.2.7", "t~=4.2.3", true},              {"4.3.0", "t~=4.2.3", false},
+      {"4.9", "t~=4.2", true},                  {"5.0", "t~=4.2", false},
+      {"1.5", "t>=1,<2,!=1.4", true},           {"1.4", "t>=1,<2,!=1.4", false},
+      {"1.0", "t", true},
+  };
+  for (const Row& row : rows) {
+    INFO(row.version << " " << row.requirement);
+    CHECK(holds(row.version, row.requirement) == row.expected);
+  }
+}
+
+TEST_CASE("markers: simple clauses evaluate, extras never apply, the rest is unknown", "[env_requirement]") {
+  MarkerEnv env;
+  env.python_version = "3.11";
+  env.python_full_version = "3.11.7";
+  CHECK(envbisect::evaluate_marker("", env) == MarkerResult::applies);
+  CHECK(envbisect::evaluate_marker("python_version >= \"3.8\"", env) == MarkerResult::applies);
+  CHECK(envbisect::evaluate_marker("python_version < '3.10'", env) == MarkerResult::not_applicable);
+  CHECK(envbisect::evaluate_marker("sys_platform == 'win32' or python_version > '3.9'", env) == MarkerResult::applies);
+  CHECK(envbisect::evaluate_marker("sys_platform == 'linux' and os_name == 'nt'", env) == MarkerResult::not_applicable);
+  CHECK(envbisect::evaluate_marker("extra == 'cuda'", env) == MarkerResult::not_applicable);
+  CHECK(envbisect::evaluate_marker("(os_name == 'nt')", env) == MarkerResult::unknown);
+  CHECK(envbisect::evaluate_marker("platform_release >= '5'", env) == MarkerResult::unknown);
+}
+
+TEST_CASE("METADATA headers give name, version and Requires-Dist; unmet ones are worded like a resolver",
+          "[env_requirement]") {
+  std::vector<std::string> unreadable;
+  const auto meta = envbisect::parse_metadata(
+      "Metadata-Version: 2.1\nName: Faux_Transformers\nVersion: 5.8.1\nRequires-Dist: fauxtorch==2.11.0\n"
+      "Requires-Dist: tokenizers>=0.20; extra == 'fast'\nRequires-Dist: ???\n\nRequires-Dist: not-a-header\n",
+      &unreadable);
+  CHECK(meta.name == "faux-transformers");
+  CHECK(meta.version == "5.8.1");
+  CHECK(meta.requires_dist.size() == 2);
+  CHECK(unreadable == std::vector<std::string>{"???"});
+
+  std::map<std::string, envbisect::DistMetadata> set;
+  set["faux-transformers"] = meta;
+  set["fauxtorch"] = envbisect::parse_metadata("Name: fauxtorch\nVersion: 2.10.0\n");
+  MarkerEnv env;
+  env.python_version = "3.11";
+  auto unmet = envbisect::unmet_requirements(set, env);
+  REQUIRE(unmet.size() == 1);
+  CHECK(unmet[0] == "faux-transformers 5.8.1 requires fauxtorch==2.11.0, but the candidate has fauxtorch 2.10.0");
+  set["fauxtorch"].version = "2.11.0+cu130";
+  CHECK(envbisect::unmet_requirements(set, env).empty());
+  set.erase("fauxtorch");
+  unmet = envbisect::unmet_requirements(set, env);
+  REQUIRE(unmet.size() == 1);
+  CHECK(unmet[0] == "faux-transformers 5.8.1 requires fauxtorch==2.11.0, which the candidate lacks");
+}
+
+TEST_CASE("packages pinned to each other with == form one group", "[env_requirement]") {
+  std::map<std::string, envbisect::DistMetadata> set;
+  set["torch"] = envbisect::parse_metadata("Name: torch\nVersion: 2.11.0\nRequires-Dist: triton==3.6.0\n");
+  set["triton"] = envbisect::parse_metadata("Name: triton\nVersion: 3.6.0\n");
+  set["torchvision"] = envbisect::parse_metadata("Name: torchvision\nVersion: 0.26.0\nRequires-Dist: torch==2.11.0\n");
+  set["numpy"] = envbisect::parse_metadata("Name: numpy\nVersion: 2.1\n");
+  set["transformers"] = envbisect::parse_metadata("Name: transformers\nVersion: 5\nRequires-Dist: numpy>=1.17\n");
+  const auto groups = envbisect::pin_groups(set);
+  REQUIRE(groups.size() == 1);
+  CHECK(groups[0] == std::set<std::string>{"torch", "torchvision", "triton"});
+}
+
+TEST_CASE("wheel tags are matched against the interpreter", "[env_requirement]") {
+  CHECK(envbisect::wheel_tags_compatible("py3-none-any", "3.11"));
+  CHECK(envbisect::wheel_tags_compatible("cp311-cp311-manylinux_2_28_x86_64", "3.11"));
+  CHECK(envbisect::wheel_tags_compatible("cp39-abi3-manylinux2014_x86_64", "3.11"));
+  CHECK_FALSE(envbisect::wheel_tags_compatible("cp312-cp312-linux_x86_64", "3.11"));
+  CHECK_FALSE(envbisect::wheel_tags_compatible("cp311-cp311-win_amd64", "3.11"));
+  CHECK(envbisect::wheel_tags_compatible("py2.py3-none-any", "3.11"));
+}

@@ -1,0 +1,286 @@
+#include "app/locate.hpp"
+#include "env/materialize.hpp"
+#include "env/store.hpp"
+#include "env/unzip.hpp"
+#include "env/wheel_source.hpp"
+#include "exec/runner.hpp"
+#include "util/error.hpp"
+#include "util/fs.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <thread>
+
+namespace fs = std::filesystem;
+using envbisect::StoreOptions;
+using envbisect::VenvRequest;
+using envbisect::VenvResult;
+
+namespace {
+
+// A fresh temporary directory, removed at the end of the test.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "envbisect-store-XXXXXX").string();
+    path = ::mkdtemp(pattern.data());
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+};
+
+// Build the test wheels in one Python call: two local labels of alpha (their files differ), a
+// package pinned to alpha, one needing an alpha that does not exist, and `tool`, written by hand to
+// carry what installers must handle: console scripts, a .pth file, a .data/scripts script.
+const fs::path& wheelhouse() {
+  static TempDir dir;
+  static const bool built = [] {
+    envbisect::LocalRunner runner;
+    envbisect::ProcessSpec spec;
+    spec.argv = {"python3", "-I", "-c",
+                 "import sys, zipfile; sys.path.insert(0, sys.argv[1]); from make_wheel import build_wheel\n"
+                 "out = sys.argv[2]\n"
+                 "for name, version, req in [('alpha', '1.0+cu128', []), ('alpha', '1.0+cu130', []),\n"
+                 "    ('beta_pkg', '2.0', ['alpha==1.0']), ('gamma', '1.0', ['alpha==3.0']),\n"
+                 "    ('delta', '1.0', ['alpha>=1.0; python_version >= \"3\"', 'missing; extra == \"x\"'])]:\n"
+                 "    build_wheel(name, version, {name + '/__init__.py': 'LABEL = %r\\n' % version}, out, requires=req)\n"
+                 "di = 'tool-1.0.dist-info'\n"
+                 "files = {'tool/__init__.py': '', 'tool/cli.py': 'def main():\\n    print(\"tool says hi\")\\n',\n"
+                 "  'tool.pth': '/nonexistent/extra/path\\n', 'tool-1.0.data/scripts/tool-sh': '#!python\\nprint(42)\\n',\n"
+                 "  di + '/METADATA': 'Metadata-Version: 2.1\\nName: tool\\nVersion: 1.0\\n',\n"
+                 "  di + '/WHEEL': 'Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n',\n"
+                 "  di + '/entry_points.txt': '[console_scripts]\\ntool-run = tool.cli:main\\n'}\n"
+                 "files[di + '/RECORD'] = ''.join(k + ',,\\n' for k in files)\n"
+                 "with zipfile.ZipFile(out + '/tool-1.0-py3-none-any.whl', 'w', zipfile.ZIP_DEFLATED) as z:\n"
+                 "    for k, v in files.items(): z.writestr(k, v)\n",
+                 std::string(ENVBISECT_SOURCE_DIR) + "/scripts", dir.path.string()};
+    spec.env = envbisect::allowed_parent_env();
+    spec.stderr_path = (dir.path / "make_wheel.err").string();
+    return runner.run(spec).exit_code == 0;
+  }();
+  REQUIRE(built);
+  return dir.path;
+}
+
+// One store shared by the tests that do not need their own: the venv skeleton is made once.
+const fs::path& shared_store() {
+  static TempDir dir;
+  return dir.path;
+}
+
+VenvRequest request_in(const TempDir& dir, const std::map<std::string, std::string>& packages,
+                       const std::string& name = "env") {
+  VenvRequest request;
+  request.python = "python3";
+  request.packages = packages;
+  request.wheel_dirs = {wheelhouse().string()};
+  request.env_dir = (dir.path / "envs" / name).string();
+  request.log_dir = (dir.path / ("logs-" + name)).string();
+  return request;
+}
+
+StoreOptions store_at(const fs::path& store) {
+  StoreOptions options;
+  options.store_dir = store.string();
+  return options;
+}
+
+std::size_t count_entries(const fs::path& dir) {
+  std::size_t n = 0;
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); ++it) {
+    ++n;
+  }
+  return n;
+}
+
+ino_t inode_of(const fs::path& path) {
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  return st.st_ino;
+}
+
+std::string slurp(const fs::path& path) {
+  return envbisect::read_file(path.string());
+}
+
+}  // namespace
+
+TEST_CASE("a candidate is hard links into the store, and the store is reused", "[env_store]") {
+  TempDir dir;
+  envbisect::LocalRunner runner;
+  const StoreOptions options = store_at(dir.path / "store");
+  const VenvResult first = envbisect::materialize_venv(runner, request_in(dir, {{"alpha", "1.0+cu128"}, {"beta-pkg", "2.0"}}, "one"), options);
+  REQUIRE(first.ok);
+  CHECK(first.builder == "store");
+  CHECK(first.installed == std::map<std::string, std::string>{{"alpha", "1.0+cu128"}, {"beta-pkg", "2.0"}});
+  const fs::path dists = dir.path / "store" / "v1" / "dists";
+  CHECK(count_entries(dists) == 2);
+  CHECK(slurp(dir.path / "logs-one" / "materialize.log").find("unpacked wheel") != std::string::npos);
+
+  const VenvResult second = envbisect::materialize_venv(runner, request_in(dir, {{"alpha", "1.0+cu128"}, {"beta-pkg", "2.0"}}, "two"), options);
+  REQUIRE(second.ok);
+  CHECK(count_entries(dists) == 2);
+  const std::string log = slurp(dir.path / "logs-two" / "materialize.log");
+  CHECK(log.find("unpacked") == std::string::npos);
+  CHECK(log.find("reused wheel") != std::string::npos);
+  // The package files of both environments are one inode in the store; RECORD is each env's own.
+  const fs::path site1 = fs::path(first.python_path).parent_path().parent_path() / "lib";
+  const auto find_site = [](const fs::path& env) {
+    for (const auto& lib : fs::directory_iterator(env / "lib")) {
+      return lib.path() / "site-packages";
+    }
+    return fs::path();
+  };
+  const fs::path a = find_site(dir.path / "envs" / "one");
+  const fs::path b = find_site(dir.path / "envs" / "two");
+  CHECK(inode_of(a / "alpha" / "__init__.py") == inode_of(b / "alpha" / "__init__.py"));
+  CHECK(inode_of(a / "alpha-1.0+cu128.dist-info" / "RECORD") != inode_of(b / "alpha-1.0+cu128.dist-info" / "RECORD"));
+  CHECK(slurp(a / "alpha-1.0+cu128.dist-info" / "INSTALLER") == "envbisect\n");
+  CHECK(slurp(a / "alpha-1.0+cu128.dist-info" / "RECORD").find("alpha/__init__.py,sha256=") != std::string::npos);
+  CHECK(slurp(a / "alpha" / "__init__.py") == "LABEL = '1.0+cu128'\n");
+  (void)site1;
+}
+
+TEST_CASE("console scripts, .data scripts and .pth files are installed as an installer would", "[env_store]") {
+  TempDir dir;
+  envbisect::LocalRunner runner;
+  const VenvResult built = envbisect::materialize_venv(runner, request_in(dir, {{"tool", "1.0"}}), store_at(shared_store()));
+  REQUIRE(built.ok);
+  const fs::path env = dir.path / "envs" / "env";
+  const std::string script = slurp(env / "bin" / "tool-run");
+  CHECK(script.rfind("#!" + built.python_path + "\n", 0) == 0);
+  CHECK(script.find("from tool.cli import main") != std::string::npos);
+  CHECK(slurp(env / "bin" / "tool-sh") == "#!" + built.python_path + "\nprint(42)\n");
+  CHECK(::access((env / "bin" / "tool-run").c_str(), X_OK) == 0);
+  const fs::path site = fs::path(built.python_path).parent_path().parent_path() / "lib";
+  bool pth = false;
+  std::string record;
+  for (const auto& lib : fs::directory_iterator(site)) {
+    pth = fs::exists(lib.path() / "site-packages" / "tool.pth");
+    record = slurp(lib.path() / "site-packages" / "tool-1.0.dist-info" / "RECORD");
+  }
+  CHECK(pth);
+  CHECK(record.find("../../../bin/tool-run,,") != std::string::npos);
+  CHECK(record.find("../../../bin/tool-sh,,") != std::string::npos);
+  CHECK(record.find(".data/") == std::string::npos);
+  // The console script really runs with the environment's python.
+  envbisect::ProcessSpec spec;
+  spec.argv = {(env / "bin" / "tool-run").string()};
+  spec.env = envbisect::allowed_parent_env();
+  spec.stdout_path = (dir.path / "tool.out").string();
+  REQUIRE(runner.run(spec).exit_code == 0);
+  CHECK(slurp(dir.path / "tool.out") == "tool says hi\n");
+}
+
+TEST_CASE("two concurrent materializations share one cold store safely", "[env_store]") {
+  TempDir dir;
+  envbisect::LocalRunner runner;
+  const StoreOptions options = store_at(dir.path / "store");
+  const std::map<std::string, std::string> packages = {{"alpha", "1.0+cu130"}, {"beta-pkg", "2.0"}, {"tool", "1.0"}};
+  VenvResult results[2];
+  std::thread other([&] { results[1] = envbisect::materialize_venv(runner, request_in(dir, packages, "b"), options); });
+  results[0] = envbisect::materialize_venv(runner, request_in(dir, packages, "a"), options);
+  other.join();
+  CHECK(results[0].ok);
+  CHECK(results[1].ok);
+  CHECK(results[0].installed == results[1].installed);
+  CHECK(count_entries(dir.path / "store" / "v1" / "dists") == 3);
+  CHECK(count_entries(dir.path / "store" / "v1" / "tmp") == 0);
+}
+
+TEST_CASE("an interrupted unpack is never visible, and is cleaned up", "[env_store]") {
+  TempDir dir;
+  envbisect::Store store((dir.path / "store").string());
+  const auto alpha = envbisect::find_distribution({{wheelhouse().string()}, {}}, "alpha", "1.0+cu128", "3.11");
+  REQUIRE(alpha);
+  const envbisect::StoreEntry entry = store.ensure(*alpha);
+  CHECK(entry.unpacked_now);
+  // Simulate a process killed mid-unpack: no entry, a half-written temp folder of it and of another.
+  fs::remove_all(entry.dir);
+  const fs::path tmp = dir.path / "store" / "v1" / "tmp";
+  fs::create_directories(tmp / (entry.id + "@99999-0") / "site" / "alpha");
+  fs::create_directories(tmp / "other-1.0-abc@99998-3" / "site");
+  const envbisect::StoreEntry again = store.ensure(*alpha);
+  CHECK(again.unpacked_now);
+  CHECK(again.id == entry.id);
+  CHECK(fs::exists(fs::path(again.dir) / "manifest"));
+  CHECK_FALSE(fs::exists(tmp / (entry.id + "@99999-0")));
+  // gc (nothing running) removes every unfinished unpack and keeps recently used entries.
+  const envbisect::GcReport kept = store.gc(std::chrono::hours(24));
+  CHECK(kept.stale_temps_removed == 1);
+  CHECK(kept.kept == 1);
+  CHECK(kept.removed.empty());
+  const envbisect::GcReport removed = store.gc(std::chrono::seconds(0));
+  CHECK(removed.removed == std::vector<std::string>{entry.id});
+  CHECK_FALSE(fs::exists(entry.dir));
+}
+
+TEST_CASE("a pinned group moves together; an unresolvable mix is a skip with the resolver's reason", "[env_store]") {
+  TempDir dir;
+  envbisect::LocalRunner runner;
+  const StoreOptions options = store_at(shared_store());
+  // beta-pkg pins alpha==1.0, which every local label of 1.0 satisfies.
+  CHECK(envbisect::materialize_venv(runner, request_in(dir, {{"alpha", "1.0+cu130"}, {"beta-pkg", "2.0"}}, "group"), options).ok);
+  // delta's requirement behind `extra == "x"` is not asked for; its python_version marker applies.
+  CHECK(envbisect::materialize_venv(runner, request_in(dir, {{"alpha", "1.0+cu130"}, {"delta", "1.0"}}, "marker"), options).ok);
+
+  const VenvResult clash = envbisect::materialize_venv(runner, request_in(dir, {{"alpha", "1.0+cu128"}, {"gamma", "1.0"}}, "clash"), options);
+  CHECK_FALSE(clash.ok);
+  CHECK(clash.reason.find("ResolutionImpossible") != std::string::npos);
+  CHECK(clash.reason.find("gamma 1.0 requires alpha==3.0, but the candidate has alpha 1.0+cu128") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir.path / "envs" / "clash"));
+
+  const VenvResult alone = envbisect::materialize_venv(runner, request_in(dir, {{"beta-pkg", "2.0"}}, "alone"), options);
+  CHECK_FALSE(alone.ok);
+  CHECK(alone.reason.find("beta-pkg 2.0 requires alpha==1.0, which the candidate lacks") != std::string::npos);
+
+  const VenvResult missing = envbisect::materialize_venv(runner, request_in(dir, {{"alpha", "1.0+cu126"}}, "missing"), options);
+  CHECK_FALSE(missing.ok);
+  CHECK(missing.reason.find("alpha==1.0+cu126 (found: 1.0+cu128, 1.0+cu130)") != std::string::npos);
+}
+
+TEST_CASE("an exact local-label build is restored from a uv cache layout", "[env_store]") {
+  TempDir dir;
+  envbisect::LocalRunner runner;
+  // uv keeps each wheel unpacked in archive-v0/<random id>/, its dist-info beside the package files.
+  const fs::path cache = dir.path / "uv-cache";
+  envbisect::extract_zip((wheelhouse() / "alpha-1.0+cu128-py3-none-any.whl").string(), (cache / "archive-v0" / "Xk2f9aQ1").string());
+  envbisect::extract_zip((wheelhouse() / "alpha-1.0+cu130-py3-none-any.whl").string(), (cache / "archive-v0" / "b7Hq0ZzP").string());
+  fs::create_directories(cache / "archive-v0" / "tool-env" / "lib");  // a cached tool environment: not a wheel
+  StoreOptions options = store_at(dir.path / "store");
+  options.uv_cache_dirs = {cache.string()};
+  VenvRequest request = request_in(dir, {{"alpha", "1.0+cu128"}});
+  request.wheel_dirs.clear();
+  options.verify = envbisect::VerifyInstalled::importlib;
+  const VenvResult built = envbisect::materialize_venv(runner, request, options);
+  REQUIRE(built.ok);
+  CHECK(built.installed == std::map<std::string, std::string>{{"alpha", "1.0+cu128"}});
+  CHECK(slurp(dir.path / "logs-env" / "materialize.log").find("uv cache archive " + (cache / "archive-v0" / "Xk2f9aQ1").string()) != std::string::npos);
+
+  // `locate` names the archive for the exact build, and says clearly when there is none.
+  std::ostringstream out;
+  std::ostringstream err;
+  envbisect::LocateOptions locate;
+  locate.requirement = "alpha==1.0+cu128";
+  locate.wheel_dirs = {wheelhouse().string()};
+  locate.uv_caches = {cache.string(), (dir.path / "no-cache").string()};
+  CHECK(envbisect::run_locate(locate, out, err) == envbisect::ExitCode::ok);
+  CHECK(out.str() == "wheel " + (wheelhouse() / "alpha-1.0+cu128-py3-none-any.whl").string() + "\nuv cache archive " +
+                         (cache / "archive-v0" / "Xk2f9aQ1").string() + " (alpha-1.0+cu128.dist-info)\n");
+  locate.requirement = "alpha==1.0+cu126";
+  out.str("");
+  err.str("");
+  CHECK(envbisect::run_locate(locate, out, err) == envbisect::ExitCode::inconclusive);
+  CHECK(out.str().empty());
+  CHECK(err.str().find("alpha==1.0+cu126 cannot be restored") != std::string::npos);
+  locate.requirement = "alpha>=1";
+  CHECK_THROWS_AS(envbisect::run_locate(locate, out, err), envbisect::Error);
+}
