@@ -173,6 +173,13 @@ std::optional<Requirement> parse_requirement(std::string_view text) {
     if (op_len == 0 || op_len == clause.size()) {
       return std::nullopt;
     }
+    std::string_view version = std::string_view(clause).substr(op_len);
+    if (version.size() > 2 && version.substr(version.size() - 2) == ".*") {
+      version.remove_suffix(2);
+    }
+    if (op_len != 3 && !Version::parse(version)) {
+      return std::nullopt;
+    }
     req.specifiers.push_back({clause.substr(0, op_len), clause.substr(op_len)});
   }
   return req;

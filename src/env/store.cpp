@@ -256,7 +256,12 @@ StoreEntry Store::ensure(const Distribution& dist) {
     }
     if (content_hash.size() != 64) {
       content_hash = file_sha256(dist.path);
-      write_file_atomic(index, content_hash);
+      // Threads of one process share a pid, so the temp name of write_file_atomic is not enough here.
+      const std::string temp = temp_dir_for("index");
+      write_file_atomic(temp, content_hash);
+      if (::rename(temp.c_str(), index.c_str()) != 0) {
+        ::unlink(temp.c_str());
+      }
     }
   } else {
     std::string record;

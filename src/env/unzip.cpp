@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "util/error.hpp"
+#include "util/fs.hpp"
 
 namespace envbisect {
 
@@ -202,7 +203,7 @@ std::vector<std::string> extract_zip(const std::string& zip_path, const std::str
   const unsigned char* d = file.data();
   const std::size_t n = file.size();
 
-  ::mkdir(dest_dir.c_str(), 0755);
+  make_dirs(dest_dir);
   std::set<std::string> made_dirs;
   // Create every missing parent of `rel` (relative to dest_dir), remembering what exists.
   auto make_parents = [&](const std::string& rel) {
