@@ -135,9 +135,13 @@ Evaluator::Evaluator(const RunSetup& setup, Runner& runner, Journal& journal, co
 Evaluator::~Evaluator() = default;
 
 Candidate Evaluator::candidate(const std::vector<std::size_t>& applied) const {
+  return candidate_for(apply_deltas(m_setup.good, m_setup.bad, m_setup.deltas, applied), applied);
+}
+
+Candidate Evaluator::candidate_for(EnvState state, const std::vector<std::size_t>& applied) const {
   Candidate out;
   out.applied = applied;
-  out.state = apply_deltas(m_setup.good, m_setup.bad, m_setup.deltas, applied);
+  out.state = std::move(state);
   out.state.name.clear();
   out.state.description.clear();
   json identity = state_to_json(out.state);

@@ -50,6 +50,9 @@ public:
   // Return the candidate for `applied` (sorted delta indices).
   Candidate candidate(const std::vector<std::size_t>& applied) const;
 
+  // Return the candidate for any `state` (an axis point, a probe), labelled with the deltas it applies.
+  Candidate candidate_for(EnvState state, const std::vector<std::size_t>& applied) const;
+
   // Make sure the candidate has at least `count` attempts; return all of its attempts so far. A
   // candidate whose environment cannot be built gets one skip attempt carrying the reason.
   const std::vector<RunResult>& measure(const Candidate& candidate, int count);

@@ -15,6 +15,8 @@
 #include "core/delta.hpp"
 #include "exec/runner.hpp"
 #include "report/delta_table.hpp"
+#include "app/axes.hpp"
+#include "search/bisect.hpp"
 #include "search/isolate.hpp"
 #include "stats/verdict.hpp"
 #include "store/journal.hpp"
@@ -56,7 +58,7 @@ ExitCode compare_replay(const std::vector<json>& previous, const std::vector<jso
     }
   }
   std::size_t same = 0;
-  while (same < recorded.size() && same < decisions.size() && recorded[same]["applied"] == decisions[same]["applied"] &&
+  while (same < recorded.size() && same < decisions.size() && recorded[same]["label"] == decisions[same]["label"] &&
          recorded[same]["verdict"] == decisions[same]["verdict"]) {
     ++same;
   }
@@ -120,6 +122,37 @@ json preflight_to_json(const stats::Preflight& p) {
           {"failure_p", p.failure_p}, {"checksum_mismatch", p.checksum_mismatch}, {"message", p.message}};
 }
 
+// Print what a run would do and its worst-case number of evaluations, running nothing.
+void print_plan(const std::vector<Delta>& deltas, const std::vector<Axis>& axes, const stats::VerdictPolicy& policy) {
+  std::cout << "plan (nothing is run):\n";
+  std::cout << "  1. anchors: good and bad, " << policy.anchor_runs << " runs each, interleaved (up to "
+            << policy.max_anchor_runs << " while the preflight needs more)\n";
+  std::cout << "  2. isolate the minimal cause among " << deltas.size() << " differences:\n";
+  for (std::size_t i = 0; i < deltas.size(); ++i) {
+    std::string kind = "toggle";
+    for (const Axis& axis : axes) {
+      if (axis.delta == i) {
+        kind = "ordered axis, " + std::to_string(axis.points.size() - 2) + " inner " + axis.kind + ": " +
+               join(axis.points, " < ");
+      }
+    }
+    std::cout << "     " << describe(deltas[i]) << "  [" << kind << "]\n";
+  }
+  for (std::size_t k = 1; k <= std::min<std::size_t>(3, deltas.size()); ++k) {
+    int refine = 0;
+    for (const Axis& axis : axes) {
+      refine += bisection_worst_case(axis.points.size());
+    }
+    std::cout << "     worst case with " << k << (k == 1 ? " culprit: " : " interacting culprits: ")
+              << isolation_worst_case(deltas.size(), k) << " candidates to isolate, up to " << refine
+              << " to refine inside axes\n";
+  }
+  std::cout << "  3. refine culprits inside their ordered axes; 4. probe thread counts 1..max(4, n) with the cause "
+               "applied; 5. verify both ways\n";
+  std::cout << "  each candidate: " << policy.min_runs << " runs, more while undecided, at most " << policy.max_runs
+            << "\n";
+}
+
 ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mode) {
   // Validate every input first; nothing is written before this passes.
   EnvState good;
@@ -137,7 +170,12 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   policy.max_runs = std::max(policy.min_runs, options.max_runs);
   policy.anchor_runs = std::max(policy.min_runs, options.anchor_runs);
   policy.max_anchor_runs = std::max(policy.anchor_runs, policy.max_runs);
+  std::vector<Axis> axes = plan_axes(deltas, options.wheel_dirs);
   // At this point every input is valid.
+  if (options.dry_run) {
+    print_plan(deltas, axes, policy);
+    return ExitCode::ok;
+  }
 
   // Record the run so `resume` can continue it.
   make_dirs(options.out_dir);
@@ -153,6 +191,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
                   {"bad_sha256", sha256_hex(read_file(options.bad_path))},
                   {"recipe_sha256", sha256_hex(read_file(options.recipe_path))}};
   run_doc["max_runs"] = options.max_runs;
+  run_doc["no_probe"] = options.no_probe;
   run_doc["anchor_runs"] = options.anchor_runs;
   if (previous.empty()) {
     write_file_atomic(run_dir + "/run.json", run_doc.dump(2) + "\n");
@@ -211,8 +250,8 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   // decision. Every few decisions the anchors run once more, to catch drift on a shared machine.
   int decisions = 0;
   std::vector<json> verdict_log;
-  Oracle oracle = [&](const DeltaSet& applied) {
-    Candidate candidate = evaluator.candidate(applied);
+  // Decide one candidate: run it until the statistics decide, journal the decision with its inputs.
+  auto decide = [&](const Candidate& candidate, const std::string& stage, const std::string& label) {
     evaluator.measure(candidate, policy.min_runs);
     stats::Assessment assessment;
     while (true) {
@@ -224,23 +263,87 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
       evaluator.measure(candidate, static_cast<int>(evaluator.attempts(candidate).size()) + 1);
     }
     ++decisions;
-    json decision = {{"type", "decision"}, {"n", decisions}, {"applied", applied}, {"candidate", candidate.hash},
+    std::vector<double> metrics = samples_of(evaluator.attempts(candidate)).metrics();
+    json decision = {{"type", "decision"}, {"n", decisions}, {"stage", stage}, {"label", label},
+                     {"applied", candidate.applied}, {"candidate", candidate.hash},
                      {"verdict", to_string(assessment.verdict)}, {"runs", evaluator.attempts(candidate).size()},
-                     {"reason", assessment.reason}, {"p_vs_good", assessment.p_vs_good},
-                     {"p_vs_bad", assessment.p_vs_bad}, {"position", assessment.position},
-                     {"different_failure", assessment.different_failure},
+                     {"median", stats::median(metrics)}, {"reason", assessment.reason},
+                     {"p_vs_good", assessment.p_vs_good}, {"p_vs_bad", assessment.p_vs_bad},
+                     {"position", assessment.position}, {"different_failure", assessment.different_failure},
                      {"checksum_mismatch", assessment.checksum_mismatch}};
     journal.append(decision);
     verdict_log.push_back(decision);
-    std::cout << "  " << to_string(assessment.verdict) << "  " << describe_set(deltas, applied) << "  ("
-              << evaluator.attempts(candidate).size() << " runs: " << assessment.reason << ")\n"
-              << std::flush;
+    std::cout << "  " << to_string(assessment.verdict) << "  " << label << "  (" << evaluator.attempts(candidate).size()
+              << " runs";
+    if (options.explain) {
+      std::cout << ": " << assessment.reason;
+    }
+    std::cout << ")\n" << std::flush;
     if (decisions % k_anchor_refresh == 0 && anchor_runs < policy.max_anchor_runs) {
       measure_anchors(anchor_runs + 1);
     }
     return assessment.verdict;
   };
+  Oracle oracle = [&](const DeltaSet& applied) {
+    return decide(evaluator.candidate(applied), "isolate", describe_set(deltas, applied));
+  };
   Isolation isolation = isolate(deltas.size(), oracle);
+  if (options.explain) {
+    std::cout << "why each candidate was chosen:\n";
+    for (const SearchStep& step : isolation.steps) {
+      std::cout << "  " << (step.assumed ? "(anchor) " : "") << step.why << " -> " << to_string(step.verdict) << "\n";
+    }
+  }
+  // At this point the minimal cause is known (or the search said why not).
+
+  // Refine each culprit inside its ordered axis, the other culprits held at their bad values.
+  json refinements = json::array();
+  EnvState cause_state = apply_deltas(good, bad, deltas, isolation.cause);
+  for (const Axis& axis : axes) {
+    if (!isolation.found || std::find(isolation.cause.begin(), isolation.cause.end(), axis.delta) == isolation.cause.end()) {
+      continue;
+    }
+    const Delta& delta = deltas[axis.delta];
+    std::cout << "refine " << to_string(delta.dimension) << "/" << delta.name << " over " << axis.points.size() - 2
+              << " inner " << axis.kind << ":\n";
+    Bisection bisection = first_bad(axis.points.size(), [&](std::size_t index) {
+      EnvState state = with_axis_point(cause_state, deltas, axis, index);
+      return decide(evaluator.candidate_for(state, isolation.cause), "refine",
+                    std::string(to_string(delta.dimension)) + "/" + delta.name + " = " + axis.points[index]);
+    });
+    json entry = {{"delta", delta_to_json(delta)}, {"kind", axis.kind}, {"points", axis.points},
+                  {"found", bisection.found}, {"last_good", axis.points[bisection.last_good]},
+                  {"first_bad", axis.points[bisection.first_bad]}, {"evaluations", bisection.evaluations},
+                  {"note", bisection.note}};
+    journal.append({{"type", "refine"}, {"refine", entry}});
+    refinements.push_back(entry);
+    std::cout << "  first bad " << axis.kind << ": " << axis.points[bisection.first_bad] << " (last good "
+              << axis.points[bisection.last_good] << ")" << (bisection.note.empty() ? "" : "; " + bisection.note) << "\n";
+  }
+
+  // Probe the modifiers with the cause applied: at which thread counts does it bite?
+  json probes = json::array();
+  if (isolation.found && !options.no_probe) {
+    for (const auto& [knob, count] : cause_state.threads) {
+      std::int64_t top = std::max<std::int64_t>(4, count);
+      std::cout << "probe threads/" << knob << " 1.." << top << " with the cause applied:\n";
+      for (std::int64_t value = 1; value <= top; ++value) {
+        EnvState state = cause_state;
+        state.threads[knob] = value;
+        std::string label = "threads/" + knob + " = " + std::to_string(value);
+        Verdict verdict = decide(evaluator.candidate_for(state, isolation.cause), "probe", label);
+        std::vector<std::string> cache_states;
+        for (const auto& [name, cache] : state.caches) {
+          cache_states.push_back(name + ":" + cache.state);
+        }
+        json probe = {{"type", "probe"}, {"knob", "threads/" + knob}, {"value", value},
+                      {"cache", join(cache_states, ",")}, {"verdict", to_string(verdict)},
+                      {"median", verdict_log.back()["median"]}};
+        journal.append(probe);
+        probes.push_back(probe);
+      }
+    }
+  }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
   // Write the result, then the summary.
@@ -250,7 +353,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
                  {"verified", {{"forward", isolation.verified_forward}, {"reverse", isolation.verified_reverse}}},
                  {"note", isolation.note}, {"metric", recipe.metric},
                  {"anchors", preflight_to_json(preflight)}, {"anchor_runs", anchor_runs},
-                 {"steps", json::array()}};
+                 {"steps", json::array()}, {"refinements", refinements}, {"probes", probes}};
   for (std::size_t index : isolation.cause) {
     result["cause"].push_back(delta_to_json(deltas[index]));
   }
@@ -291,6 +394,20 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
               << "; bad - cause -> " << (isolation.verified_reverse ? "good" : "NOT good") << "\n";
     if (!isolation.note.empty()) {
       std::cout << "note: " << isolation.note << "\n";
+    }
+    for (const json& refinement : refinements) {
+      std::cout << "inside " << refinement["delta"]["dimension"].get<std::string>() << "/"
+                << refinement["delta"]["name"].get<std::string>() << ": first bad "
+                << refinement["first_bad"].get<std::string>() << ", last good " << refinement["last_good"].get<std::string>()
+                << "\n";
+    }
+    std::map<std::string, std::vector<std::string>> bites;
+    for (const json& probe : probes) {
+      bites[probe["knob"].get<std::string>()].push_back(std::to_string(probe["value"].get<std::int64_t>()) + ": " +
+                                                        probe["verdict"].get<std::string>());
+    }
+    for (const auto& [knob, values] : bites) {
+      std::cout << "when it bites (" << knob << "): " << join(values, ", ") << "\n";
     }
   }
   char elapsed[32];
@@ -336,6 +453,7 @@ RunOptions load_run(const std::string& run_dir, std::vector<json>& records) {
   options.wheel_dirs = doc.value("wheels", std::vector<std::string>{});
   options.repeats = doc.value("repeats", 0);
   options.max_runs = doc.value("max_runs", options.max_runs);
+  options.no_probe = doc.value("no_probe", false);
   options.anchor_runs = doc.value("anchor_runs", options.anchor_runs);
   options.out_dir = run_dir;
   // The inputs must be the ones the run started with, or the journal's attempts mean nothing.

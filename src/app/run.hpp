@@ -17,6 +17,9 @@ struct RunOptions {
   int repeats = 0;       // first runs per candidate; 0: the recipe's
   int max_runs = 10;     // runs per candidate at which a verdict must be reached
   int anchor_runs = 5;   // interleaved runs of each anchor before the preflight
+  bool explain = false;  // print why each candidate was chosen and each verdict's reasoning
+  bool dry_run = false;  // print the plan and the worst-case number of evaluations; run nothing
+  bool no_probe = false; // skip probing thread counts once the cause is found
 };
 
 // Find the minimal cause that turns good into bad, write RUNDIR/result.json and print a summary.

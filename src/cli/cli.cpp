@@ -52,6 +52,10 @@ int cli_main(int argc, char** argv) {
   run_cmd->add_option("--anchor-runs", run.anchor_runs, "Interleaved runs of each anchor before bisecting (default 5)")
       ->check(CLI::Range(1, 100));
 
+  run_cmd->add_flag("--explain", run.explain, "Print why each candidate was chosen and how each verdict was reached");
+  run_cmd->add_flag("--dry-run", run.dry_run, "Print the plan and the worst-case number of evaluations; run nothing");
+  run_cmd->add_flag("--no-probe", run.no_probe, "Do not probe thread counts once the cause is found");
+
   std::string resume_dir;
   CLI::App* resume_cmd = app.add_subcommand("resume", "Continue a run that was stopped, reusing finished attempts");
   resume_cmd->add_option("rundir", resume_dir, "Run directory")->required();

@@ -1,0 +1,139 @@
+#include "app/axes.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "core/version.hpp"
+#include "core/wheel_name.hpp"
+
+namespace envbisect {
+
+namespace {
+
+std::vector<std::string> wheel_files(const std::vector<std::string>& wheel_dirs) {
+  std::vector<std::string> files;
+  for (const std::string& dir : wheel_dirs) {
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+      files.push_back(entry.path().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// Of the builds of one public version, prefer the bad end's local label, then the good end's.
+const Version* pick_variant(const std::vector<const Version*>& builds, const Version& good, const Version& bad) {
+  for (const Version* preferred : {&bad, &good}) {
+    for (const Version* build : builds) {
+      if (build->local() == preferred->local()) {
+        return build;
+      }
+    }
+  }
+  for (const Version* build : builds) {
+    if (!build->has_local()) {
+      return build;
+    }
+  }
+  return builds.front();
+}
+
+std::vector<std::string> version_points(const std::string& name, const std::string& good_text,
+                                        const std::string& bad_text, const std::vector<std::string>& files) {
+  std::optional<Version> good = Version::parse(good_text);
+  std::optional<Version> bad = Version::parse(bad_text);
+  if (!good || !bad || good->public_version() == bad->public_version()) {
+    return {};  // a local-label change is a variant: a toggle, not an order
+  }
+  bool upgrade = *good < *bad;
+  const Version& low = upgrade ? *good : *bad;
+  const Version& high = upgrade ? *bad : *good;
+  WheelVersions available = list_wheel_versions(name, files);
+  // Group the builds strictly between the ends by public version, in PEP 440 order.
+  std::vector<std::pair<std::string, std::vector<const Version*>>> inner;
+  for (const Version& version : available.versions) {
+    if (version.public_version() == low.public_version() || version.public_version() == high.public_version() ||
+        version < low || high < version) {
+      continue;
+    }
+    if (inner.empty() || inner.back().first != version.public_version()) {
+      inner.push_back({version.public_version(), {}});
+    }
+    inner.back().second.push_back(&version);
+  }
+  if (inner.empty()) {
+    return {};
+  }
+  std::vector<std::string> points = {good_text};
+  std::vector<std::string> middle;
+  for (const auto& [public_version, builds] : inner) {
+    middle.push_back(pick_variant(builds, *good, *bad)->to_string());
+  }
+  if (!upgrade) {
+    std::reverse(middle.begin(), middle.end());
+  }
+  points.insert(points.end(), middle.begin(), middle.end());
+  points.push_back(bad_text);
+  return points;
+}
+
+}  // namespace
+
+std::vector<Axis> plan_axes(const std::vector<Delta>& deltas, const std::vector<std::string>& wheel_dirs) {
+  std::vector<Axis> axes;
+  std::vector<std::string> files = wheel_files(wheel_dirs);
+  for (std::size_t i = 0; i < deltas.size(); ++i) {
+    const Delta& delta = deltas[i];
+    if (!delta.good || !delta.bad) {
+      continue;  // added or removed: a toggle
+    }
+    if (delta.dimension == Dimension::packages) {
+      std::vector<std::string> points = version_points(delta.name, *delta.good, *delta.bad, files);
+      if (!points.empty()) {
+        axes.push_back({i, "versions", points});
+      }
+    } else if (delta.dimension == Dimension::threads) {
+      long long good = std::stoll(*delta.good);
+      long long bad = std::stoll(*delta.bad);
+      if (std::llabs(bad - good) >= 2) {
+        Axis axis{i, "numbers", {}};
+        for (long long value = good; value != bad + (bad > good ? 1 : -1); value += bad > good ? 1 : -1) {
+          axis.points.push_back(std::to_string(value));
+        }
+        axes.push_back(axis);
+      }
+    }
+  }
+  return axes;
+}
+
+EnvState with_axis_point(const EnvState& state, const std::vector<Delta>& deltas, const Axis& axis, std::size_t index) {
+  EnvState out = state;
+  const Delta& delta = deltas.at(axis.delta);
+  const std::string& value = axis.points.at(index);
+  if (delta.dimension == Dimension::packages) {
+    out.packages[delta.name] = PackagePin{value, std::nullopt, std::nullopt};
+  } else if (delta.dimension == Dimension::threads) {
+    out.threads[delta.name] = std::stoll(value);
+  } else if (delta.dimension == Dimension::repos) {
+    out.repos[delta.name].commit = value;
+  }
+  return out;
+}
+
+int isolation_worst_case(std::size_t delta_count, std::size_t culprits) {
+  if (delta_count == 0 || culprits == 0) {
+    return 0;
+  }
+  double ratio = static_cast<double>(delta_count) / static_cast<double>(culprits);
+  int depth = ratio <= 1.0 ? 0 : static_cast<int>(std::ceil(std::log2(ratio)));
+  return static_cast<int>(2 * culprits * depth + 2 * culprits + 1);
+}
+
+int bisection_worst_case(std::size_t points) {
+  return points <= 2 ? 0 : static_cast<int>(std::ceil(std::log2(static_cast<double>(points - 1))));
+}
+
+}  // namespace envbisect

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/delta.hpp"
+#include "core/state.hpp"
+#include "search/bisect.hpp"
+
+namespace envbisect {
+
+// An ordered axis inside one delta: the values from its good end to its bad end, both included.
+struct Axis {
+  std::size_t delta = 0;            // index of the delta the axis refines
+  std::string kind;                 // "versions", "commits" or "numbers"
+  std::vector<std::string> points;  // points.front() is the good value, points.back() the bad one
+};
+
+// Return the ordered axes of the deltas: package versions between the good and bad versions found in
+// the wheel folders (PEP 440 order; a change of local label only, +cu128 -> +cu130, is a variant, not
+// an axis), and thread counts between the two values. Deltas without inner points get no axis.
+std::vector<Axis> plan_axes(const std::vector<Delta>& deltas, const std::vector<std::string>& wheel_dirs);
+
+// Return `state` with the axis's delta set to the axis point `index`.
+EnvState with_axis_point(const EnvState& state, const std::vector<Delta>& deltas, const Axis& axis,
+                         std::size_t index);
+
+// Return the worst-case number of evaluations of isolating K culprits among D deltas (QuickXplain's
+// bound 2K*ceil(log2(D/K)) + 2K, plus the reverse verification).
+int isolation_worst_case(std::size_t delta_count, std::size_t culprits);
+
+// Return the worst-case number of questions of bisecting an axis of `points` points (ends known).
+int bisection_worst_case(std::size_t points);
+
+}  // namespace envbisect
