@@ -118,10 +118,10 @@ report::ReportModel load_report_model(const std::string& run_dir_arg) {
     run_doc = json::parse(read_file(run_dir + "/run.json"), nullptr, false);
     if (run_doc.is_discarded()) {
       run_doc = json::object();
-      notes.push_back("run.json is not valid JSON; the inputs are not shown");
+      notes.push_back("run.json is not valid JSON; the inputs are those of the journal's first start record");
     }
   } else {
-    notes.push_back("run.json is missing; the inputs are not shown");
+    notes.push_back("run.json is missing; the inputs are those of the journal's first start record");
   }
 
   // Every fact of the report comes from the journal; the loader only adds hashes and log tails.

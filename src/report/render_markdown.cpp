@@ -1,0 +1,313 @@
+#include <algorithm>
+#include <map>
+
+#include "report/render.hpp"
+#include "report/report_text.hpp"
+#include "util/strings.hpp"
+
+namespace envbisect::report {
+
+namespace {
+
+std::string base_name(const std::string& path) {
+  std::string trimmed = path;
+  while (trimmed.size() > 1 && trimmed.back() == '/') {
+    trimmed.pop_back();
+  }
+  std::size_t slash = trimmed.rfind('/');
+  return slash == std::string::npos ? trimmed : trimmed.substr(slash + 1);
+}
+
+// A fenced block whose fence is longer than any backtick run inside.
+std::string fenced(const std::string& body, const std::string& info = "") {
+  std::size_t longest = 0;
+  std::size_t run = 0;
+  for (char c : body) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  std::string fence(std::max<std::size_t>(3, longest + 1), '`');
+  return fence + info + "\n" + body + (body.empty() || body.back() == '\n' ? "" : "\n") + fence + "\n";
+}
+
+std::string anchor_id(const std::string& hash) { return "candidate-" + short_id(hash); }
+
+std::string link_to(const std::string& hash, const std::string& label) {
+  return "[" + label + "](#" + anchor_id(hash) + ")";
+}
+
+std::string decision_sentence(const Decision& decision) {
+  std::string out = "decision #" + std::to_string(decision.n) + " " + md_code(decision.label) + ": **" +
+                    decision.verdict + "** after " + std::to_string(decision.runs) + " runs";
+  if (decision.median) {
+    out += ", median " + format_number(*decision.median);
+  }
+  if (decision.p_vs_good && decision.p_vs_bad) {
+    out += " (rank test p vs good " + format_p(*decision.p_vs_good) + ", p vs bad " + format_p(*decision.p_vs_bad) + ")";
+  }
+  return out + "; " + link_to(decision.candidate, "evidence");
+}
+
+std::string verdict_section(const ReportModel& model) {
+  VerdictSummary summary = summarize(model);
+  std::string out = "## Verdict\n\n**" + headline(summary) + "**\n\n";
+  if (!summary.cause.empty()) {
+    out += "| difference | good | bad |\n|---|---|---|\n";
+    for (std::size_t index : summary.cause) {
+      const Change& change = model.deltas[index];
+      out += "| " + md_code(change.dimension + "/" + change.name) + " | " + md_code(change.good.value_or("(absent)")) +
+             " | " + md_code(change.bad.value_or("(absent)")) + " |\n";
+    }
+    out += "\n";
+  }
+  if (summary.have_result && summary.found) {
+    out += "- good + cause -> bad: " + std::string(summary.forward ? "**verified**" : "**not verified**") +
+           (summary.forward_decision ? "; " + decision_sentence(*summary.forward_decision) : "") + "\n";
+    out += "- bad - cause -> good: " + std::string(summary.reverse ? "**verified**" : "**not verified**") +
+           (summary.reverse_decision ? "; " + decision_sentence(*summary.reverse_decision) : "") + "\n";
+  }
+  for (const std::string& modifier : summary.modifiers) {
+    out += "- when it bites: " + modifier + "\n";
+  }
+  if (model.preflight) {
+    out += "- confidence, anchors (" + std::to_string(model.preflight->anchor_runs) +
+           " interleaved runs each before the search): " + model.preflight->message + "\n";
+  }
+  if (summary.have_result) {
+    out += "- effort: " + std::to_string(summary.evaluations) + " candidates evaluated, " +
+           std::to_string(summary.attempts_run) + " benchmark runs (" + std::to_string(summary.attempts_reused) +
+           " reused from an earlier session), " + format_duration(summary.seconds) + " of search\n";
+  }
+  if (!summary.note.empty()) {
+    out += "- note: " + summary.note + "\n";
+  }
+  out += "- journal: " + std::to_string(model.sessions) + " session(s), " + std::to_string(model.attempts.size()) +
+         " attempts, from " + format_utc(model.t_first) + " to " + format_utc(model.t_last) + "\n";
+  for (const std::string& note : model.notes) {
+    out += "- loader: " + note + "\n";
+  }
+  return out + "\n";
+}
+
+std::string differences_section(const ReportModel& model) {
+  std::vector<std::size_t> cause = cause_indices(model);
+  std::string out = "## Differences between good and bad (" + std::to_string(model.deltas.size()) + ")\n\n";
+  out += "| # | difference | good | bad | in the cause |\n|---|---|---|---|---|\n";
+  for (std::size_t i = 0; i < model.deltas.size(); ++i) {
+    const Change& change = model.deltas[i];
+    bool culprit = std::find(cause.begin(), cause.end(), i) != cause.end();
+    out += "| " + std::to_string(i) + " | " + md_code(change.dimension + "/" + change.name) + " | " +
+           md_code(change.good.value_or("(absent)")) + " | " + md_code(change.bad.value_or("(absent)")) + " | " +
+           (culprit ? "**yes**" : "") + " |\n";
+  }
+  return out + "\n";
+}
+
+std::string timeline_section(const ReportModel& model) {
+  std::string out = "## Search timeline\n\nEach row is one decided candidate, in the order the search asked. "
+                    "`why` is the search's reason for asking; `verdict reason` is the statistics' reason for the verdict.\n\n";
+  out += "| # | stage | candidate | environment | runs | median | verdict | why | verdict reason |\n";
+  out += "|---|---|---|---|---|---|---|---|---|\n";
+  for (const Decision& decision : model.decisions) {
+    const CandidateView* view = find_candidate(model, decision.candidate);
+    out += "| " + std::to_string(decision.n) + " | " + md_cell(decision.stage) + " | " +
+           link_to(decision.candidate, md_cell(decision.label)) + " | " +
+           md_code(view ? short_id(view->env_hash) : "") + " | " + std::to_string(decision.runs) + " | " +
+           (decision.median ? format_number(*decision.median) : "-") + " | **" + decision.verdict + "** | " +
+           md_cell(decision.why) + " | " + md_cell(decision.reason) + " |\n";
+  }
+  return out + "\n";
+}
+
+std::string attempts_table(const ReportModel& model, const CandidateView& view) {
+  std::string out = "| run | session | status | exit | signal | metric | checksum | wall | stdout |\n";
+  out += "|---|---|---|---|---|---|---|---|---|\n";
+  for (int index : view.attempts) {
+    const Attempt& attempt = model.attempts[index];
+    out += "| " + std::to_string(attempt.index) + " | " + std::to_string(attempt.session) + " | " +
+           md_cell(attempt_status(attempt)) + " | " + std::to_string(attempt.exit_code) + " | " +
+           std::to_string(attempt.signal) + " | " + (attempt.metric ? format_number(*attempt.metric) : "-") + " | " +
+           md_code(attempt.checksum.value_or("-")) + " | " + format_duration(attempt.wall_s) + " | " +
+           md_code(display_path(model, attempt.stdout_path)) + " |\n";
+  }
+  return out;
+}
+
+std::string excerpt_block(const ReportModel& model, const Attempt& attempt) {
+  std::string out;
+  auto it = model.excerpts.find(excerpt_key(attempt));
+  std::string title = "run " + std::to_string(attempt.index) + " (" + attempt_status(attempt) + ")";
+  if (it == model.excerpts.end() || (!it->second.stdout_found && !it->second.stderr_found)) {
+    return "Log excerpt of " + title + ": the log files are no longer in the run directory.\n\n";
+  }
+  if (it->second.stdout_found) {
+    out += "stdout of " + title + ", last lines:\n\n" + fenced(tail_lines(it->second.stdout_tail, 4, 1200)) + "\n";
+  }
+  if (it->second.stderr_found && !trim(it->second.stderr_tail).empty()) {
+    out += "stderr of " + title + ", last lines:\n\n" + fenced(tail_lines(it->second.stderr_tail, 6, 1600)) + "\n";
+  }
+  return out;
+}
+
+std::string candidates_section(const ReportModel& model) {
+  std::string out = "## Evidence per candidate\n\n";
+  for (const CandidateView& view : model.candidates) {
+    out += "<a id=\"" + anchor_id(view.hash) + "\"></a>\n### " + md_cell(view.label) + " (" +
+           md_code(short_id(view.hash)) + ")\n\n";
+    std::vector<std::string> applied;
+    for (const std::string& change : candidate_changes(model, view)) {
+      applied.push_back(md_code(change));
+    }
+    out += "- state: good" + (applied.empty() ? std::string(" as it is") : " with " + join(applied, ", ")) + "\n";
+    out += "- candidate hash " + md_code(view.hash) + "; environment hash " + md_code(view.env_hash) + "\n";
+    for (const Build& build : model.builds) {
+      if (build.env_hash == view.env_hash) {
+        out += "- environment built by " + md_code(build.builder) + " in " + format_duration(build.seconds) + ": " +
+               (build.ok ? "ok" : "**failed**: " + md_cell(build.reason)) + "\n";
+      }
+    }
+    for (int index : view.decisions) {
+      const Decision& decision = model.decisions[index];
+      out += "- decision #" + std::to_string(decision.n) + " (" + decision.stage + "): **" + decision.verdict + "**; " +
+             md_cell(decision.reason) + (decision.checksum_mismatch ? "; **checksum differs from the anchors**" : "") +
+             (decision.different_failure ? "; **fails differently from the anchors**" : "") + "\n";
+    }
+    if (!view.attempts.empty()) {
+      std::string command = attempt_command(model, model.attempts[view.attempts.front()]);
+      if (!command.empty()) {
+        out += "- command (" + std::string(model.attempts[view.attempts.front()].argv.empty()
+                                               ? "recipe template, placeholders the journal fixes filled in"
+                                               : "exact argv") +
+               "):\n\n" + fenced(command, "sh") + "\n";
+      }
+      out += "\n" + attempts_table(model, view) + "\n";
+      for (int index : excerpt_attempts(model, view)) {
+        out += excerpt_block(model, model.attempts[index]);
+      }
+    }
+  }
+  return out;
+}
+
+std::string probes_section(const ReportModel& model) {
+  std::string out;
+  if (!model.probes.empty()) {
+    out += "## When it bites: probes with the cause applied\n\n| knob | value | cache | verdict | median |\n"
+           "|---|---|---|---|---|\n";
+    for (const Probe& probe : model.probes) {
+      out += "| " + md_code(probe.knob) + " | " + std::to_string(probe.value) + " | " + md_cell(probe.cache) + " | **" +
+             probe.verdict + "** | " + (probe.median ? format_number(*probe.median) : "-") + " |\n";
+    }
+    out += "\n";
+  }
+  if (!model.refinements.empty()) {
+    out += "## Inside the culprits: refinement along ordered axes\n\n| difference | kind | last good | first bad | "
+           "evaluations | note |\n|---|---|---|---|---|---|\n";
+    for (const Refinement& refinement : model.refinements) {
+      out += "| " + md_code(refinement.delta.dimension + "/" + refinement.delta.name) + " | " + md_cell(refinement.kind) +
+             " | " + md_code(refinement.last_good) + " | " + md_code(refinement.first_bad) + " | " +
+             std::to_string(refinement.evaluations) + " | " + md_cell(refinement.note) + " |\n";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string builds_section(const ReportModel& model) {
+  if (model.builds.empty()) {
+    return "";
+  }
+  std::string out = "## Environment builds\n\n| environment | builder | result | time | interpreter | installed |\n"
+                    "|---|---|---|---|---|---|\n";
+  for (const Build& build : model.builds) {
+    std::vector<std::string> installed;
+    for (const auto& [name, version] : build.installed) {
+      installed.push_back(name + " " + version);
+    }
+    out += "| " + md_code(short_id(build.env_hash)) + " | " + md_cell(build.builder) + " | " +
+           (build.ok ? "ok" : "failed: " + md_cell(build.reason)) + " | " + format_duration(build.seconds) + " | " +
+           md_code(build.python) + " | " + md_cell(join(installed, ", ")) + " |\n";
+  }
+  return out + "\n";
+}
+
+std::string inputs_section(const ReportModel& model) {
+  std::string out = "## Inputs and their hashes\n\n| input | path | sha256 when the run started | now |\n|---|---|---|---|\n";
+  for (const InputFile& input : model.inputs) {
+    out += "| " + input.role + " | " + md_code(input.path) + " | " + md_code(input.sha256) + " | " +
+           md_cell(input.now.empty() ? "not checked" : input.now) + " |\n";
+  }
+  for (const std::string& dir : model.wheel_dirs) {
+    out += "| wheels | " + md_code(dir) + " | | |\n";
+  }
+  if (model.recipe.available) {
+    out += "\nRecipe: metric " + md_code(model.recipe.metric) + " (" + model.recipe.direction + " is better), seed " +
+           std::to_string(model.recipe.seed) + ", timeout " + format_duration(model.recipe.timeout_s) + ".\n";
+  } else if (!model.recipe.note.empty()) {
+    out += "\nRecipe: " + model.recipe.note + "\n";
+  }
+  return out + "\n";
+}
+
+std::string reproduce_section(const ReportModel& model) {
+  std::string body;
+  for (const Command& command : reproduction_commands(model)) {
+    body += "# " + command.purpose + "\n" + command.line + "\n";
+  }
+  return "## Reproduce\n\n" + fenced(body, "sh") + "\n";
+}
+
+std::string harness_section(const ReportModel& model) {
+  std::map<std::string, int> counts;
+  for (const OtherRecord& other : model.others) {
+    ++counts[other.type];
+  }
+  std::string out = "## Harness\n\n- envbisect version per session: " + md_cell(join(model.versions, ", ")) + "\n";
+  out += "- rendered from " + md_code("journal.jsonl") + " with sha256 " + md_code(model.journal_sha256) + "\n";
+  out += "- run directory: " + md_code(model.run_dir) + "\n";
+  if (!model.others.empty()) {
+    out += "\n### Other journal records\n\n| type | record |\n|---|---|\n";
+    for (const OtherRecord& other : model.others) {
+      std::string dump = other.record.dump();
+      out += "| " + md_code(other.type) + " | " + md_code(dump.size() > 300 ? dump.substr(0, 300) + "..." : dump) + " |\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<int> excerpt_attempts(const ReportModel& model, const CandidateView& view) {
+  std::vector<int> out;
+  if (view.attempts.empty()) {
+    return out;
+  }
+  out.push_back(view.attempts.front());
+  for (int index : view.attempts) {
+    if (model.attempts[index].status != "ok") {
+      if (index != out.front()) {
+        out.push_back(index);
+      }
+      break;
+    }
+  }
+  return out;
+}
+
+std::string render_markdown(const ReportModel& model) {
+  std::string out = "# envbisect report: " + md_cell(base_name(model.run_dir)) + "\n\n";
+  out += "Every statement below is what the run's journal recorded, with the evidence next to it. "
+         "The HTML version of this report has the plots.\n\n";
+  out += verdict_section(model);
+  out += differences_section(model);
+  out += timeline_section(model);
+  out += probes_section(model);
+  out += candidates_section(model);
+  out += builds_section(model);
+  out += inputs_section(model);
+  out += reproduce_section(model);
+  out += harness_section(model);
+  return out;
+}
+
+}  // namespace envbisect::report

@@ -1,0 +1,89 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "report/report_model.hpp"
+
+namespace envbisect::report {
+
+// Return a metric value with 4 significant digits at most, without exponent below 1e9 ("20940", "0.0179").
+std::string format_number(double value);
+
+// Return a p-value or ratio with 3 significant digits ("0.00794").
+std::string format_p(double value);
+
+// Return a duration for people: "0.18 s", "42 s", "2 min 02 s".
+std::string format_duration(double seconds);
+
+// Return a journal time (seconds since the epoch) as "YYYY-MM-DD HH:MM:SS UTC"; "-" for 0.
+std::string format_utc(double t);
+
+// Return the first 12 digits of a hash (the report's display form).
+std::string short_id(const std::string& hash);
+
+// Return `text` escaped for HTML text and attribute values.
+std::string html_escape(const std::string& text);
+
+// Return `text` safe inside a Markdown table cell (pipes escaped, newlines as spaces).
+std::string md_cell(const std::string& text);
+
+// Return `text` as Markdown inline code, with a fence long enough for its backticks.
+std::string md_code(const std::string& text);
+
+// Return the last `max_lines` lines of `text`, at most `max_bytes` bytes, with a leading "..." line
+// when something was cut.
+std::string tail_lines(const std::string& text, std::size_t max_lines, std::size_t max_bytes);
+
+// What the journal says about the outcome, gathered for the top of a report.
+struct VerdictSummary {
+  bool have_result = false;
+  bool found = false;
+  std::vector<std::size_t> cause;        // indices into the model's deltas
+  bool forward = false;                   // good + cause -> bad
+  bool reverse = false;                   // bad - cause -> good
+  const Decision* forward_decision = nullptr;
+  const Decision* reverse_decision = nullptr;
+  std::string note;
+  int evaluations = 0;
+  int attempts_run = 0;
+  int attempts_reused = 0;
+  double seconds = 0;
+  std::string metric;
+  std::vector<std::string> modifiers;     // sentences from probes and refinements
+};
+
+// Return the summary of the model's result (have_result false when the run did not finish).
+VerdictSummary summarize(const ReportModel& model);
+
+// Return the headline sentence of the verdict ("cause found: 2 differences, together").
+std::string headline(const VerdictSummary& summary);
+
+// Return "good" -> "bad" for a change as text ("2.11.0+cu128 -> 2.11.0+cu130", "(absent) -> 0.5.0").
+std::string change_values(const Change& change);
+
+// A command a reader can paste, with what it does.
+struct Command {
+  std::string purpose;
+  std::string line;
+};
+
+// Return the reproduction commands of the run: run again, resume, replay, report, the benchmark template.
+std::vector<Command> reproduction_commands(const ReportModel& model);
+
+// Return the command line of an attempt: its argv when journaled, else the recipe's command template
+// with the placeholders the journal determines filled in ({python}, {recipe_dir}, {run_dir}, {seed},
+// {attempt}); "" when the recipe is not available.
+std::string attempt_command(const ReportModel& model, const Attempt& attempt);
+
+// Return the attempt's log path shown in reports: relative to the run directory when inside it.
+std::string display_path(const ReportModel& model, const std::string& path);
+
+// Return what the candidate changes on top of the good state: "dimension/name = value" per applied
+// difference, then the decision's label when a refine or probe stage set something more.
+std::vector<std::string> candidate_changes(const ReportModel& model, const CandidateView& view);
+
+// Return a one-line status of an attempt: "ok", "failed: exit 1 (RuntimeError)", "killed by signal 9".
+std::string attempt_status(const Attempt& attempt);
+
+}  // namespace envbisect::report

@@ -1,0 +1,195 @@
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "report/render.hpp"
+#include "report/report_model.hpp"
+#include "report/report_text.hpp"
+
+using nlohmann::json;
+using namespace envbisect::report;
+
+namespace {
+
+// A small two-session run: two deltas, the anchors, three decisions, a probe, and a record type the
+// renderer does not know. The first session's decision must not show (a resumed run recomputes them).
+const char* k_journal = R"JSONL(
+{"type":"start","version":"0.1.0","resumed":false,"run":{},"deltas":[{"dimension":"env","name":"FLAG_A","good":"old","bad":"new"},{"dimension":"packages","name":"torch","good":null,"bad":"2.11.0+cu130"}]}
+{"type":"build","env_hash":"e1e1e1e1e1e1e1e1e1e1","ok":true,"reason":"","builder":"pip","python":"/runs/x/envs/e1/bin/python","installed":{"torch":"2.11.0+cu130"},"logs":[],"seconds":1.5,"t":1000.0}
+{"type":"attempt","candidate":"aaaaaaaaaaaaaaaa0000","applied":[],"env_hash":"e0e0e0e0e0e0e0e0e0e0","recipe_hash":"r","attempt":0,"status":"ok","exit_code":0,"signal":0,"metric":100.0,"checksum":"c0ffee","error_class":"","wall_s":0.5,"stdout":"/runs/x/attempts/aaaaaaaaaaaaaaaa/0/stdout.txt","stderr":"/runs/x/attempts/aaaaaaaaaaaaaaaa/0/stderr.txt","t":1001.0}
+{"type":"attempt","candidate":"bbbbbbbbbbbbbbbb0000","applied":[0,1],"env_hash":"e1e1e1e1e1e1e1e1e1e1","recipe_hash":"r","attempt":0,"status":"ok","exit_code":0,"signal":0,"metric":20.0,"checksum":"c0ffee","error_class":"","wall_s":0.5,"stdout":"/runs/x/attempts/bbbbbbbbbbbbbbbb/0/stdout.txt","stderr":"","t":1002.0}
+{"type":"decision","n":1,"stage":"isolate","label":"stale","applied":[0],"candidate":"dddddddddddddddd0000","verdict":"bad","runs":3,"reason":"stale session"}
+{"type":"start","version":"0.2.0","resumed":true,"run":{},"deltas":[{"dimension":"env","name":"FLAG_A","good":"old","bad":"new"},{"dimension":"packages","name":"torch","good":null,"bad":"2.11.0+cu130"}]}
+{"type":"attempt","candidate":"aaaaaaaaaaaaaaaa0000","applied":[],"env_hash":"e0e0e0e0e0e0e0e0e0e0","recipe_hash":"r","attempt":1,"status":"ok","exit_code":0,"signal":0,"metric":104.0,"checksum":"c0ffee","error_class":"","wall_s":0.5,"stdout":"","stderr":"","t":1003.0}
+{"type":"attempt","candidate":"bbbbbbbbbbbbbbbb0000","applied":[0,1],"env_hash":"e1e1e1e1e1e1e1e1e1e1","recipe_hash":"r","attempt":1,"status":"failed","exit_code":1,"signal":0,"metric":null,"checksum":null,"error_class":"RuntimeError <FX>","wall_s":0.5,"stdout":"","stderr":"","t":1004.0}
+{"type":"preflight","anchor_runs":2,"preflight":{"distinguishable":true,"good_median":102.0,"bad_median":20.0,"good_cv":0.02,"bad_cv":0.0,"effect":5.1,"metric_p":0.0079,"failure_p":1.0,"message":"bad is 5.1x worse"}}
+{"type":"attempt","candidate":"cccccccccccccccc0000","applied":[1],"env_hash":"e1e1e1e1e1e1e1e1e1e1","recipe_hash":"r","attempt":0,"status":"ok","exit_code":0,"signal":0,"metric":21.0,"checksum":"c0ffee","error_class":"","wall_s":0.5,"stdout":"","stderr":"","t":1005.0}
+{"type":"decision","n":1,"stage":"isolate","label":"{packages/torch}","applied":[1],"candidate":"cccccccccccccccc0000","verdict":"bad","runs":1,"median":21.0,"reason":"bad: like the bad anchor","p_vs_good":0.01,"p_vs_bad":0.9,"position":1.0,"different_failure":false,"checksum_mismatch":false}
+{"type":"attempt","candidate":"eeeeeeeeeeeeeeee0000","applied":[0],"env_hash":"e0e0e0e0e0e0e0e0e0e0","recipe_hash":"r","attempt":0,"status":"ok","exit_code":0,"signal":0,"metric":99.0,"checksum":"c0ffee","error_class":"","wall_s":0.5,"stdout":"","stderr":"","t":1006.0}
+{"type":"decision","n":2,"stage":"isolate","label":"{env/FLAG_A}","applied":[0],"candidate":"eeeeeeeeeeeeeeee0000","verdict":"good","runs":1,"median":99.0,"reason":"good: like the good anchor","p_vs_good":0.8,"p_vs_bad":0.01,"position":0.0,"different_failure":false,"checksum_mismatch":false}
+{"type":"attempt","candidate":"ffffffffffffffff0000","applied":[1],"env_hash":"e1e1e1e1e1e1e1e1e1e1","recipe_hash":"r","attempt":0,"status":"ok","exit_code":0,"signal":0,"metric":98.0,"checksum":"c0ffee","error_class":"","wall_s":0.5,"stdout":"","stderr":"","t":1007.0}
+{"type":"decision","n":3,"stage":"probe","label":"threads/drafter_threads = 1","applied":[1],"candidate":"ffffffffffffffff0000","verdict":"good","runs":1,"median":98.0,"reason":"good"}
+{"type":"probe","knob":"threads/drafter_threads","value":1,"cache":"inductor:cold","verdict":"good","median":98.0}
+{"type":"probe","knob":"threads/drafter_threads","value":3,"cache":"inductor:cold","verdict":"bad","median":21.0}
+{"type":"telemetry","gpu":"H200","note":"a record type this renderer has never seen"}
+{"type":"result","result":{"found":true,"cause":[{"dimension":"packages","name":"torch","good":null,"bad":"2.11.0+cu130"}],"verified":{"forward":true,"reverse":true},"evaluations":2,"attempts_run":5,"attempts_reused":2,"seconds":7.0,"note":"","metric":"tok_per_s","steps":[{"applied":[],"verdict":"good","why":"good anchor, measured by the caller"},{"applied":[1],"verdict":"bad","why":"split {0,1}: test {1} on top of {}"},{"applied":[0],"verdict":"good","why":"verify reverse: bad minus {1} = {0} on top of good"}]}}
+)JSONL";
+
+std::vector<json> records() {
+  std::vector<json> out;
+  std::istringstream lines(k_journal);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (!line.empty()) {
+      out.push_back(json::parse(line));
+    }
+  }
+  return out;
+}
+
+ReportModel fixed_model() {
+  json run = {{"good", "/in/good state.json"}, {"good_sha256", std::string(64, '1')}, {"bad", "/in/bad.json"},
+              {"bad_sha256", std::string(64, '2')}, {"recipe", "/in/recipe.json"}, {"recipe_sha256", std::string(64, '3')},
+              {"wheels", {"/in/wheels"}}, {"repeats", 0}, {"max_runs", 10}, {"anchor_runs", 5}};
+  ReportModel model = model_from_journal(records(), run, "/runs/x");
+  model.journal_sha256 = std::string(64, 'a');
+  model.recipe.available = true;
+  model.recipe.command = {"{python}", "{recipe_dir}/bench.py", "--seed", "{seed}", "--threads", "{threads.n}"};
+  model.recipe.metric = "tok_per_s";
+  model.recipe.direction = "higher";
+  model.recipe.seed = 7;
+  model.excerpts["aaaaaaaaaaaaaaaa/0"] = {"line 1\nline 2\n{\"tok_per_s\": 100.0}\n", "warning: <careful>\n", true, true};
+  return model;
+}
+
+std::size_t count(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("the model keeps every session's attempts and the last session's decisions", "[report]") {
+  ReportModel model = fixed_model();
+  CHECK(model.sessions == 2);
+  CHECK(model.versions == std::vector<std::string>{"0.1.0", "0.2.0"});
+  CHECK(model.attempts.size() == 7);
+  REQUIRE(model.decisions.size() == 3);
+  CHECK(model.decisions[0].label == "{packages/torch}");
+  CHECK(model.decisions[0].why == "split {0,1}: test {1} on top of {}");
+  CHECK(model.decisions[1].why == "verify reverse: bad minus {1} = {0} on top of good");
+  CHECK(model.decisions[2].why.empty());  // probes are not search steps
+  CHECK(model.decisions[0].runs_before == 5);
+  CHECK(model.probes.size() == 2);
+  REQUIRE(model.others.size() == 1);
+  CHECK(model.others[0].type == "telemetry");
+  REQUIRE(model.candidates.size() == 5);
+  CHECK(model.candidates[0].role == "good-anchor");
+  CHECK(model.candidates[0].attempts.size() == 2);
+  CHECK(model.candidates[1].role == "bad-anchor");
+  CHECK(model.candidates[2].label == "{packages/torch}");
+  CHECK(model.t_first == 1000.0);
+  CHECK(model.t_last == 1007.0);
+  CHECK(cause_indices(model) == std::vector<std::size_t>{1});
+}
+
+TEST_CASE("the verdict cites the decisions that verified it both ways", "[report]") {
+  ReportModel model = fixed_model();
+  VerdictSummary summary = summarize(model);
+  CHECK(headline(summary) == "cause found: 1 difference, verified both ways");
+  REQUIRE(summary.forward_decision != nullptr);
+  CHECK(summary.forward_decision->n == 1);
+  REQUIRE(summary.reverse_decision != nullptr);
+  CHECK(summary.reverse_decision->n == 2);
+  REQUIRE(summary.modifiers.size() == 1);
+  CHECK(summary.modifiers[0] == "with the cause applied, threads/drafter_threads (inductor:cold) 1: good, 3: bad");
+}
+
+TEST_CASE("Markdown report: verdict, evidence, reproduction, byte-identical twice", "[report]") {
+  ReportModel model = fixed_model();
+  std::string md = render_markdown(model);
+  CHECK(md == render_markdown(fixed_model()));
+  CHECK(md.find("**cause found: 1 difference, verified both ways**") != std::string::npos);
+  CHECK(md.find("| `packages/torch` | `(absent)` | `2.11.0+cu130` |") != std::string::npos);
+  CHECK(md.find("decision #1 `{packages/torch}`: **bad** after 1 runs, median 21") != std::string::npos);
+  CHECK(md.find("(#candidate-cccccccccccc)") != std::string::npos);
+  CHECK(md.find("<a id=\"candidate-cccccccccccc\"></a>") != std::string::npos);
+  // The recorded command template with what the journal fixes filled in, shell-quoted.
+  CHECK(md.find("/runs/x/envs/e1/bin/python /in/bench.py --seed 7 --threads '{threads.n}'") != std::string::npos);
+  CHECK(md.find("envbisect run '/in/good state.json' /in/bad.json --recipe /in/recipe.json --wheels /in/wheels "
+                "--max-runs 10 --anchor-runs 5 --out /runs/x-again") != std::string::npos);
+  CHECK(md.find("envbisect replay /runs/x") != std::string::npos);
+  CHECK(md.find("stale session") == std::string::npos);
+  CHECK(md.find("failed: exit 1 (RuntimeError <FX>)") != std::string::npos);
+  CHECK(md.find("{\"tok_per_s\": 100.0}") != std::string::npos);
+  CHECK(md.find("| `telemetry` |") != std::string::npos);
+  CHECK(md.find("0.1.0, 0.2.0") != std::string::npos);
+}
+
+TEST_CASE("HTML report: self-contained, themed, printable, four plots, escaped", "[report]") {
+  ReportModel model = fixed_model();
+  std::string html = render_html(model);
+  CHECK(html == render_html(fixed_model()));
+  CHECK(count(html, "<svg ") == 4);
+  CHECK(html.find("id=\"plot-probes\"") != std::string::npos);
+  CHECK(html.find("prefers-color-scheme:dark") != std::string::npos);
+  CHECK(html.find("@media print") != std::string::npos);
+  CHECK(html.find("<script") == std::string::npos);
+  CHECK(html.find("src=") == std::string::npos);
+  CHECK(html.find("url(") == std::string::npos);
+  CHECK(count(html, "http") == count(html, "http://www.w3.org/2000/svg"));
+  CHECK(html.find("RuntimeError &lt;FX&gt;") != std::string::npos);
+  CHECK(html.find("warning: &lt;careful&gt;") != std::string::npos);
+  CHECK(html.find("<FX>") == std::string::npos);
+  // Without probes, there is no heat grid.
+  model.probes.clear();
+  CHECK(count(render_html(model), "<svg ") == 3);
+}
+
+TEST_CASE("JSON report: the same facts, parseable, byte-identical twice", "[report]") {
+  std::string text = render_json(fixed_model());
+  CHECK(text == render_json(fixed_model()));
+  json doc = json::parse(text);
+  CHECK(doc["format"] == 1);
+  CHECK(doc["verdict"]["found"] == true);
+  CHECK(doc["verdict"]["cause"][0]["name"] == "torch");
+  CHECK(doc["verdict"]["forward_decision"] == 1);
+  CHECK(doc["verdict"]["reverse_decision"] == 2);
+  CHECK(doc["timeline"].size() == 3);
+  CHECK(doc["candidates"].size() == 5);
+  CHECK(doc["candidates"][0]["attempts"][0]["stdout"] == "attempts/aaaaaaaaaaaaaaaa/0/stdout.txt");
+  CHECK(doc["probes"].size() == 2);
+  CHECK(doc["other_records"][0]["type"] == "telemetry");
+}
+
+TEST_CASE("an unfinished run renders without a result", "[report]") {
+  std::vector<json> partial = records();
+  partial.resize(9);  // up to the second session's preflight
+  ReportModel model = model_from_journal(partial, json::object(), "/runs/y");
+  CHECK(!model.result);
+  std::string md = render_markdown(model);
+  CHECK(md.find("no result: the run did not finish") != std::string::npos);
+  CHECK(render_html(model).find("<svg ") != std::string::npos);
+  CHECK(json::parse(render_json(model))["verdict"]["finished"] == false);
+}
+
+TEST_CASE("text helpers: numbers, code spans, tails", "[report]") {
+  CHECK(format_number(20937.8) == "20938");
+  CHECK(format_number(204.565) == "204.6");
+  CHECK(format_number(0.0179) == "0.0179");
+  CHECK(format_number(0) == "0");
+  CHECK(format_p(0.007936507936507936) == "0.00794");
+  CHECK(format_duration(158.4) == "2 min 38 s");
+  CHECK(format_utc(1795992097.5) == "2026-11-29 22:41:37 UTC");
+  CHECK(md_code("a`b") == "``a`b``");
+  CHECK(md_code("x|y") == "`x\\|y`");
+  CHECK(tail_lines("1\n2\n3\n4\n", 2, 100) == "...\n3\n4");
+  CHECK(tail_lines("1\n2\n", 5, 100) == "1\n2");
+  CHECK(tail_lines("abcdef", 5, 3) == "...\ndef");
+  CHECK(html_escape("<a href=\"x\">&'") == "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+}
