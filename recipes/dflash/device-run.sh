@@ -27,7 +27,7 @@ echo "== phase $PHASE, deadline ${DEADLINE}s"
   echo "== ldconfig libcuda"; ldconfig -p | grep -E 'libcuda\.so|libnvidia-ml' || true
   echo "== torch"; "$PY" -c 'import torch, triton, sys; print("python", sys.version); print("torch", torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version(), "triton", triton.__version__); print("devices", [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]); print("capability", torch.cuda.get_device_capability(0))'
   echo "== gcc"; gcc --version | head -1 || true
-  echo "== collect_env"; timeout 90 "$PY" -m torch.utils.collect_env
+  if [[ "$PHASE" != bisect ]]; then echo "== collect_env"; timeout 90 "$PY" -m torch.utils.collect_env; fi
   echo "== bundle"; cat "$ROOT/build-bundle/envbisect/BUNDLE.txt"; ldd "$B"; "$B" --help | head -5; "$B" diff "$R/good.json" "$R/bad.json"
 } > "$OUT/stack.txt" 2>&1
 echo "stack done at ${SECONDS}s: $(grep -E '^torch ' "$OUT/stack.txt")"
@@ -81,7 +81,7 @@ if [[ "$PHASE" == all || "$PHASE" == bisect ]]; then
   budget=$(( $(left) - 15 ))
   echo "== envbisect run (budget ${budget}s)"
   t0=$SECONDS
-  timeout -s INT -k 10 "$budget" "$B" run "$R/good.json" "$R/bad.json" --recipe "$RECIPE" --out "$W/run" > "$W/run.stdout" 2> "$W/run.stderr"
+  timeout -s INT -k 10 "$budget" "$B" run "$R/good.json" "$R/bad.json" --recipe "$RECIPE" --out "$W/run" ${RUN_ARGS:-} > "$W/run.stdout" 2> "$W/run.stderr"
   rc=$?
   echo "envbisect run rc=$rc in $((SECONDS - t0))s"
   cat "$W/run.stdout"; tail -20 "$W/run.stderr"

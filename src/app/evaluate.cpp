@@ -232,7 +232,8 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
   request.log_dir = m_setup.run_dir + "/logs/build-" + short_hash(candidate.env_hash);
   spdlog::info("building environment {} ({} packages)", short_hash(candidate.env_hash), request.packages.size());
   double start = now_seconds();
-  built->venv = build_venv(m_runner, request);
+  // Hard links into the content-addressed store: each wheel is unpacked once across all runs.
+  built->venv = materialize_venv(m_runner, request, m_setup.store);
   json record = {{"type", "build"}, {"env_hash", candidate.env_hash}, {"ok", built->venv.ok},
                  {"reason", built->venv.reason}, {"builder", built->venv.builder},
                  {"python", built->venv.python_path}, {"installed", built->venv.installed},

@@ -9,6 +9,7 @@
 #include "core/outcome.hpp"
 #include "core/recipe.hpp"
 #include "core/state.hpp"
+#include "env/materialize.hpp"
 #include "env/venv_builder.hpp"
 
 namespace envbisect {
@@ -29,6 +30,7 @@ struct RunSetup {
   std::vector<std::string> wheel_dirs;
   std::string run_dir;
   MissingAttempt missing = MissingAttempt::run;  // refuse: a replay, which must not run anything
+  StoreOptions store;                            // where unpacked wheels are shared between runs
 };
 
 // One candidate: the good state with some deltas applied, and what identifies it.

@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "app/evaluate.hpp"
+#include "app/report.hpp"
 #include "app/inputs.hpp"
 #include "core/delta.hpp"
 #include "exec/runner.hpp"
@@ -186,7 +187,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   }
   json run_doc = {{"good", absolute_path(options.good_path, ".")}, {"bad", absolute_path(options.bad_path, ".")},
                   {"recipe", absolute_path(options.recipe_path, ".")}, {"wheels", wheel_dirs},
-                  {"repeats", options.repeats},
+                  {"repeats", options.repeats}, {"uv_caches", options.uv_caches}, {"store", options.store_dir},
                   {"good_sha256", sha256_hex(read_file(options.good_path))},
                   {"bad_sha256", sha256_hex(read_file(options.bad_path))},
                   {"recipe_sha256", sha256_hex(read_file(options.recipe_path))}};
@@ -210,7 +211,8 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   journal.append(start);
 
   RunSetup setup{good, bad, deltas, recipe, sha256_hex(read_file(options.recipe_path)), wheel_dirs, run_dir,
-                 mode == Mode::replay ? MissingAttempt::refuse : MissingAttempt::run};
+                 mode == Mode::replay ? MissingAttempt::refuse : MissingAttempt::run,
+                 StoreOptions{options.store_dir, options.uv_caches}};
   std::cout << "envbisect: " << deltas.size() << " differences between " << options.good_path << " (good) and "
             << options.bad_path << " (bad):\n"
             << render_delta_table(deltas);
@@ -243,6 +245,9 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   journal.append({{"type", "preflight"}, {"anchor_runs", anchor_runs}, {"preflight", preflight_to_json(preflight)}});
   std::cout << "anchors (" << anchor_runs << " runs each, interleaved): " << preflight.message << "\n";
   if (!preflight.distinguishable) {
+    if (mode == Mode::run) {
+      write_reports(run_dir);
+    }
     throw Error(preflight.message, ExitCode::indistinct);
   }
 
@@ -381,6 +386,8 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   }
   write_file_atomic(run_dir + "/result.json", result.dump(2) + "\n");
   journal.append({{"type", "result"}, {"result", result}});
+  // The postmortem is rendered from the journal alone, so `envbisect report` gives the same bytes.
+  write_reports(run_dir);
 
   if (!isolation.found) {
     std::cout << "no minimal cause isolated: " << isolation.note << "\n";
@@ -414,7 +421,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   std::snprintf(elapsed, sizeof elapsed, "%.0f s", seconds);
   std::cout << "evaluations: " << isolation.evaluations << " candidates, " << evaluator.attempts_run()
             << " benchmark runs (" << evaluator.attempts_reused() << " reused), " << elapsed << "\n"
-            << "result: " << run_dir << "/result.json\n";
+            << "result: " << run_dir << "/result.json, report: " << run_dir << "/report.html\n";
   return isolation.found && isolation.verified_forward && isolation.verified_reverse ? ExitCode::ok
                                                                                     : ExitCode::inconclusive;
 }
@@ -451,6 +458,8 @@ RunOptions load_run(const std::string& run_dir, std::vector<json>& records) {
   options.bad_path = doc.value("bad", "");
   options.recipe_path = doc.value("recipe", "");
   options.wheel_dirs = doc.value("wheels", std::vector<std::string>{});
+  options.uv_caches = doc.value("uv_caches", std::vector<std::string>{});
+  options.store_dir = doc.value("store", "");
   options.repeats = doc.value("repeats", 0);
   options.max_runs = doc.value("max_runs", options.max_runs);
   options.no_probe = doc.value("no_probe", false);

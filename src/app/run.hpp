@@ -13,6 +13,8 @@ struct RunOptions {
   std::string bad_path;
   std::string recipe_path;
   std::vector<std::string> wheel_dirs;
+  std::vector<std::string> uv_caches;  // uv cache roots searched after the wheel folders
+  std::string store_dir;               // content-addressed store; "" means the default
   std::string out_dir;   // run directory; default runs/<time>
   int repeats = 0;       // first runs per candidate; 0: the recipe's
   int max_runs = 10;     // runs per candidate at which a verdict must be reached

@@ -6,9 +6,16 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "app/capture.hpp"
 #include "app/diff.hpp"
+#include "app/locate.hpp"
+#include "app/report.hpp"
+#include "app/store.hpp"
+#include "app/timeline.hpp"
 #include "app/run.hpp"
 #include "app/versions.hpp"
+#include "env/store.hpp"
+#include "env/uv_cache.hpp"
 #include "exec/runner.hpp"
 #include "util/error.hpp"
 
@@ -45,6 +52,8 @@ int cli_main(int argc, char** argv) {
   run_cmd->add_option("bad", run.bad_path, "Known-bad state (JSON)")->required();
   run_cmd->add_option("--recipe", run.recipe_path, "Benchmark recipe (JSON)")->required();
   run_cmd->add_option("--wheels", run.wheel_dirs, "Local wheel directory (repeatable)");
+  run_cmd->add_option("--uv-cache", run.uv_caches, "uv cache root to restore exact builds from (repeatable; default $UV_CACHE_DIR or ~/.cache/uv)");
+  run_cmd->add_option("--store", run.store_dir, "Content-addressed store of unpacked wheels (default ~/.cache/envbisect/store)");
   run_cmd->add_option("--out", run.out_dir, "Run directory (default runs/<time>)");
   run_cmd->add_option("--repeats", run.repeats, "First runs per candidate (default: the recipe's)")->check(CLI::Range(1, 100));
   run_cmd->add_option("--max-runs", run.max_runs, "Runs per candidate at which a verdict must be reached (default 10)")
@@ -59,6 +68,46 @@ int cli_main(int argc, char** argv) {
   std::string resume_dir;
   CLI::App* resume_cmd = app.add_subcommand("resume", "Continue a run that was stopped, reusing finished attempts");
   resume_cmd->add_option("rundir", resume_dir, "Run directory")->required();
+
+  LocateOptions locate;
+  CLI::App* locate_cmd = app.add_subcommand("locate", "Say where an exact build (local label included) can be restored from offline");
+  locate_cmd->add_option("requirement", locate.requirement, "NAME==VERSION, e.g. torch==2.11.0+cu128")->required();
+  locate_cmd->add_option("--wheels", locate.wheel_dirs, "Wheel directory (repeatable)");
+  locate_cmd->add_option("--uv-cache", locate.uv_caches, "uv cache root (repeatable; default $UV_CACHE_DIR or ~/.cache/uv)");
+
+  StoreGcOptions gc;
+  CLI::App* store_cmd = app.add_subcommand("store", "Manage the content-addressed store of unpacked wheels");
+  CLI::App* gc_cmd = store_cmd->add_subcommand("gc", "Remove store entries no recent run used");
+  store_cmd->require_subcommand(1);
+  gc_cmd->add_option("--store", gc.store_dir, "Store directory (default ~/.cache/envbisect/store)");
+  gc_cmd->add_option("--older-than", gc.older_than_days, "Days without use before an entry goes (default 30)");
+
+  ReportOptions report;
+  CLI::App* report_cmd = app.add_subcommand("report", "Write the postmortem of a run: Markdown, self-contained HTML, JSON");
+  report_cmd->add_option("rundir", report.run_dir, "Run directory")->required();
+  report_cmd->add_option("--format", report.format, "md, html, json or all (default all)");
+  report_cmd->add_option("--out", report.out_dir, "Folder for the report files (default the run directory)");
+
+  CaptureOptions capture;
+  CLI::App* capture_cmd = app.add_subcommand("capture", "Write the state of a live environment (packages, caches, repos, variables)");
+  capture_cmd->add_option("--python", capture.python, "Interpreter to read (default python3)");
+  capture_cmd->add_option("--venv", capture.venv, "Virtual environment to read (its bin/python)");
+  capture_cmd->add_option("--repo", capture.repos, "Git repository NAME=PATH (repeatable)");
+  capture_cmd->add_option("--via", capture.via, "Command prefix the probes run through, e.g. 'ssh root@host pct exec 200 --'");
+  capture_cmd->add_option("-o,--output", capture.out_path, "State file to write (facts go to NAME.facts.json)")->required();
+
+  TimelineOptions timeline;
+  CLI::App* timeline_cmd = app.add_subcommand("timeline", "What happened when: installs, caches, checkpoints; restorable builds");
+  timeline_cmd->add_option("--python", timeline.python, "Interpreter to read (default python3)");
+  timeline_cmd->add_option("--venv", timeline.venv, "Virtual environment to read");
+  timeline_cmd->add_option("--via", timeline.via, "Command prefix the probe runs through");
+  timeline_cmd->add_option("--repo", timeline.repos, "Git repository NAME=PATH of the reconstructed state (repeatable)");
+  timeline_cmd->add_option("--checkpoints", timeline.checkpoints_dir, "Folder whose entries are checkpoint saves");
+  timeline_cmd->add_option("--uv-cache", timeline.uv_cache_dir, "uv cache root (default $UV_CACHE_DIR or ~/.cache/uv)");
+  timeline_cmd->add_option("--wheels", timeline.wheel_dirs, "Wheel directory (repeatable)");
+  timeline_cmd->add_option("--as-of", timeline.as_of, "Reconstruct the state as of @EPOCH, a date-time or a checkpoint name");
+  timeline_cmd->add_option("-o,--output", timeline.out_path, "Where the reconstructed state goes (needs --as-of)");
+  timeline_cmd->add_flag("--json", timeline.json, "Print the timeline as JSON");
 
   std::string replay_dir;
   CLI::App* replay_cmd = app.add_subcommand("replay", "Recompute every decision of a run from its journal, running nothing");
@@ -80,12 +129,28 @@ int cli_main(int argc, char** argv) {
 
   try {
     ExitCode code = ExitCode::ok;
+    if (run_cmd->parsed() && run.uv_caches.empty()) {
+      run.uv_caches.push_back(default_uv_cache_dir());
+    }
     if (diff_cmd->parsed()) {
       code = run_diff(diff, std::cout);
     } else if (run_cmd->parsed()) {
       code = run_run(run);
     } else if (resume_cmd->parsed()) {
       code = run_resume(resume_dir);
+    } else if (locate_cmd->parsed()) {
+      if (locate.uv_caches.empty()) {
+        locate.uv_caches.push_back(default_uv_cache_dir());
+      }
+      code = run_locate(locate, std::cout, std::cerr);
+    } else if (gc_cmd->parsed()) {
+      code = run_store_gc(gc, std::cout);
+    } else if (report_cmd->parsed()) {
+      code = run_report(report);
+    } else if (capture_cmd->parsed()) {
+      code = run_capture(capture, std::cout);
+    } else if (timeline_cmd->parsed()) {
+      code = run_timeline(timeline, std::cout);
     } else if (replay_cmd->parsed()) {
       code = run_replay(replay_dir);
     } else if (versions_cmd->parsed()) {

@@ -68,6 +68,8 @@ struct Anchors {
   double good_rate = 0.0, bad_rate = 0.0;  // cautious failure rates, see wilson_bound()
   double good_median = 0.0;          // median good metric on the comparison scale
   std::set<std::string> good_signatures, bad_signatures;
+  std::size_t good_failures = 0;     // raw counts, for the failure-signature rule
+  std::size_t bad_failures = 0, bad_runs = 0;
 };
 
 // Return the anchors prepared for comparison; `use_log` picks the scale.
@@ -81,6 +83,9 @@ Anchors prepare(const SampleSet& good, const SampleSet& bad, const VerdictPolicy
   a.metric_reliable = a.gap != 0.0 && mann_whitney(a.good, a.bad).p_two_sided <= policy.preflight_alpha;
   a.failure_reliable = fisher_exact(good.failure_count(), good.size(), bad.failure_count(),
                                     bad.size()) <= policy.preflight_alpha;
+  a.good_failures = good.failure_count();
+  a.bad_failures = bad.failure_count();
+  a.bad_runs = bad.size();
   a.good_rate = wilson_bound(good.failure_count(), good.size(), +1.0);
   a.bad_rate = std::max(a.good_rate, wilson_bound(bad.failure_count(), bad.size(), -1.0));
   for (const std::string& s : good.failure_signatures()) {
@@ -279,6 +284,32 @@ Assessment assess(const SampleSet& candidate, const SampleSet& good, const Sampl
     return out;
   }
   combine(metric, failure, counts, ratio, anchors, policy, out);
+  // The regression's own failure signature, never seen from the good anchor, is evidence by itself: a
+  // candidate showing it is not good. Significantly rarer than in bad makes it a partial cause; at
+  // the cap, not significantly rarer makes it bad (rather than unstable, which would stall a search).
+  if (!out.decided && counts.bad_only > 0 && anchors.good_failures == 0) {
+    const double p = fisher_exact(counts.bad_only, counts.counted_runs, anchors.bad_failures, anchors.bad_runs);
+    const std::string words = "failed like bad in " + of(counts.bad_only, counts.counted_runs) +
+                              " runs, never seen from good; bad failed " + of(anchors.bad_failures, anchors.bad_runs) +
+                              " (Fisher p=" + num(p) + ")";
+    // Whatever the rank tests could say, a candidate whose median sits nearer bad's than good's does not
+    // measure unlike bad (bad anchors that mostly crash leave too few metrics for the tests).
+    const std::vector<double> scaled = on_scale(metrics, use_log);
+    bool nearer_bad = false;
+    if (!scaled.empty() && !anchors.bad.empty() && !anchors.good.empty() && median(anchors.bad) != median(anchors.good)) {
+      nearer_bad = (median(scaled) - median(anchors.good)) / (median(anchors.bad) - median(anchors.good)) > 0.5;
+    }
+    // Where bad gives no metric to compare with, the candidate must at least measure like good.
+    const bool silent_but_moved = metric == Leaning::silent && scaled.size() >= 2 && out.p_vs_good <= policy.alpha;
+    const bool measures_unlike_bad = !nearer_bad && !silent_but_moved &&
+                                     (metric == Leaning::silent || metric == Leaning::good || metric == Leaning::between);
+    if (p <= policy.alpha && measures_unlike_bad &&
+        anchors.bad_failures * counts.counted_runs > counts.bad_only * anchors.bad_runs) {
+      decide(out, Verdict::intermediate, words + ": a partial cause");
+    } else if (runs >= static_cast<std::size_t>(policy.max_runs)) {
+      decide(out, Verdict::bad, words);
+    }
+  }
   // At the cap, "still unknown" is itself the answer.
   if (!out.decided && runs >= static_cast<std::size_t>(policy.max_runs)) {
     decide(out, Verdict::unstable, "no verdict after " + std::to_string(runs) + " runs; " + out.reason.substr(9));
