@@ -6,6 +6,7 @@
 
 #include "core/version.hpp"
 #include "core/wheel_name.hpp"
+#include "env/git_history.hpp"
 
 namespace envbisect {
 
@@ -81,7 +82,8 @@ std::vector<std::string> version_points(const std::string& name, const std::stri
 
 }  // namespace
 
-std::vector<Axis> plan_axes(const std::vector<Delta>& deltas, const std::vector<std::string>& wheel_dirs) {
+std::vector<Axis> plan_axes(const std::vector<Delta>& deltas, const EnvState& good, const EnvState& bad,
+                            const std::vector<std::string>& wheel_dirs) {
   std::vector<Axis> axes;
   std::vector<std::string> files = wheel_files(wheel_dirs);
   for (std::size_t i = 0; i < deltas.size(); ++i) {
@@ -93,6 +95,17 @@ std::vector<Axis> plan_axes(const std::vector<Delta>& deltas, const std::vector<
       std::vector<std::string> points = version_points(delta.name, *delta.good, *delta.bad, files);
       if (!points.empty()) {
         axes.push_back({i, "versions", points});
+      }
+    } else if (delta.dimension == Dimension::repos && good.repos.at(delta.name).path == bad.repos.at(delta.name).path) {
+      // The first-parent line from good to bad; a good commit off that line leaves the repo a toggle.
+      CommitRange range = commits_between(good.repos.at(delta.name).path, *delta.good, *delta.bad, FirstParent::yes);
+      if (range.good_is_ancestor && range.commits.size() >= 2) {
+        Axis axis{i, "commits", {*delta.good}};
+        for (std::size_t c = 0; c + 1 < range.commits.size(); ++c) {
+          axis.points.push_back(range.commits[c].id);
+        }
+        axis.points.push_back(*delta.bad);
+        axes.push_back(axis);
       }
     } else if (delta.dimension == Dimension::threads) {
       long long good = std::stoll(*delta.good);

@@ -21,8 +21,10 @@ struct Axis {
 
 // Return the ordered axes of the deltas: package versions between the good and bad versions found in
 // the wheel folders (PEP 440 order; a change of local label only, +cu128 -> +cu130, is a variant, not
-// an axis), and thread counts between the two values. Deltas without inner points get no axis.
-std::vector<Axis> plan_axes(const std::vector<Delta>& deltas, const std::vector<std::string>& wheel_dirs);
+// an axis), commits between the good and bad commits of a repo (first-parent history, as `git bisect
+// --first-parent`), and thread counts between the two values. Deltas without inner points get no axis.
+std::vector<Axis> plan_axes(const std::vector<Delta>& deltas, const EnvState& good, const EnvState& bad,
+                            const std::vector<std::string>& wheel_dirs);
 
 // Return `state` with the axis's delta set to the axis point `index`.
 EnvState with_axis_point(const EnvState& state, const std::vector<Delta>& deltas, const Axis& axis,

@@ -133,8 +133,12 @@ void print_plan(const std::vector<Delta>& deltas, const std::vector<Axis>& axes,
     std::string kind = "toggle";
     for (const Axis& axis : axes) {
       if (axis.delta == i) {
+        std::vector<std::string> shown;
+        for (const std::string& point : axis.points) {
+          shown.push_back(axis.kind == "commits" ? point.substr(0, 12) : point);
+        }
         kind = "ordered axis, " + std::to_string(axis.points.size() - 2) + " inner " + axis.kind + ": " +
-               join(axis.points, " < ");
+               join(shown, " < ");
       }
     }
     std::cout << "     " << describe(deltas[i]) << "  [" << kind << "]\n";
@@ -171,7 +175,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   policy.max_runs = std::max(policy.min_runs, options.max_runs);
   policy.anchor_runs = std::max(policy.min_runs, options.anchor_runs);
   policy.max_anchor_runs = std::max(policy.anchor_runs, policy.max_runs);
-  std::vector<Axis> axes = plan_axes(deltas, options.wheel_dirs);
+  std::vector<Axis> axes = plan_axes(deltas, good, bad, options.wheel_dirs);
   // At this point every input is valid.
   if (options.dry_run) {
     print_plan(deltas, axes, policy);
