@@ -26,6 +26,6 @@ assert len(attempts) == result["attempts_run"] >= 6, (len(attempts), result["att
 for a in attempts:
     assert a["status"] in ("ok", "failed", "timeout", "skip") and a["stdout"].startswith(run), a
 builds = [r for r in records if r["type"] == "build"]
-assert all(b["ok"] and b["builder"] in ("uv", "pip") for b in builds), builds
+assert builds and all(b["ok"] and b["builder"] in ("store", "uv", "pip") for b in builds), builds
 assert records[-1]["type"] == "result"
 PY
