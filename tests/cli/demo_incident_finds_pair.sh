@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The incident end to end: `envbisect run` on fixtures/incidents/dflash-cu130 finds exactly the pair
+# {fauxtorch +cu128 -> +cu130, inductor cache warm -> cold}, verifies it both ways, reports that one
+# drafter thread does not race (the thread modifier), and writes the three report files.
+source "$(dirname "$0")/common.sh"
+F="$SRC/fixtures/incidents/dflash-cu130"
+"$F/make-fixture" >/dev/null
+
+"$ENVBISECT" run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --wheels "$F/.build/wheels" \
+  --store "$T/store" --out "$T/run" >"$T/out.txt"
+expect_contains "$T/out.txt" "cause (2 differences, together):"
+expect_contains "$T/out.txt" "packages/fauxtorch 2.11.0+cu128 -> 2.11.0+cu130"
+expect_contains "$T/out.txt" "caches/inductor warm -> cold"
+expect_contains "$T/out.txt" "verified: good + cause -> bad; bad - cause -> good"
+expect_contains "$T/out.txt" "when it bites (threads/drafter_threads): 1: good,"
+for f in result.json report.md report.html report.json; do [[ -s "$T/run/$f" ]]; done
+"$PY" - "$T/run/result.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert sorted((c["dimension"], c["name"]) for c in r["cause"]) == [("caches", "inductor"), ("packages", "fauxtorch")], r["cause"]
+assert r["verified"] == {"forward": True, "reverse": True}
+one = [p for p in r["probes"] if p["value"] == 1]
+assert one and one[0]["verdict"] == "good", r["probes"]
+PY
