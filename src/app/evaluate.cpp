@@ -232,8 +232,11 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
   request.log_dir = m_setup.run_dir + "/logs/build-" + short_hash(candidate.env_hash);
   spdlog::info("building environment {} ({} packages)", short_hash(candidate.env_hash), request.packages.size());
   double start = now_seconds();
-  // Hard links into the content-addressed store: each wheel is unpacked once across all runs.
-  built->venv = materialize_venv(m_runner, request, m_setup.store);
+  // Hard links into the content-addressed store: each wheel is unpacked once across all runs. The
+  // installer (uv or pip) is the fallback a user can choose, e.g. to reach a package index.
+  request.index_url = m_setup.index_url;
+  built->venv = m_setup.builder == Builder::store ? materialize_venv(m_runner, request, m_setup.store)
+                                                  : build_venv(m_runner, request);
   json record = {{"type", "build"}, {"env_hash", candidate.env_hash}, {"ok", built->venv.ok},
                  {"reason", built->venv.reason}, {"builder", built->venv.builder},
                  {"python", built->venv.python_path}, {"installed", built->venv.installed},

@@ -17,6 +17,10 @@ namespace envbisect {
 class Journal;
 class Runner;
 
+// How candidate venvs are made: hard links into the content-addressed store (fast, offline), or the
+// installer (uv when on PATH, else pip), which can also use a package index.
+enum class Builder { store, installer };
+
 // What to do when a candidate needs an attempt the journal does not hold.
 enum class MissingAttempt { run, refuse };
 
@@ -31,6 +35,8 @@ struct RunSetup {
   std::string run_dir;
   MissingAttempt missing = MissingAttempt::run;  // refuse: a replay, which must not run anything
   StoreOptions store;                            // where unpacked wheels are shared between runs
+  Builder builder = Builder::store;              // how candidate venvs are made
+  std::string index_url;                         // for Builder::installer only; "" = offline
 };
 
 // One candidate: the good state with some deltas applied, and what identifies it.

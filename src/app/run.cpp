@@ -164,6 +164,10 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   EnvState bad;
   Recipe recipe;
   load_inputs(options, good, bad, recipe);
+  if (!options.index_url.empty() && options.builder != "installer") {
+    throw Error("--index-url needs --builder installer (the store builds from local wheels and uv caches only)",
+                ExitCode::bad_input);
+  }
   std::vector<Delta> deltas = diff_states(good, bad);
   if (deltas.empty()) {
     throw Error(options.good_path + " and " + options.bad_path + " describe the same environment: nothing to bisect",
@@ -192,6 +196,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   json run_doc = {{"good", absolute_path(options.good_path, ".")}, {"bad", absolute_path(options.bad_path, ".")},
                   {"recipe", absolute_path(options.recipe_path, ".")}, {"wheels", wheel_dirs},
                   {"repeats", options.repeats}, {"uv_caches", options.uv_caches}, {"store", options.store_dir},
+                  {"builder", options.builder}, {"index_url", options.index_url},
                   {"good_sha256", sha256_hex(read_file(options.good_path))},
                   {"bad_sha256", sha256_hex(read_file(options.bad_path))},
                   {"recipe_sha256", sha256_hex(read_file(options.recipe_path))}};
@@ -216,7 +221,8 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
 
   RunSetup setup{good, bad, deltas, recipe, sha256_hex(read_file(options.recipe_path)), wheel_dirs, run_dir,
                  mode == Mode::replay ? MissingAttempt::refuse : MissingAttempt::run,
-                 StoreOptions{options.store_dir, options.uv_caches}};
+                 StoreOptions{options.store_dir, options.uv_caches},
+                 options.builder == "installer" ? Builder::installer : Builder::store, options.index_url};
   std::cout << "envbisect: " << deltas.size() << " differences between " << options.good_path << " (good) and "
             << options.bad_path << " (bad):\n"
             << render_delta_table(deltas);
@@ -464,6 +470,8 @@ RunOptions load_run(const std::string& run_dir, std::vector<json>& records) {
   options.wheel_dirs = doc.value("wheels", std::vector<std::string>{});
   options.uv_caches = doc.value("uv_caches", std::vector<std::string>{});
   options.store_dir = doc.value("store", "");
+  options.builder = doc.value("builder", "store");
+  options.index_url = doc.value("index_url", "");
   options.repeats = doc.value("repeats", 0);
   options.max_runs = doc.value("max_runs", options.max_runs);
   options.no_probe = doc.value("no_probe", false);

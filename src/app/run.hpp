@@ -15,6 +15,8 @@ struct RunOptions {
   std::vector<std::string> wheel_dirs;
   std::vector<std::string> uv_caches;  // uv cache roots searched after the wheel folders
   std::string store_dir;               // content-addressed store; "" means the default
+  std::string builder = "store";       // "store" (hard links) or "installer" (uv when on PATH, else pip)
+  std::string index_url;               // package index for the installer builder; "" = offline
   std::string out_dir;   // run directory; default runs/<time>
   int repeats = 0;       // first runs per candidate; 0: the recipe's
   int max_runs = 10;     // runs per candidate at which a verdict must be reached

@@ -54,6 +54,9 @@ int cli_main(int argc, char** argv) {
   run_cmd->add_option("--wheels", run.wheel_dirs, "Local wheel directory (repeatable)");
   run_cmd->add_option("--uv-cache", run.uv_caches, "uv cache root to restore exact builds from (repeatable; default $UV_CACHE_DIR or ~/.cache/uv)");
   run_cmd->add_option("--store", run.store_dir, "Content-addressed store of unpacked wheels (default ~/.cache/envbisect/store)");
+  run_cmd->add_option("--builder", run.builder, "How venvs are made: store (hard links, default) or installer (uv, else pip)")
+      ->check(CLI::IsMember({"store", "installer"}));
+  run_cmd->add_option("--index-url", run.index_url, "Package index for --builder installer (default: none, offline)");
   run_cmd->add_option("--out", run.out_dir, "Run directory (default runs/<time>)");
   run_cmd->add_option("--repeats", run.repeats, "First runs per candidate (default: the recipe's)")->check(CLI::Range(1, 100));
   run_cmd->add_option("--max-runs", run.max_runs, "Runs per candidate at which a verdict must be reached (default 10)")

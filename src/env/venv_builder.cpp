@@ -234,10 +234,17 @@ VenvResult build_venv(Runner& runner, const VenvRequest& request) {
   }
 
   // Install exactly the pinned set from local wheels only; the resolver still checks Requires-Dist.
+  // An index is used only when the user gives one; the default never touches a network.
+  std::vector<std::string> source = request.index_url.empty() ? std::vector<std::string>{"--no-index"}
+                                                              : std::vector<std::string>{"--index-url", request.index_url};
   std::vector<std::string> install = uv.empty()
       ? std::vector<std::string>{interpreter, "-m", "pip", "--isolated", "--no-input", "--disable-pip-version-check",
-                                 "--python", result.python_path, "install", "--no-index"}
-      : std::vector<std::string>{uv, "pip", "install", "--offline", "--no-index", "--python", result.python_path};
+                                 "--python", result.python_path, "install"}
+      : std::vector<std::string>{uv, "pip", "install", "--python", result.python_path};
+  if (!uv.empty() && request.index_url.empty()) {
+    install.push_back("--offline");
+  }
+  install.insert(install.end(), source.begin(), source.end());
   for (const std::string& dir : request.wheel_dirs) {
     install.push_back("--find-links");
     install.push_back(dir);

@@ -13,7 +13,8 @@ struct VenvRequest {
   std::string python;                            // interpreter used to make the venv ("python3" if empty)
   std::string python_version;                    // required prefix of its version ("3.11"); empty: any
   std::map<std::string, std::string> packages;   // normalised name -> exact version incl. local label
-  std::vector<std::string> wheel_dirs;           // local wheel sources (--find-links), never an index
+  std::vector<std::string> wheel_dirs;           // local wheel sources (--find-links)
+  std::string index_url;                         // a package index for users with a network; "" = offline
   std::string env_dir;                           // venv to create; must not exist yet
   std::string log_dir;                           // build logs go here (created)
 };
