@@ -7,6 +7,16 @@
 #include "core/version.hpp"
 #include "core/wheel_name.hpp"
 #include "env/git_history.hpp"
+#include "env/requirement.hpp"
+#include "env/resolve.hpp"
+#include "env/store.hpp"
+#include "env/wheel_source.hpp"
+#include "util/error.hpp"
+#include "util/fs.hpp"
+
+#include <map>
+#include <set>
+#include <spdlog/spdlog.h>
 
 namespace envbisect {
 
@@ -147,6 +157,81 @@ int isolation_worst_case(std::size_t delta_count, std::size_t culprits) {
 
 int bisection_worst_case(std::size_t points) {
   return points <= 2 ? 0 : static_cast<int>(std::ceil(std::log2(static_cast<double>(points - 1))));
+}
+
+namespace {
+
+// Return the metadata of every package of `state` that the sources hold, unpacking into the store.
+std::map<std::string, DistMetadata> read_metadata(const EnvState& state, const WheelSources& sources, Store& store) {
+  std::map<std::string, DistMetadata> out;
+  for (const auto& [name, pin] : state.packages) {
+    try {
+      std::optional<Distribution> dist = find_distribution(sources, name, pin.version, state.python.version);
+      if (!dist) {
+        continue;
+      }
+      StoreEntry entry = store.ensure(*dist);
+      out[name] = parse_metadata(read_file(entry.dir + "/site/" + entry.dist_info + "/METADATA"));
+    } catch (const Error& error) {
+      spdlog::warn("{} {}: metadata not readable, it moves alone: {}", name, pin.version, error.what());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::vector<std::size_t>> plan_units(const std::vector<Delta>& deltas, const EnvState& good,
+                                                 const EnvState& bad, const std::vector<std::string>& wheel_dirs,
+                                                 const std::vector<std::string>& uv_caches,
+                                                 const std::string& store_dir) {
+  // Union-find over delta indices; pinned package pairs are joined.
+  std::vector<std::size_t> parent(deltas.size());
+  for (std::size_t i = 0; i < deltas.size(); ++i) {
+    parent[i] = i;
+  }
+  auto find = [&](std::size_t i) {
+    while (parent[i] != i) {
+      i = parent[i] = parent[parent[i]];
+    }
+    return i;
+  };
+  std::map<std::string, std::size_t> package_delta;
+  for (std::size_t i = 0; i < deltas.size(); ++i) {
+    if (deltas[i].dimension == Dimension::packages) {
+      package_delta[deltas[i].name] = i;
+    }
+  }
+  if (package_delta.size() >= 2 && !(wheel_dirs.empty() && uv_caches.empty())) {
+    WheelSources sources{wheel_dirs, uv_caches};
+    Store store(store_dir.empty() ? default_store_dir() : store_dir);
+    for (const EnvState* state : {&good, &bad}) {
+      for (const std::set<std::string>& group : pin_groups(read_metadata(*state, sources, store))) {
+        std::optional<std::size_t> first;
+        for (const std::string& name : group) {
+          auto it = package_delta.find(name);
+          if (it == package_delta.end()) {
+            continue;
+          }
+          if (first) {
+            parent[find(it->second)] = find(*first);
+          } else {
+            first = it->second;
+          }
+        }
+      }
+    }
+  }
+  std::map<std::size_t, std::vector<std::size_t>> by_root;
+  for (std::size_t i = 0; i < deltas.size(); ++i) {
+    by_root[find(i)].push_back(i);
+  }
+  std::vector<std::vector<std::size_t>> units;
+  for (auto& [root, members] : by_root) {
+    units.push_back(members);
+  }
+  std::sort(units.begin(), units.end());
+  return units;
 }
 
 }  // namespace envbisect

@@ -38,3 +38,16 @@ int isolation_worst_case(std::size_t delta_count, std::size_t culprits);
 int bisection_worst_case(std::size_t points);
 
 }  // namespace envbisect
+
+namespace envbisect {
+
+// Return the units the isolation moves: one per delta, except package deltas pinned to each other
+// with `==` in the Requires-Dist of either end's packages, which move together as one unit (changing
+// one alone would be unresolvable). Metadata comes from the wheel sources through the store;
+// packages that cannot be read stay single units.
+std::vector<std::vector<std::size_t>> plan_units(const std::vector<Delta>& deltas, const EnvState& good,
+                                                 const EnvState& bad, const std::vector<std::string>& wheel_dirs,
+                                                 const std::vector<std::string>& uv_caches,
+                                                 const std::string& store_dir);
+
+}  // namespace envbisect

@@ -124,7 +124,8 @@ json preflight_to_json(const stats::Preflight& p) {
 }
 
 // Print what a run would do and its worst-case number of evaluations, running nothing.
-void print_plan(const std::vector<Delta>& deltas, const std::vector<Axis>& axes, const stats::VerdictPolicy& policy) {
+void print_plan(const std::vector<Delta>& deltas, const std::vector<Axis>& axes,
+                const std::vector<std::vector<std::size_t>>& units, const stats::VerdictPolicy& policy) {
   std::cout << "plan (nothing is run):\n";
   std::cout << "  1. anchors: good and bad, " << policy.anchor_runs << " runs each, interleaved (up to "
             << policy.max_anchor_runs << " while the preflight needs more)\n";
@@ -143,13 +144,18 @@ void print_plan(const std::vector<Delta>& deltas, const std::vector<Axis>& axes,
     }
     std::cout << "     " << describe(deltas[i]) << "  [" << kind << "]\n";
   }
-  for (std::size_t k = 1; k <= std::min<std::size_t>(3, deltas.size()); ++k) {
+  for (const std::vector<std::size_t>& unit : units) {
+    if (unit.size() > 1) {
+      std::cout << "     moved together (pinned with ==): " << describe_set(deltas, unit) << "\n";
+    }
+  }
+  for (std::size_t k = 1; k <= std::min<std::size_t>(3, units.size()); ++k) {
     int refine = 0;
     for (const Axis& axis : axes) {
       refine += bisection_worst_case(axis.points.size());
     }
     std::cout << "     worst case with " << k << (k == 1 ? " culprit: " : " interacting culprits: ")
-              << isolation_worst_case(deltas.size(), k) << " candidates to isolate, up to " << refine
+              << isolation_worst_case(units.size(), k) << " candidates to isolate, up to " << refine
               << " to refine inside axes\n";
   }
   std::cout << "  3. refine culprits inside their ordered axes; 4. probe thread counts 1..max(4, n) with the cause "
@@ -180,9 +186,11 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   policy.anchor_runs = std::max(policy.min_runs, options.anchor_runs);
   policy.max_anchor_runs = std::max(policy.anchor_runs, policy.max_runs);
   std::vector<Axis> axes = plan_axes(deltas, good, bad, options.wheel_dirs);
+  std::vector<std::vector<std::size_t>> units =
+      plan_units(deltas, good, bad, options.wheel_dirs, options.uv_caches, options.store_dir);
   // At this point every input is valid.
   if (options.dry_run) {
-    print_plan(deltas, axes, policy);
+    print_plan(deltas, axes, units, policy);
     return ExitCode::ok;
   }
 
@@ -299,10 +307,28 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
     }
     return assessment.verdict;
   };
-  Oracle oracle = [&](const DeltaSet& applied) {
+  // The search moves units: single deltas, or packages pinned to each other, which move together.
+  auto expand = [&](const DeltaSet& unit_set) {
+    DeltaSet applied;
+    for (std::size_t unit : unit_set) {
+      applied.insert(applied.end(), units[unit].begin(), units[unit].end());
+    }
+    std::sort(applied.begin(), applied.end());
+    return applied;
+  };
+  Oracle oracle = [&](const DeltaSet& unit_set) {
+    DeltaSet applied = expand(unit_set);
     return decide(evaluator.candidate(applied), "isolate", describe_set(deltas, applied));
   };
-  Isolation isolation = isolate(deltas.size(), oracle);
+  Isolation isolation = isolate(units.size(), oracle);
+  // From here on, every set names deltas again.
+  isolation.cause = expand(isolation.cause);
+  for (DeltaSet& cause : isolation.causes) {
+    cause = expand(cause);
+  }
+  for (SearchStep& step : isolation.steps) {
+    step.applied = expand(step.applied);
+  }
   if (options.explain) {
     std::cout << "why each candidate was chosen:\n";
     for (const SearchStep& step : isolation.steps) {
