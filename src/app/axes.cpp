@@ -118,11 +118,11 @@ std::vector<Axis> plan_axes(const std::vector<Delta>& deltas, const EnvState& go
         axes.push_back(axis);
       }
     } else if (delta.dimension == Dimension::threads) {
-      long long good = std::stoll(*delta.good);
-      long long bad = std::stoll(*delta.bad);
-      if (std::llabs(bad - good) >= 2) {
+      long long from = std::stoll(*delta.good);
+      long long to = std::stoll(*delta.bad);
+      if (std::llabs(to - from) >= 2) {
         Axis axis{i, "numbers", {}};
-        for (long long value = good; value != bad + (bad > good ? 1 : -1); value += bad > good ? 1 : -1) {
+        for (long long value = from; value != to + (to > from ? 1 : -1); value += to > from ? 1 : -1) {
           axis.points.push_back(std::to_string(value));
         }
         axes.push_back(axis);
