@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "env/git_checkout.hpp"
+#include "env/store.hpp"
 #include "exec/runner.hpp"
 #include "store/journal.hpp"
 #include "util/error.hpp"
@@ -199,9 +200,19 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
   }
   auto built = std::make_unique<Built>();
   built->env_dir = m_setup.run_dir + "/envs/" + short_hash(candidate.env_hash);
+  std::unique_ptr<FileLock> shared_env_lock;
+  if (m_setup.builder == Builder::store && !candidate.state.python.use_as_is) {
+    // Store-built environments are shared by every run on the machine, keyed by the environment and
+    // the sources its wheels come from; a lock makes a concurrent run wait rather than build twice.
+    std::string root = m_setup.store.store_dir.empty() ? default_store_dir() : m_setup.store.store_dir;
+    json sources = {{"wheels", m_setup.wheel_dirs}, {"uv", m_setup.store.uv_cache_dirs}};
+    built->env_dir = root + "/envs/" + short_hash(sha256_hex(candidate.env_hash + sources.dump()));
+    make_dirs(root + "/envs");
+    shared_env_lock = std::make_unique<FileLock>(built->env_dir + ".lock", LockMode::exclusive, LockWait::yes);
+  }
   std::string marker = built->env_dir + "/envbisect-built.json";
   if (path_exists(marker)) {
-    // Built by an earlier session of this run: reuse it.
+    // Built earlier (by this run, an earlier session of it, or another run): reuse it.
     json doc = json::parse(read_file(marker), nullptr, false);
     if (!doc.is_discarded()) {
       built->venv.ok = doc.value("ok", false);
@@ -209,6 +220,10 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
       built->venv.builder = doc.value("builder", "");
       built->venv.python_path = doc.value("python", "");
       built->venv.installed = doc.value("installed", std::map<std::string, std::string>{});
+      m_journal.append({{"type", "build"}, {"env_hash", candidate.env_hash}, {"ok", built->venv.ok},
+                        {"builder", built->venv.builder}, {"python", built->venv.python_path},
+                        {"installed", built->venv.installed}, {"reused", built->env_dir}, {"seconds", 0.0},
+                        {"t", now_seconds()}});
       return *m_built.emplace(candidate.env_hash, std::move(built)).first->second;
     }
   }
