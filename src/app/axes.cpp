@@ -8,7 +8,6 @@
 #include "core/wheel_name.hpp"
 #include "env/git_history.hpp"
 #include "env/requirement.hpp"
-#include "env/resolve.hpp"
 #include "env/store.hpp"
 #include "env/wheel_source.hpp"
 #include "util/error.hpp"
@@ -203,20 +202,29 @@ std::vector<std::vector<std::size_t>> plan_units(const std::vector<Delta>& delta
     }
   }
   if (package_delta.size() >= 2 && !(wheel_dirs.empty() && uv_caches.empty())) {
+    // X and Y move together when X at one end requires a Y that Y's version at the other end does not
+    // satisfy: moving X alone would be unresolvable. (`==2.11.0` is met by +cu128 and +cu130 alike.)
     WheelSources sources{wheel_dirs, uv_caches};
     Store store(store_dir.empty() ? default_store_dir() : store_dir);
-    for (const EnvState* state : {&good, &bad}) {
-      for (const std::set<std::string>& group : pin_groups(read_metadata(*state, sources, store))) {
-        std::optional<std::size_t> first;
-        for (const std::string& name : group) {
-          auto it = package_delta.find(name);
-          if (it == package_delta.end()) {
+    const EnvState* ends[2] = {&good, &bad};
+    std::map<std::string, DistMetadata> metadata[2] = {read_metadata(good, sources, store),
+                                                        read_metadata(bad, sources, store)};
+    for (int end = 0; end < 2; ++end) {
+      const EnvState& other = *ends[1 - end];
+      for (const auto& [name, delta_index] : package_delta) {
+        auto meta = metadata[end].find(name);
+        if (meta == metadata[end].end()) {
+          continue;
+        }
+        for (const Requirement& requirement : meta->second.requires_dist) {
+          auto target = package_delta.find(requirement.name);
+          if (target == package_delta.end() || target->first == name || !requirement.marker.empty()) {
             continue;
           }
-          if (first) {
-            parent[find(it->second)] = find(*first);
-          } else {
-            first = it->second;
+          auto pin = other.packages.find(requirement.name);
+          std::optional<Version> version = pin == other.packages.end() ? std::nullopt : Version::parse(pin->second.version);
+          if (!version || !satisfies(*version, requirement)) {
+            parent[find(target->second)] = find(delta_index);
           }
         }
       }

@@ -41,9 +41,9 @@ int bisection_worst_case(std::size_t points);
 
 namespace envbisect {
 
-// Return the units the isolation moves: one per delta, except package deltas pinned to each other
-// with `==` in the Requires-Dist of either end's packages, which move together as one unit (changing
-// one alone would be unresolvable). Metadata comes from the wheel sources through the store;
+// Return the units the isolation moves: one per delta, except package deltas that must move together
+// because one end's version of a package requires (Requires-Dist) a version of another that the other
+// end's version does not satisfy (changing one alone would be unresolvable, as torch pins triton). Metadata comes from the wheel sources through the store;
 // packages that cannot be read stay single units.
 std::vector<std::vector<std::size_t>> plan_units(const std::vector<Delta>& deltas, const EnvState& good,
                                                  const EnvState& bad, const std::vector<std::string>& wheel_dirs,

@@ -146,7 +146,7 @@ void print_plan(const std::vector<Delta>& deltas, const std::vector<Axis>& axes,
   }
   for (const std::vector<std::size_t>& unit : units) {
     if (unit.size() > 1) {
-      std::cout << "     moved together (pinned with ==): " << describe_set(deltas, unit) << "\n";
+      std::cout << "     moved together (pinned): " << describe_set(deltas, unit) << "\n";
     }
   }
   for (std::size_t k = 1; k <= std::min<std::size_t>(3, units.size()); ++k) {
