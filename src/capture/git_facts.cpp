@@ -1,4 +1,5 @@
 #include "capture/git_facts.hpp"
+#include "util/git_handle.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -8,29 +9,6 @@
 namespace envbisect {
 
 namespace {
-
-// libgit2 keeps global state that must be set up once per process before any call.
-void ensure_libgit2() {
-  static const int initialised = git_libgit2_init();
-  (void)initialised;
-}
-
-struct RepoDeleter {
-  void operator()(git_repository* repo) const { git_repository_free(repo); }
-};
-struct ReferenceDeleter {
-  void operator()(git_reference* reference) const { git_reference_free(reference); }
-};
-struct RemoteDeleter {
-  void operator()(git_remote* remote) const { git_remote_free(remote); }
-};
-struct StatusDeleter {
-  void operator()(git_status_list* list) const { git_status_list_free(list); }
-};
-struct ReflogDeleter {
-  void operator()(git_reflog* reflog) const { git_reflog_free(reflog); }
-};
-using RepoPtr = std::unique_ptr<git_repository, RepoDeleter>;
 
 std::string last_git_error() {
   const git_error* error = git_error_last();
@@ -63,7 +41,7 @@ std::vector<std::string> dirty_files(git_repository* repo) {
   if (git_status_list_new(&raw, repo, &options) != 0) {
     return out;
   }
-  const std::unique_ptr<git_status_list, StatusDeleter> list(raw);
+  const StatusListPtr list(raw);
   const std::size_t count = git_status_list_entrycount(list.get());
   for (std::size_t i = 0; i < count; ++i) {
     const git_status_entry* entry = git_status_byindex(list.get(), i);
@@ -97,12 +75,12 @@ RepoFacts read_repo_facts(const std::string& path) {
   facts.head = oid_hex(&head);
   git_reference* raw_ref = nullptr;
   if (git_repository_head_detached(repo.get()) == 0 && git_repository_head(&raw_ref, repo.get()) == 0) {
-    const std::unique_ptr<git_reference, ReferenceDeleter> ref(raw_ref);
+    const ReferencePtr ref(raw_ref);
     facts.branch = git_reference_shorthand(ref.get());
   }
   git_remote* raw_remote = nullptr;
   if (git_remote_lookup(&raw_remote, repo.get(), "origin") == 0) {
-    const std::unique_ptr<git_remote, RemoteDeleter> remote(raw_remote);
+    const RemotePtr remote(raw_remote);
     const char* url = git_remote_url(remote.get());
     facts.url = url != nullptr ? url : "";
   }
@@ -120,7 +98,7 @@ std::optional<std::string> head_at_time(const std::string& path, std::int64_t ep
   if (git_reflog_read(&raw, repo.get(), "HEAD") != 0) {
     return std::nullopt;
   }
-  const std::unique_ptr<git_reflog, ReflogDeleter> reflog(raw);
+  const ReflogPtr reflog(raw);
   // Entry 0 is the newest; the first one at or before the time is where HEAD was then.
   const std::size_t count = git_reflog_entrycount(reflog.get());
   for (std::size_t i = 0; i < count; ++i) {

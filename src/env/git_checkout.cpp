@@ -1,6 +1,7 @@
 #include "env/git_checkout.hpp"
 
 #include "util/error.hpp"
+#include "util/git_handle.hpp"
 
 #include <git2.h>
 #include <git2/sys/repository.h>
@@ -13,25 +14,6 @@ namespace envbisect {
 namespace {
 
 namespace fs = std::filesystem;
-
-// libgit2 keeps global state that must be set up once per process before any call.
-void ensure_libgit2() {
-  static const int initialised = git_libgit2_init();
-  (void)initialised;
-}
-
-struct RepoDeleter {
-  void operator()(git_repository* repo) const { git_repository_free(repo); }
-};
-struct ObjectDeleter {
-  void operator()(git_object* object) const { git_object_free(object); }
-};
-struct IndexDeleter {
-  void operator()(git_index* index) const { git_index_free(index); }
-};
-using RepoPtr = std::unique_ptr<git_repository, RepoDeleter>;
-using ObjectPtr = std::unique_ptr<git_object, ObjectDeleter>;
-using IndexPtr = std::unique_ptr<git_index, IndexDeleter>;
 
 // Return libgit2's message for the last failed call.
 std::string last_git_error() {

@@ -1,6 +1,7 @@
 #include "env/git_history.hpp"
 
 #include "util/error.hpp"
+#include "util/git_handle.hpp"
 
 #include <git2.h>
 
@@ -13,29 +14,6 @@
 namespace envbisect {
 
 namespace {
-
-// libgit2 keeps global state that must be set up once per process before any call.
-void ensure_libgit2() {
-  static const int initialised = git_libgit2_init();
-  (void)initialised;
-}
-
-struct RepoDeleter {
-  void operator()(git_repository* repo) const { git_repository_free(repo); }
-};
-struct ObjectDeleter {
-  void operator()(git_object* object) const { git_object_free(object); }
-};
-struct CommitDeleter {
-  void operator()(git_commit* commit) const { git_commit_free(commit); }
-};
-struct WalkDeleter {
-  void operator()(git_revwalk* walk) const { git_revwalk_free(walk); }
-};
-using RepoPtr = std::unique_ptr<git_repository, RepoDeleter>;
-using ObjectPtr = std::unique_ptr<git_object, ObjectDeleter>;
-using CommitPtr = std::unique_ptr<git_commit, CommitDeleter>;
-using WalkPtr = std::unique_ptr<git_revwalk, WalkDeleter>;
 
 // Return libgit2's message for the last failed call.
 std::string last_git_error() {
