@@ -5,7 +5,7 @@ source "$(dirname "$0")/common.sh"
 F="$SRC/fixtures/scenarios/pair"
 "$F/make-fixture" >/dev/null
 
-"$ENVBISECT" run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --wheels "$F/.build/wheels" \
+"$ENVBISECT" run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --wheels "$F/.build/wheels" --max-runs 20 \
   --out "$T/run" >"$T/out.txt"
 expect_contains "$T/out.txt" "cause (2 differences, together):"
 expect_contains "$T/out.txt" "packages/alpha 1.0 -> 1.1"

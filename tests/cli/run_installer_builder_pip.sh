@@ -6,13 +6,13 @@ source "$(dirname "$0")/common.sh"
 F="$SRC/fixtures/scenarios/pair"
 "$F/make-fixture" >/dev/null
 rc=0
-"$ENVBISECT" run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --wheels "$F/.build/wheels" \
+"$ENVBISECT" run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --wheels "$F/.build/wheels" --max-runs 20 \
   --index-url http://127.0.0.1:9/simple --out "$T/refused" 2>"$T/err.txt" || rc=$?
 [[ $rc -eq 2 ]]
 expect_contains "$T/err.txt" "--index-url needs --builder installer"
 [[ ! -e "$T/refused" ]]
 
-"$ENVBISECT" run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --wheels "$F/.build/wheels" \
+"$ENVBISECT" run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --wheels "$F/.build/wheels" --max-runs 20 \
   --builder installer --no-probe --out "$T/run" >"$T/out.txt"
 expect_contains "$T/out.txt" "cause (2 differences, together):"
 expect_contains "$T/out.txt" "packages/alpha 1.0 -> 1.1"

@@ -5,7 +5,7 @@ source "$(dirname "$0")/common.sh"
 F="$SRC/fixtures/scenarios/pair"
 "$F/make-fixture" >/dev/null
 for n in 1 2; do
-  "$ENVBISECT" run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --wheels "$F/.build/wheels" \
+  "$ENVBISECT" run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --wheels "$F/.build/wheels" --max-runs 20 \
     --store "$T/store" --no-probe --out "$T/run$n" >"$T/out$n.txt"
   expect_contains "$T/out$n.txt" "cause (2 differences, together):"
 done
