@@ -10,11 +10,6 @@ namespace envbisect {
 
 namespace {
 
-std::string last_git_error() {
-  const git_error* error = git_error_last();
-  return error != nullptr && error->message != nullptr ? error->message : "unknown libgit2 error";
-}
-
 std::string oid_hex(const git_oid* oid) {
   char hex[GIT_OID_HEXSZ + 1] = {};
   git_oid_tostr(hex, sizeof hex, oid);

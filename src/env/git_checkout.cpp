@@ -15,12 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Return libgit2's message for the last failed call.
-std::string last_git_error() {
-  const git_error* error = git_error_last();
-  return error != nullptr && error->message != nullptr ? error->message : "unknown libgit2 error";
-}
-
 RepoPtr open_repo(const std::string& repo_path) {
   ensure_libgit2();
   git_repository* repo = nullptr;

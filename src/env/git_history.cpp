@@ -15,12 +15,6 @@ namespace envbisect {
 
 namespace {
 
-// Return libgit2's message for the last failed call.
-std::string last_git_error() {
-  const git_error* error = git_error_last();
-  return error != nullptr && error->message != nullptr ? error->message : "unknown libgit2 error";
-}
-
 std::string hex(const git_oid& oid) {
   char text[GIT_OID_HEXSZ + 1] = {};
   git_oid_tostr(text, sizeof text, &oid);

@@ -3,6 +3,7 @@
 #include <git2.h>
 
 #include <memory>
+#include <string>
 
 namespace envbisect {
 
@@ -10,6 +11,12 @@ namespace envbisect {
 inline void ensure_libgit2() {
   static const int initialised = git_libgit2_init();
   (void)initialised;
+}
+
+// Return libgit2's message for the last failed call.
+inline std::string last_git_error() {
+  const git_error* error = git_error_last();
+  return error != nullptr && error->message != nullptr ? error->message : "unknown libgit2 error";
 }
 
 // Frees a libgit2 object with its own free function.
