@@ -415,6 +415,16 @@ RunResult Evaluator::run_attempt(const Candidate& candidate, const Built& built,
   spec.stdout_path = attempt_dir + "/stdout.txt";
   spec.stderr_path = attempt_dir + "/stderr.txt";
   spec.timeout = std::chrono::milliseconds(static_cast<long long>(recipe.timeout_s * 1000));
+  spec.read_paths.push_back(built.env_dir);
+  spec.read_paths.push_back(recipe.base_dir);
+  spec.write_paths.push_back(attempt_dir);
+  for (const auto& [key, value] : values) {
+    if (key.rfind("repo.", 0) == 0) {
+      spec.read_paths.push_back(value);
+    } else if (key.rfind("cache.", 0) == 0) {
+      spec.write_paths.push_back(value);
+    }
+  }
 
   ProcessResult process = m_runner.run(spec);
   if (process.interrupted || interrupt_requested()) {

@@ -211,6 +211,10 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   run_doc["max_runs"] = options.max_runs;
   run_doc["no_probe"] = options.no_probe;
   run_doc["anchor_runs"] = options.anchor_runs;
+  run_doc["execution"] = {{"executor", options.execution.executor}, {"host", options.execution.host},
+                          {"prefix", options.execution.prefix}, {"slots", options.execution.slots},
+                          {"isolation", options.execution.isolation},
+                          {"isolation_base", options.execution.isolation_base}};
   if (previous.empty()) {
     write_file_atomic(run_dir + "/run.json", run_doc.dump(2) + "\n");
   }
@@ -235,8 +239,8 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
             << options.bad_path << " (bad):\n"
             << render_delta_table(deltas);
   auto started = std::chrono::steady_clock::now();
-  LocalRunner runner;
-  Evaluator evaluator(setup, runner, journal, previous);
+  std::unique_ptr<Runner> runner = make_runner(options.execution);
+  Evaluator evaluator(setup, *runner, journal, previous);
 
   // Measure the anchors, interleaved so drift on a shared machine hits both alike; add pairs while
   // the preflight says more runs could tell them apart.
@@ -502,6 +506,15 @@ RunOptions load_run(const std::string& run_dir, std::vector<json>& records) {
   options.max_runs = doc.value("max_runs", options.max_runs);
   options.no_probe = doc.value("no_probe", false);
   options.anchor_runs = doc.value("anchor_runs", options.anchor_runs);
+  if (doc.contains("execution") && doc["execution"].is_object()) {
+    const json& execution = doc["execution"];
+    options.execution.executor = execution.value("executor", options.execution.executor);
+    options.execution.host = execution.value("host", "");
+    options.execution.prefix = execution.value("prefix", "");
+    options.execution.slots = execution.value("slots", 1);
+    options.execution.isolation = execution.value("isolation", options.execution.isolation);
+    options.execution.isolation_base = execution.value("isolation_base", "");
+  }
   options.out_dir = run_dir;
   // The inputs must be the ones the run started with, or the journal's attempts mean nothing.
   for (const char* key : {"good", "bad", "recipe"}) {

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "app/runners.hpp"
 #include "util/error.hpp"
 
 namespace envbisect {
@@ -24,6 +25,7 @@ struct RunOptions {
   bool explain = false;  // print why each candidate was chosen and each verdict's reasoning
   bool dry_run = false;  // print the plan and the worst-case number of evaluations; run nothing
   bool no_probe = false; // skip probing thread counts once the cause is found
+  ExecutionOptions execution;  // where benchmark processes run, how many at once, how isolated
 };
 
 // Find the minimal cause that turns good into bad, write RUNDIR/result.json and print a summary.

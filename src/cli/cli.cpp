@@ -67,6 +67,15 @@ int cli_main(int argc, char** argv) {
   run_cmd->add_flag("--explain", run.explain, "Print why each candidate was chosen and how each verdict was reached");
   run_cmd->add_flag("--dry-run", run.dry_run, "Print the plan and the worst-case number of evaluations; run nothing");
   run_cmd->add_flag("--no-probe", run.no_probe, "Do not probe thread counts once the cause is found");
+  run_cmd->add_option("--executor", run.execution.executor, "Where benchmarks run: local (default), ssh or slurm")
+      ->check(CLI::IsMember({"local", "ssh", "slurm"}));
+  run_cmd->add_option("--host", run.execution.host, "ssh executor: user@host");
+  run_cmd->add_option("--prefix", run.execution.prefix, "ssh executor: remote command prefix, e.g. 'pct exec 200 --'");
+  run_cmd->add_option("--slots", run.execution.slots, "Candidates measured at once (default 1)")->check(CLI::Range(1, 256));
+  run_cmd->add_option("--isolation", run.execution.isolation, "Isolation of each run: none (default), bwrap, podman or lxc")
+      ->check(CLI::IsMember({"none", "bwrap", "podman", "lxc"}));
+  run_cmd->add_option("--isolation-base", run.execution.isolation_base,
+                      "Container base: a rootfs folder or a podman image (default: the host's /usr, read-only)");
 
   std::string resume_dir;
   CLI::App* resume_cmd = app.add_subcommand("resume", "Continue a run that was stopped, reusing finished attempts");

@@ -15,6 +15,10 @@ struct ProcessSpec {
   std::string stdout_path;                  // file created or truncated; empty means /dev/null
   std::string stderr_path;                  // file created or truncated; empty means /dev/null
   std::chrono::milliseconds timeout{0};     // 0 means no limit
+  // What the process must be able to reach, for runners that isolate or move it (containers, remote
+  // hosts). A plain local runner ignores both lists.
+  std::vector<std::string> read_paths;      // read-only: the environment, the recipe folder, checkouts
+  std::vector<std::string> write_paths;     // writable: the attempt folder, this run's cache folders
 };
 
 // How a spawned process ended.

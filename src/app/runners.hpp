@@ -1,0 +1,25 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "exec/runner.hpp"
+
+namespace envbisect {
+
+// Where and how benchmark processes run: the executor (this machine, a host over ssh, Slurm), how many
+// run at once, and the isolation each run gets.
+struct ExecutionOptions {
+  std::string executor = "local";   // "local", "ssh" or "slurm"
+  std::string host;                 // ssh: user@host
+  std::string prefix;               // ssh: command prefix on the remote side, e.g. "pct exec 200 --"
+  int slots = 1;                    // candidates measured at once
+  std::string isolation = "none";   // "none", "bwrap", "podman" or "lxc"
+  std::string isolation_base;       // container base: a rootfs folder or an image; "" = the host's /usr
+};
+
+// Return the runner that `options` ask for. Throw Error (bad_input) naming the option when it cannot
+// be made (an unknown executor, ssh without a host, a missing container tool).
+std::unique_ptr<Runner> make_runner(const ExecutionOptions& options);
+
+}  // namespace envbisect
