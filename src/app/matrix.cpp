@@ -1,0 +1,437 @@
+#include "app/matrix.hpp"
+
+#include <atomic>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <regex>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "app/evaluate.hpp"
+#include "app/inputs.hpp"
+#include "app/run.hpp"
+#include "app/runners.hpp"
+#include "core/delta.hpp"
+#include "core/json_input.hpp"
+#include "core/version.hpp"
+#include "env/wheel_source.hpp"
+#include "exec/runner.hpp"
+#include "matrix/cells.hpp"
+#include "matrix/history.hpp"
+#include "matrix/night.hpp"
+#include "matrix/spec.hpp"
+#include "stats/samples.hpp"
+#include "store/journal.hpp"
+#include "util/fs.hpp"
+#include "util/hash.hpp"
+#include "util/strings.hpp"
+
+namespace envbisect {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Everything the night needs, validated before anything is written.
+struct MatrixInputs {
+  matrix::MatrixSpec spec;
+  EnvState base;
+  Recipe recipe;
+  std::string recipe_path;
+  std::string recipe_hash;
+  std::vector<std::string> wheel_dirs;  // absolute
+  std::string store_dir;                // absolute, or "" for the default
+  int repeats = 3;
+  std::vector<matrix::Cell> cells;
+  std::vector<EnvState> states;         // per cell
+  std::vector<std::string> state_hashes;
+};
+
+// What measuring one cell gave (or what was reused from earlier the same night).
+struct Measured {
+  int runs = 0;
+  int failed = 0;
+  int skipped = 0;
+  std::optional<double> median;
+  std::string first_error;
+  std::string error;  // an Error thrown while measuring (environment), empty when none
+  ExitCode error_code = ExitCode::ok;
+};
+
+std::string today_utc() {
+  std::time_t now = std::time(nullptr);
+  char stamp[16];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%d", std::gmtime(&now));
+  return stamp;
+}
+
+bool is_date(const std::string& text) { return std::regex_match(text, std::regex("[0-9]{4}-[0-9]{2}-[0-9]{2}")); }
+
+// Write `content` unless the file already holds exactly it: a rerun of the same night leaves files untouched.
+void write_if_changed(const std::string& path, const std::string& content) {
+  if (path_exists(path)) {
+    try {
+      if (read_file(path) == content) {
+        return;
+      }
+    } catch (const Error&) {
+      // Unreadable: overwrite below.
+    }
+  }
+  write_file_atomic(path, content);
+}
+
+// Return the newest version of `name` in the wheel folders (PEP 440 order), or "" when there is none.
+std::string latest_version(const std::vector<std::string>& wheel_dirs, const std::string& name) {
+  std::optional<Version> best;
+  std::string text;
+  for (const Distribution& dist : list_distributions(WheelSources{wheel_dirs, {}}, name)) {
+    std::optional<Version> version = Version::parse(dist.version);
+    if (version && (!best || *best < *version)) {
+      best = version;
+      text = dist.version;
+    }
+  }
+  return text;
+}
+
+// Load and check the spec, the base state, the recipe and every cell; collect every problem first.
+MatrixInputs load_matrix_inputs(const MatrixOptions& options) {
+  MatrixInputs in;
+  std::vector<std::string> problems;
+  if (!options.date.empty() && !is_date(options.date)) {
+    problems.push_back("--date " + options.date + ": expected YYYY-MM-DD");
+  }
+  if (options.jobs < 1) {
+    problems.push_back("--jobs " + std::to_string(options.jobs) + ": must be at least 1");
+  }
+  in.spec = matrix::parse_matrix_spec(read_file(options.spec_path), options.spec_path);
+  std::string spec_dir = parent_dir(options.spec_path);
+  std::string base_path = absolute_path(in.spec.base_path, spec_dir);
+  in.recipe_path = absolute_path(in.spec.recipe_path, spec_dir);
+  for (const std::string& dir : in.spec.wheel_dirs) {
+    in.wheel_dirs.push_back(absolute_path(dir, spec_dir));
+    if (!fs::is_directory(in.wheel_dirs.back())) {
+      problems.push_back(options.spec_path + ": /wheels: " + in.wheel_dirs.back() + " is not a folder");
+    }
+  }
+  in.store_dir = in.spec.store_dir.empty() ? "" : absolute_path(in.spec.store_dir, spec_dir);
+  auto attempt = [&](auto load) {
+    try {
+      load();
+    } catch (const Error& error) {
+      problems.push_back(error.what());
+    }
+  };
+  attempt([&] { in.base = load_state_file(base_path); });
+  attempt([&] { in.recipe = load_recipe_file(in.recipe_path); });
+  if (!problems.empty()) {
+    throw Error(join(problems, "\n"), ExitCode::bad_input);
+  }
+  in.recipe_hash = sha256_hex(read_file(in.recipe_path));
+  in.repeats = in.spec.repeats > 0 ? in.spec.repeats : in.recipe.repeats;
+  in.cells = matrix::expand_cells(in.spec);
+  if (in.cells.empty()) {
+    throw Error(options.spec_path + ": /exclude: every cell of the matrix is excluded", ExitCode::bad_input);
+  }
+  // "latest" means the newest version in tonight's wheel folders.
+  std::map<std::string, std::string> latest;
+  for (const std::string& name : matrix::latest_packages(in.cells)) {
+    std::string version = latest_version(in.wheel_dirs, name);
+    if (version.empty()) {
+      problems.push_back(options.spec_path + ": /axes/packages." + name + ": \"latest\" but no wheel of '" + name +
+                         "' in " + join(in.wheel_dirs, ", "));
+    } else {
+      latest[name] = version;
+    }
+  }
+  for (const matrix::Cell& cell : in.cells) {
+    attempt([&] {
+      EnvState state = matrix::cell_state(in.base, cell, latest);
+      std::string where = options.spec_path + " (cell " + cell.id + ")";
+      check_run_inputs(state, where, state, where, in.recipe, in.recipe_path, in.wheel_dirs);
+      json identity = {{"state", state_to_json(state)}, {"recipe", in.recipe_hash}, {"repeats", in.repeats}};
+      in.state_hashes.push_back(sha256_hex(identity.dump()));
+      in.states.push_back(std::move(state));
+    });
+  }
+  if (!problems.empty()) {
+    throw Error(join(problems, "\n"), ExitCode::bad_input);
+  }
+  return in;
+}
+
+// Return every earlier night's cells from DIR/<date>/matrix.json, oldest night first, keyed by cell id.
+std::map<std::string, std::vector<matrix::CellNight>> load_history(const std::string& results_dir, const std::string& date) {
+  std::map<std::string, std::vector<matrix::CellNight>> history;
+  if (!fs::is_directory(results_dir)) {
+    return history;
+  }
+  std::vector<std::string> nights;
+  for (const fs::directory_entry& entry : fs::directory_iterator(results_dir)) {
+    std::string name = entry.path().filename().string();
+    if (entry.is_directory() && is_date(name) && name < date && path_exists(entry.path().string() + "/matrix.json")) {
+      nights.push_back(name);
+    }
+  }
+  std::sort(nights.begin(), nights.end());
+  for (const std::string& night : nights) {
+    std::string path = results_dir + "/" + night + "/matrix.json";
+    for (auto& [id, cell] : matrix::nights_from_json(parse_json_text(read_file(path), path), path)) {
+      history[id].push_back(cell);
+    }
+  }
+  return history;
+}
+
+Measured measured_from_json(const json& doc) {
+  Measured out;
+  out.runs = doc.value("runs", 0);
+  out.failed = doc.value("failed", 0);
+  out.skipped = doc.value("skipped", 0);
+  out.first_error = doc.value("first_error", "");
+  if (doc.contains("median") && doc["median"].is_number()) {
+    out.median = doc["median"].get<double>();
+  }
+  return out;
+}
+
+// Measure one cell in its own folder with its own evaluator, journal and runner (so cells can run on
+// several threads), reusing what an earlier run of the same night measured.
+Measured measure_cell(const MatrixInputs& in, std::size_t index, const std::string& cell_dir) {
+  std::string cell_file = cell_dir + "/cell.json";
+  if (path_exists(cell_file)) {
+    json doc = json::parse(read_file(cell_file), nullptr, false);
+    if (!doc.is_discarded() && doc.value("state_hash", "") == in.state_hashes[index]) {
+      // Measured earlier tonight with the same state and recipe: nothing to rerun.
+      return measured_from_json(doc);
+    }
+  }
+  make_dirs(cell_dir);
+  write_if_changed(cell_dir + "/state.json", state_to_json(in.states[index]).dump(2) + "\n");
+  // A run killed halfway left attempts in the journal; the evaluator reuses them.
+  JournalContents previous = read_journal(cell_dir + "/journal.jsonl");
+  Journal journal(cell_dir + "/journal.jsonl");
+  RunSetup setup{in.states[index], in.states[index], {}, in.recipe, in.recipe_hash, in.wheel_dirs, cell_dir,
+                 MissingAttempt::run, StoreOptions{in.store_dir, {}}, Builder::store, ""};
+  std::unique_ptr<Runner> runner = make_runner(ExecutionOptions{});
+  Evaluator evaluator(setup, *runner, journal, previous.records);
+  Candidate candidate = evaluator.candidate_for(in.states[index], {});
+  const std::vector<RunResult>& attempts = evaluator.measure(candidate, in.repeats);
+  Measured out;
+  std::vector<double> metrics;
+  for (const RunResult& attempt : attempts) {
+    ++out.runs;
+    if (attempt.status == RunStatus::failed || attempt.status == RunStatus::timeout) {
+      ++out.failed;
+      if (out.first_error.empty()) {
+        out.first_error = attempt.status == RunStatus::timeout ? "timeout" : attempt.error_class;
+        if (out.first_error.empty()) {
+          out.first_error = attempt.signal != 0 ? "signal " + std::to_string(attempt.signal)
+                                                : "exit " + std::to_string(attempt.exit_code);
+        }
+      }
+    } else if (attempt.status == RunStatus::skip) {
+      ++out.skipped;
+    } else if (attempt.metric) {
+      metrics.push_back(*attempt.metric);
+    }
+  }
+  if (!metrics.empty()) {
+    out.median = stats::median(metrics);
+  }
+  json doc = {{"id", in.cells[index].id}, {"state_hash", in.state_hashes[index]}, {"runs", out.runs},
+              {"failed", out.failed}, {"skipped", out.skipped}, {"first_error", out.first_error},
+              {"median", out.median ? json(*out.median) : json(nullptr)}, {"metrics", metrics}};
+  write_if_changed(cell_file, doc.dump(2) + "\n");
+  return out;
+}
+
+// Measure every cell, `jobs` at a time; an Error in one cell is kept and rethrown after all stop.
+std::vector<Measured> measure_cells(const MatrixInputs& in, const std::string& night_dir, int jobs) {
+  std::vector<Measured> results(in.cells.size());
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t index = next++; index < in.cells.size(); index = next++) {
+      try {
+        results[index] = measure_cell(in, index, night_dir + "/cells/" + in.cells[index].id);
+      } catch (const Error& error) {
+        results[index].error = error.what();
+        results[index].error_code = error.code();
+      }
+    }
+  };
+  int threads = std::min<int>(jobs, static_cast<int>(in.cells.size()));
+  if (threads <= 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (int i = 0; i < threads; ++i) {
+      pool.emplace_back(worker);
+    }
+    for (std::thread& thread : pool) {
+      thread.join();
+    }
+  }
+  for (const Measured& result : results) {
+    if (result.error_code == ExitCode::interrupted) {
+      throw Error(result.error, ExitCode::interrupted);
+    }
+  }
+  for (const Measured& result : results) {
+    if (!result.error.empty()) {
+      throw Error(result.error, result.error_code);
+    }
+  }
+  return results;
+}
+
+// Read what an auto-bisect's result.json says into the cell's bisect entry.
+void read_bisect_result(const std::string& result_path, matrix::CellBisect& bisect) {
+  json result = parse_json_text(read_file(result_path), result_path);
+  bisect.status = result.value("found", false) ? "found" : "not_found";
+  bisect.note = result.value("note", "");
+  for (const json& delta : result.value("cause", json::array())) {
+    auto text = [](const json& value) { return value.is_string() ? value.get<std::string>() : std::string("(absent)"); };
+    bisect.cause.push_back(delta.value("dimension", "") + "/" + delta.value("name", "") + " " + text(delta["good"]) +
+                           " -> " + text(delta["bad"]));
+  }
+  for (const json& refinement : result.value("refinements", json::array())) {
+    bisect.refined.push_back("inside " + refinement["delta"].value("dimension", "") + "/" +
+                             refinement["delta"].value("name", "") + ": first bad " +
+                             refinement.value("first_bad", "") + ", last good " + refinement.value("last_good", ""));
+  }
+}
+
+// Bisect a new red cell against its last green night's state, in CELL/bisect; reuse a finished one.
+matrix::CellBisect bisect_cell(const MatrixInputs& in, std::size_t index, const std::string& results_dir,
+                               const std::string& night_dir, const std::string& last_green) {
+  matrix::CellBisect bisect;
+  bisect.last_green_date = last_green;
+  const std::string& id = in.cells[index].id;
+  std::string cell_dir = night_dir + "/cells/" + id;
+  std::string good_path = results_dir + "/" + last_green + "/cells/" + id + "/state.json";
+  std::string bad_path = cell_dir + "/state.json";
+  std::string out_dir = cell_dir + "/bisect";
+  if (!path_exists(good_path)) {
+    bisect.status = "not_possible";
+    bisect.note = good_path + " is missing: the last green night's state is gone";
+    return bisect;
+  }
+  if (diff_states(load_state_file(good_path), load_state_file(bad_path)).empty()) {
+    bisect.status = "not_possible";
+    bisect.note = "same environment as on " + last_green + ": the machine, the benchmark or the recipe changed";
+    return bisect;
+  }
+  if (!path_exists(out_dir + "/result.json")) {
+    // The bisection's own output goes to its log; the matrix prints one line.
+    std::ofstream log(cell_dir + "/bisect.log", std::ios::app);
+    std::streambuf* saved = std::cout.rdbuf(log.rdbuf());
+    try {
+      if (path_exists(out_dir + "/journal.jsonl")) {
+        run_resume(out_dir);
+      } else {
+        RunOptions run;
+        run.good_path = good_path;
+        run.bad_path = bad_path;
+        run.recipe_path = in.recipe_path;
+        run.wheel_dirs = in.wheel_dirs;
+        run.store_dir = in.store_dir;
+        run.out_dir = out_dir;
+        run.repeats = in.spec.repeats;
+        run.no_probe = true;  // the cell fixes its thread counts; the matrix asks what changed, not where it bites
+        run_run(run);
+      }
+    } catch (const Error& error) {
+      std::cout.rdbuf(saved);
+      if (error.code() == ExitCode::interrupted) {
+        throw;
+      }
+      bisect.status = "not_possible";
+      bisect.note = error.what();
+      return bisect;
+    }
+    std::cout.rdbuf(saved);
+  }
+  if (!path_exists(out_dir + "/result.json")) {
+    bisect.status = "not_possible";
+    bisect.note = "the bisection wrote no result; see cells/" + id + "/bisect.log";
+    return bisect;
+  }
+  read_bisect_result(out_dir + "/result.json", bisect);
+  bisect.report = "cells/" + id + "/bisect/report.html";
+  return bisect;
+}
+
+}  // namespace
+
+ExitCode run_matrix(const MatrixOptions& options) {
+  // Validate the spec, the base state, the recipe and every cell first; nothing is written before.
+  MatrixInputs in = load_matrix_inputs(options);
+  std::string date = options.date.empty() ? today_utc() : options.date;
+  std::string results_dir = absolute_path(options.results_dir, ".");
+  std::string night_dir = results_dir + "/" + date;
+  std::map<std::string, std::vector<matrix::CellNight>> history = load_history(results_dir, date);
+  // At this point every input is valid.
+
+  make_dirs(night_dir + "/cells");
+  std::vector<Measured> measured = measure_cells(in, night_dir, options.jobs);
+  // At this point every cell has its runs for tonight, measured now or earlier tonight.
+
+  // Judge each cell against its own history, then bisect the ones that turned red.
+  matrix::MatrixNight night;
+  night.name = in.spec.name.empty() ? fs::path(options.spec_path).stem().string() : in.spec.name;
+  night.date = date;
+  night.metric = in.recipe.metric;
+  night.higher_is_better = in.recipe.higher_is_better;
+  night.threshold = in.spec.threshold;
+  night.min_history = in.spec.min_history;
+  matrix::JudgePolicy policy{in.recipe.higher_is_better, in.spec.threshold, in.spec.min_history, in.spec.history_window};
+  for (std::size_t i = 0; i < in.cells.size(); ++i) {
+    const matrix::Cell& cell = in.cells[i];
+    const std::vector<matrix::CellNight>& past = history[cell.id];
+    matrix::CellReport report;
+    report.id = cell.id;
+    report.assignment = cell.assignment;
+    for (const auto& [name, value] : cell.assignment) {
+      std::string key = name.substr(name.find('.') + 1);
+      report.resolved[name] = starts_with(name, "packages.") ? in.states[i].packages.at(normalize_package_name(key)).version
+                                                              : value;
+    }
+    report.state_hash = in.state_hashes[i];
+    report.runs = measured[i].runs;
+    report.failed = measured[i].failed;
+    report.skipped = measured[i].skipped;
+    report.median = measured[i].median;
+    report.first_error = measured[i].first_error;
+    report.judgement = matrix::judge_cell(date, report.runs, report.failed, report.skipped, report.median, past, policy);
+    report.trend = past;
+    report.trend.push_back({date, report.judgement.status, report.median, report.runs, report.failed, report.skipped});
+    if (report.judgement.new_red) {
+      if (!report.judgement.last_green) {
+        report.bisect.status = "not_possible";
+        report.bisect.note = "no earlier passing night of this cell to bisect against";
+      } else {
+        std::cerr << "envbisect: matrix: " << cell.id << " turned red; bisecting against " << *report.judgement.last_green
+                  << "\n";
+        report.bisect = bisect_cell(in, i, results_dir, night_dir, *report.judgement.last_green);
+      }
+    }
+    night.cells.push_back(report);
+  }
+
+  // Write the night's outputs; unchanged content leaves the files untouched.
+  write_if_changed(night_dir + "/matrix.json", matrix::night_to_json(night).dump(2) + "\n");
+  write_if_changed(night_dir + "/matrix.md", matrix::render_matrix_markdown(night));
+  write_if_changed(night_dir + "/matrix.html", matrix::render_matrix_html(night));
+  std::cout << matrix::summary_line(night) << "; " << night_dir << "/matrix.html\n";
+  return matrix::count_new_red(night) > 0 ? ExitCode::inconclusive : ExitCode::ok;
+}
+
+}  // namespace envbisect
