@@ -7,6 +7,7 @@
 #include "core/version.hpp"
 #include "core/wheel_name.hpp"
 #include "env/git_history.hpp"
+#include "search/dag_bisect.hpp"
 #include "env/requirement.hpp"
 #include "env/store.hpp"
 #include "env/wheel_source.hpp"
@@ -92,7 +93,7 @@ std::vector<std::string> version_points(const std::string& name, const std::stri
 }  // namespace
 
 std::vector<Axis> plan_axes(const std::vector<Delta>& deltas, const EnvState& good, const EnvState& bad,
-                            const std::vector<std::string>& wheel_dirs) {
+                            const std::vector<std::string>& wheel_dirs, FirstParent first_parent) {
   std::vector<Axis> axes;
   std::vector<std::string> files = wheel_files(wheel_dirs);
   for (std::size_t i = 0; i < deltas.size(); ++i) {
@@ -103,24 +104,35 @@ std::vector<Axis> plan_axes(const std::vector<Delta>& deltas, const EnvState& go
     if (delta.dimension == Dimension::packages) {
       std::vector<std::string> points = version_points(delta.name, *delta.good, *delta.bad, files);
       if (!points.empty()) {
-        axes.push_back({i, "versions", points});
+        axes.push_back({i, "versions", points, {}});
       }
     } else if (delta.dimension == Dimension::repos && good.repos.at(delta.name).path == bad.repos.at(delta.name).path) {
-      // The first-parent line from good to bad; a good commit off that line leaves the repo a toggle.
-      CommitRange range = commits_between(good.repos.at(delta.name).path, *delta.good, *delta.bad, FirstParent::yes);
+      // `git rev-list bad ^good` (or its first-parent line); a good commit that is not an ancestor of
+      // bad leaves the repo a toggle.
+      CommitRange range = commits_between(good.repos.at(delta.name).path, *delta.good, *delta.bad, first_parent);
       if (range.good_is_ancestor && range.commits.size() >= 2) {
-        Axis axis{i, "commits", {*delta.good}};
-        for (std::size_t c = 0; c + 1 < range.commits.size(); ++c) {
-          axis.points.push_back(range.commits[c].id);
+        Axis axis{i, "commits", {*delta.good}, {}};
+        bool merges = false;
+        for (const RangeCommit& commit : range.commits) {
+          axis.points.push_back(commit.id);
+          std::vector<std::size_t> parents;
+          for (std::size_t parent : commit.parents) {
+            parents.push_back(parent + 1);
+          }
+          merges = merges || parents.size() > 1;
+          axis.parents.push_back(parents);
         }
-        axis.points.push_back(*delta.bad);
+        axis.points.back() = *delta.bad;
+        if (!merges) {
+          axis.parents.clear();  // a chain: plain bisection asks the same questions
+        }
         axes.push_back(axis);
       }
     } else if (delta.dimension == Dimension::threads) {
       long long from = std::stoll(*delta.good);
       long long to = std::stoll(*delta.bad);
       if (std::llabs(to - from) >= 2) {
-        Axis axis{i, "numbers", {}};
+        Axis axis{i, "numbers", {}, {}};
         for (long long value = from; value != to + (to > from ? 1 : -1); value += to > from ? 1 : -1) {
           axis.points.push_back(std::to_string(value));
         }
@@ -141,6 +153,35 @@ EnvState with_axis_point(const EnvState& state, const std::vector<Delta>& deltas
     out.threads[delta.name] = std::stoll(value);
   } else if (delta.dimension == Dimension::repos) {
     out.repos[delta.name].commit = value;
+  }
+  return out;
+}
+
+Bisection bisect_axis(const Axis& axis, const IndexOracle& oracle) {
+  if (axis.parents.empty()) {
+    return first_bad(axis.points.size(), oracle);
+  }
+  std::vector<DagNode> nodes;
+  for (const std::vector<std::size_t>& parents : axis.parents) {
+    DagNode node;
+    for (std::size_t parent : parents) {
+      node.parents.push_back(parent - 1);
+    }
+    nodes.push_back(node);
+  }
+  DagBisection dag = dag_first_bad(nodes, [&](std::size_t node) { return oracle(node + 1); });
+  Bisection out;
+  out.found = dag.found;
+  out.first_bad = dag.first_bad + 1;
+  // The first bad commit's parents are all good; its first parent is the "last good" a reader expects.
+  const std::vector<std::size_t>& parents = axis.parents.at(dag.first_bad);
+  out.last_good = parents.empty() ? 0 : parents.front();
+  out.note = dag.note;
+  out.evaluations = dag.evaluations;
+  out.steps.push_back(BisectStep{0, Verdict::good, "good end, measured by the caller", true});
+  out.steps.push_back(BisectStep{axis.points.size() - 1, Verdict::bad, "bad end, measured by the caller", true});
+  for (const DagStep& step : dag.steps) {
+    out.steps.push_back(BisectStep{step.node + 1, step.verdict, step.why, false});
   }
   return out;
 }

@@ -8,6 +8,7 @@
 
 #include "core/delta.hpp"
 #include "core/state.hpp"
+#include "env/git_history.hpp"
 #include "search/bisect.hpp"
 
 namespace envbisect {
@@ -17,14 +18,23 @@ struct Axis {
   std::size_t delta = 0;            // index of the delta the axis refines
   std::string kind;                 // "versions", "commits" or "numbers"
   std::vector<std::string> points;  // points.front() is the good value, points.back() the bad one
+  // Commits of a DAG range (not --first-parent): for each of points[1..], its parents inside the
+  // range as indices into `points` (0, the good end, never appears: out-of-range parents are good).
+  // Empty for a chain (versions, numbers, first-parent commits).
+  std::vector<std::vector<std::size_t>> parents;
 };
 
 // Return the ordered axes of the deltas: package versions between the good and bad versions found in
 // the wheel folders (PEP 440 order; a change of local label only, +cu128 -> +cu130, is a variant, not
-// an axis), commits between the good and bad commits of a repo (first-parent history, as `git bisect
-// --first-parent`), and thread counts between the two values. Deltas without inner points get no axis.
+// an axis), commits between the good and bad commits of a repo (the whole DAG `git rev-list bad ^good`
+// as git bisect walks it, or the first-parent chain with FirstParent::yes), and thread counts between
+// the two values. Deltas without inner points get no axis.
 std::vector<Axis> plan_axes(const std::vector<Delta>& deltas, const EnvState& good, const EnvState& bad,
-                            const std::vector<std::string>& wheel_dirs);
+                            const std::vector<std::string>& wheel_dirs, FirstParent first_parent);
+
+// Find the first bad point of `axis` (0 assumed good, the last assumed bad): git's DAG bisection when
+// the axis has parents, a plain bisection of the chain otherwise. Steps and indices refer to `points`.
+Bisection bisect_axis(const Axis& axis, const IndexOracle& oracle);
 
 // Return `state` with the axis's delta set to the axis point `index`.
 EnvState with_axis_point(const EnvState& state, const std::vector<Delta>& deltas, const Axis& axis,

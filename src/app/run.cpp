@@ -185,7 +185,8 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   policy.max_runs = std::max(policy.min_runs, options.max_runs);
   policy.anchor_runs = std::max(policy.min_runs, options.anchor_runs);
   policy.max_anchor_runs = std::max(policy.anchor_runs, policy.max_runs);
-  std::vector<Axis> axes = plan_axes(deltas, good, bad, options.wheel_dirs);
+  std::vector<Axis> axes =
+      plan_axes(deltas, good, bad, options.wheel_dirs, options.first_parent ? FirstParent::yes : FirstParent::no);
   std::vector<std::vector<std::size_t>> units =
       plan_units(deltas, good, bad, options.wheel_dirs, options.uv_caches, options.store_dir);
   // At this point every input is valid.
@@ -211,6 +212,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   run_doc["max_runs"] = options.max_runs;
   run_doc["no_probe"] = options.no_probe;
   run_doc["anchor_runs"] = options.anchor_runs;
+  run_doc["first_parent"] = options.first_parent;
   run_doc["execution"] = {{"executor", options.execution.executor}, {"host", options.execution.host},
                           {"prefix", options.execution.prefix}, {"slots", options.execution.slots},
                           {"isolation", options.execution.isolation},
@@ -351,7 +353,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
     const Delta& delta = deltas[axis.delta];
     std::cout << "refine " << to_string(delta.dimension) << "/" << delta.name << " over " << axis.points.size() - 2
               << " inner " << axis.kind << ":\n";
-    Bisection bisection = first_bad(axis.points.size(), [&](std::size_t index) {
+    Bisection bisection = bisect_axis(axis, [&](std::size_t index) {
       EnvState state = with_axis_point(cause_state, deltas, axis, index);
       return decide(evaluator.candidate_for(state, isolation.cause), "refine",
                     std::string(to_string(delta.dimension)) + "/" + delta.name + " = " + axis.points[index]);
@@ -506,6 +508,7 @@ RunOptions load_run(const std::string& run_dir, std::vector<json>& records) {
   options.max_runs = doc.value("max_runs", options.max_runs);
   options.no_probe = doc.value("no_probe", false);
   options.anchor_runs = doc.value("anchor_runs", options.anchor_runs);
+  options.first_parent = doc.value("first_parent", false);
   if (doc.contains("execution") && doc["execution"].is_object()) {
     const json& execution = doc["execution"];
     options.execution.executor = execution.value("executor", options.execution.executor);

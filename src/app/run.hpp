@@ -25,6 +25,7 @@ struct RunOptions {
   bool explain = false;  // print why each candidate was chosen and each verdict's reasoning
   bool dry_run = false;  // print the plan and the worst-case number of evaluations; run nothing
   bool no_probe = false; // skip probing thread counts once the cause is found
+  bool first_parent = false;  // bisect commit ranges along first parents only (git bisect --first-parent)
   ExecutionOptions execution;  // where benchmark processes run, how many at once, how isolated
 };
 

@@ -9,6 +9,7 @@
 #include "app/capture.hpp"
 #include "app/diff.hpp"
 #include "app/locate.hpp"
+#include "app/matrix.hpp"
 #include "app/report.hpp"
 #include "app/store.hpp"
 #include "app/timeline.hpp"
@@ -67,11 +68,17 @@ int cli_main(int argc, char** argv) {
   run_cmd->add_flag("--explain", run.explain, "Print why each candidate was chosen and how each verdict was reached");
   run_cmd->add_flag("--dry-run", run.dry_run, "Print the plan and the worst-case number of evaluations; run nothing");
   run_cmd->add_flag("--no-probe", run.no_probe, "Do not probe thread counts once the cause is found");
+  run_cmd->add_flag("--first-parent", run.first_parent,
+                    "Bisect commit ranges along first parents only (default: the whole DAG, as git bisect)");
   run_cmd->add_option("--executor", run.execution.executor, "Where benchmarks run: local (default), ssh or slurm")
       ->check(CLI::IsMember({"local", "ssh", "slurm"}));
   run_cmd->add_option("--host", run.execution.host, "ssh executor: user@host");
   run_cmd->add_option("--prefix", run.execution.prefix, "ssh executor: remote command prefix, e.g. 'pct exec 200 --'");
   run_cmd->add_option("--slots", run.execution.slots, "Candidates measured at once (default 1)")->check(CLI::Range(1, 256));
+  run_cmd->add_option("--ssh-config", run.execution.ssh_config, "ssh executor: ssh configuration file (ssh -F)");
+  run_cmd->add_option("--slurm-gpus", run.execution.slurm_gpus, "slurm executor: GPUs per job (--gres=gpu:N)")
+      ->check(CLI::Range(0, 1024));
+  run_cmd->add_option("--slurm-partition", run.execution.slurm_partition, "slurm executor: partition to submit to");
   run_cmd->add_option("--isolation", run.execution.isolation, "Isolation of each run: none (default), bwrap, podman or lxc")
       ->check(CLI::IsMember({"none", "bwrap", "podman", "lxc"}));
   run_cmd->add_option("--isolation-base", run.execution.isolation_base,
@@ -130,6 +137,13 @@ int cli_main(int argc, char** argv) {
   versions_cmd->add_option("name", versions.name, "Distribution name")->required();
   versions_cmd->add_option("--wheels", versions.wheel_dirs, "Wheel directory (repeatable)")->required();
 
+  MatrixOptions matrix;
+  CLI::App* matrix_cmd = app.add_subcommand("matrix", "Run the nightly compatibility matrix; bisect cells that turned red");
+  matrix_cmd->add_option("spec", matrix.spec_path, "Matrix spec (JSON, docs/MATRIX.md)")->required();
+  matrix_cmd->add_option("--results", matrix.results_dir, "Results folder; each night goes to DIR/<date>/")->required();
+  matrix_cmd->add_option("--jobs", matrix.jobs, "Cells measured at once (default 1)")->check(CLI::Range(1, 256));
+  matrix_cmd->add_option("--date", matrix.date, "The night's date, YYYY-MM-DD (default today, UTC)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -165,6 +179,8 @@ int cli_main(int argc, char** argv) {
       code = run_timeline(timeline, std::cout);
     } else if (replay_cmd->parsed()) {
       code = run_replay(replay_dir);
+    } else if (matrix_cmd->parsed()) {
+      code = run_matrix(matrix);
     } else if (versions_cmd->parsed()) {
       code = run_versions(versions, std::cout, std::cerr);
     }
