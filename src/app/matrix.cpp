@@ -330,6 +330,8 @@ matrix::CellBisect bisect_cell(const MatrixInputs& in, std::size_t index, const 
     return bisect;
   }
   if (!path_exists(out_dir + "/result.json")) {
+    std::cerr << "envbisect: matrix: " << id << " turned red; bisecting against " << last_green << " (log: " << cell_dir
+              << "/bisect.log)\n";
     // The bisection's own output goes to its log; the matrix prints one line.
     std::ofstream log(cell_dir + "/bisect.log", std::ios::app);
     std::streambuf* saved = std::cout.rdbuf(log.rdbuf());
@@ -418,8 +420,6 @@ ExitCode run_matrix(const MatrixOptions& options) {
         report.bisect.status = "not_possible";
         report.bisect.note = "no earlier passing night of this cell to bisect against";
       } else {
-        std::cerr << "envbisect: matrix: " << cell.id << " turned red; bisecting against " << *report.judgement.last_green
-                  << "\n";
         report.bisect = bisect_cell(in, i, results_dir, night_dir, *report.judgement.last_green);
       }
     }

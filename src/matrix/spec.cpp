@@ -43,7 +43,7 @@ std::optional<std::string> axis_value(const std::string& dimension, const json& 
                                       Problems& problems) {
   if (dimension == "threads") {
     if (!value.is_number_integer() || value.get<std::int64_t>() < 1) {
-      problems.add(pointer, "expected a positive integer thread count, got " + json_type_name(value));
+      problems.add(pointer, "expected a positive integer thread count, got " + value.dump());
       return std::nullopt;
     }
     return std::to_string(value.get<std::int64_t>());
