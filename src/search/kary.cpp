@@ -1,0 +1,103 @@
+#include "search/kary.hpp"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+namespace envbisect {
+
+namespace {
+
+std::string describe_range(std::size_t low, std::size_t high) {
+  return low == high ? std::to_string(low) : std::to_string(low) + ".." + std::to_string(high);
+}
+
+}  // namespace
+
+std::vector<std::size_t> kary_probes(std::size_t good, std::size_t bad, std::size_t k,
+                                     const std::vector<std::size_t>& asked) {
+  std::vector<std::size_t> candidates;
+  for (std::size_t index = good + 1; index < bad; ++index) {
+    if (std::find(asked.begin(), asked.end(), index) == asked.end()) {
+      candidates.push_back(index);
+    }
+  }
+  const std::size_t m = candidates.size();
+  k = std::max<std::size_t>(1, std::min(k, m));
+  std::vector<std::size_t> probes;
+  for (std::size_t j = 0; j < k && m > 0; ++j) {
+    const std::size_t rank = (j + 1) * (m + 1) / (k + 1);
+    const std::size_t index = candidates[rank == 0 ? 0 : rank - 1];
+    if (probes.empty() || probes.back() != index) {
+      probes.push_back(index);
+    }
+  }
+  return probes;
+}
+
+KaryBisection kary_first_bad(std::size_t count, std::size_t k, const BatchIndexOracle& oracle) {
+  KaryBisection out;
+  Bisection& result = out.bisection;
+  if (count < 2) {
+    result.note = "nothing to bisect: need a good and a bad point";
+    return out;
+  }
+  std::size_t good = 0;
+  std::size_t bad = count - 1;
+  result.steps.push_back(BisectStep{good, Verdict::good, "good end, measured by the caller", true});
+  result.steps.push_back(BisectStep{bad, Verdict::bad, "bad end, measured by the caller", true});
+  std::vector<std::size_t> asked;
+  std::vector<std::string> notes;
+
+  // Invariant: `good` is good, `bad` is bad (or intermediate), so the first bad is in good+1..bad.
+  while (bad - good > 1) {
+    const std::vector<std::size_t> probes = kary_probes(good, bad, k, asked);
+    if (probes.empty()) {
+      break;  // every point strictly between is untestable
+    }
+    ++out.rounds;
+    const std::vector<Verdict> verdicts = oracle(probes);
+    const std::string why = "round " + std::to_string(out.rounds) + ", " + std::to_string(probes.size()) +
+                            " at once over " + describe_range(good + 1, bad) + ": test ";
+    std::map<std::size_t, Verdict> answers;
+    for (std::size_t i = 0; i < probes.size(); ++i) {
+      const Verdict verdict = i < verdicts.size() ? verdicts[i] : Verdict::skip;
+      asked.push_back(probes[i]);
+      answers.emplace(probes[i], verdict);
+      result.steps.push_back(BisectStep{probes[i], verdict, why + std::to_string(probes[i]), false});
+      ++result.evaluations;
+    }
+    // The lowest bad answer bounds from above; the highest good answer below it bounds from below.
+    for (const auto& [index, verdict] : answers) {
+      if (verdict == Verdict::bad || verdict == Verdict::intermediate) {
+        if (verdict == Verdict::intermediate) {
+          notes.push_back("intermediate at " + std::to_string(index) + ": treated as bad, a partial effect");
+        }
+        bad = index;
+        break;
+      }
+    }
+    for (const auto& [index, verdict] : answers) {
+      if (index < bad && verdict == Verdict::good) {
+        good = std::max(good, index);
+      }
+      if (verdict == Verdict::skip || verdict == Verdict::unstable) {
+        notes.push_back(std::string(verdict == Verdict::skip ? "skip" : "unstable") + " at " +
+                        std::to_string(index) + ": untestable");
+      }
+    }
+  }
+  result.last_good = good;
+  result.first_bad = bad;
+  result.found = bad - good == 1;
+  if (!result.found) {
+    notes.insert(notes.begin(), "boxed in by untestable points: the first bad could be any of " +
+                                    describe_range(good + 1, bad));
+  }
+  for (const std::string& note : notes) {
+    result.note += (result.note.empty() ? "" : "; ") + note;
+  }
+  return out;
+}
+
+}  // namespace envbisect

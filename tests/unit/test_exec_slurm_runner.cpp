@@ -1,0 +1,98 @@
+#include "exec/slurm_runner.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using envbisect::ProcessSpec;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "envbisect-slurm-XXXXXX").string();
+    path = ::mkdtemp(pattern.data());
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+};
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+bool has(const std::vector<std::string>& argv, const std::string& word) {
+  return std::find(argv.begin(), argv.end(), word) != argv.end();
+}
+
+}  // namespace
+
+TEST_CASE("parse_scontrol_job reads JobState and ExitCode of a one-line record", "[exec][slurm]") {
+  auto running = envbisect::parse_scontrol_job(
+      "JobId=12 JobName=envbisect UserId=root(0) JobState=RUNNING Reason=None ExitCode=0:0 RunTime=00:00:01");
+  REQUIRE(running);
+  CHECK(running->state == "RUNNING");
+  CHECK_FALSE(running->finished);
+
+  auto failed = envbisect::parse_scontrol_job("JobId=13 JobState=FAILED Reason=NonZeroExitCode ExitCode=125:0\n");
+  REQUIRE(failed);
+  CHECK(failed->finished);
+  CHECK(failed->exit_code == 125);
+  CHECK(failed->signal == 0);
+
+  auto killed = envbisect::parse_scontrol_job("JobId=14 JobState=CANCELLED Reason=None DerivedExitCode=0:0 ExitCode=0:9");
+  REQUIRE(killed);
+  CHECK(killed->state == "CANCELLED");
+  CHECK(killed->signal == 9);
+
+  CHECK_FALSE(envbisect::parse_scontrol_job("slurm_load_jobs error: Invalid job id specified"));
+}
+
+TEST_CASE("slurm_batch_script runs argv with exactly the spec's environment", "[exec][slurm]") {
+  TempDir dir;
+  ProcessSpec spec;
+  spec.argv = {"sh", "-c", "env | grep -v ^PWD= | sort; echo \"arg:$0\"", "a 'b' $c"};
+  spec.env = {{"PATH", "/usr/bin:/bin"}, {"SPACED", "x y"}, {"CUDA_VISIBLE_DEVICES", "0,1"}};
+  const fs::path script = dir.path / "job.sh";
+  std::ofstream(script) << envbisect::slurm_batch_script(spec, false);
+  const std::string command = "SLURM_JOB_ID=9 sh " + script.string() + " > " + (dir.path / "out").string();
+  REQUIRE(std::system(command.c_str()) == 0);
+  const std::string out = slurp(dir.path / "out");
+  CHECK(out == "CUDA_VISIBLE_DEVICES=0,1\nPATH=/usr/bin:/bin\nSPACED=x y\narg:a 'b' $c\n");
+
+  // With GPUs asked of Slurm, the devices Slurm gave the job win over the recipe's.
+  std::ofstream(script) << envbisect::slurm_batch_script(spec, true);
+  const std::string gres = "CUDA_VISIBLE_DEVICES=3 sh " + script.string() + " > " + (dir.path / "out").string();
+  REQUIRE(std::system(gres.c_str()) == 0);
+  CHECK(slurp(dir.path / "out").find("CUDA_VISIBLE_DEVICES=3\n") != std::string::npos);
+}
+
+TEST_CASE("sbatch_argv asks for the output files, the folder, a backstop time and the GPUs", "[exec][slurm]") {
+  ProcessSpec spec;
+  spec.argv = {"python3"};
+  spec.cwd = "/runs/a/attempts/x/0";
+  spec.stdout_path = "/runs/a/attempts/x/0/stdout.txt";
+  spec.timeout = std::chrono::milliseconds(60000);
+  auto argv = envbisect::sbatch_argv(spec, {2, "gpu"}, "/runs/job.sh");
+  CHECK(argv.front() == "sbatch");
+  CHECK(has(argv, "--parsable"));
+  CHECK(has(argv, "--output=/runs/a/attempts/x/0/stdout.txt"));
+  CHECK(has(argv, "--error=/dev/null"));
+  CHECK(has(argv, "--chdir=/runs/a/attempts/x/0"));
+  CHECK(has(argv, "--time=2"));
+  CHECK(has(argv, "--gres=gpu:2"));
+  CHECK(has(argv, "--partition=gpu"));
+  CHECK(argv.back() == "/runs/job.sh");
+  CHECK_FALSE(has(envbisect::sbatch_argv(spec, {0, ""}, "/j.sh"), "--gres=gpu:0"));
+}
