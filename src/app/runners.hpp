@@ -14,8 +14,12 @@ struct ExecutionOptions {
   std::string host;                 // ssh: user@host
   std::string prefix;               // ssh: command prefix on the remote side, e.g. "pct exec 200 --"
   int slots = 1;                    // candidates measured at once
+  std::string ssh_config;           // ssh: `ssh -F FILE`; "" = the user's own configuration
+  int slurm_gpus = 0;               // slurm: `--gres=gpu:N` per job; 0 = no GPUs asked for
+  std::string slurm_partition;      // slurm: `--partition`; "" = the cluster's default
   std::string isolation = "none";   // "none", "bwrap", "podman" or "lxc"
   std::string isolation_base;       // container base: a rootfs folder or an image; "" = the host's /usr
+  bool isolation_network = false;   // let isolated runs reach the network (the recipe's "network": true)
 };
 
 // Return the runner that `options` ask for. Throw Error (bad_input) naming the option when it cannot
