@@ -19,6 +19,7 @@
 #include "app/axes.hpp"
 #include "search/bisect.hpp"
 #include "search/isolate.hpp"
+#include "search/kary.hpp"
 #include "stats/verdict.hpp"
 #include "store/journal.hpp"
 #include "util/fs.hpp"
@@ -252,6 +253,11 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   Candidate bad_candidate = evaluator.candidate(all);
   int anchor_runs = 0;
   auto measure_anchors = [&](int runs) {
+    if (options.execution.slots > 1 && anchor_runs < runs) {
+      // With several slots both anchors' runs go side by side, still interleaved attempt by attempt.
+      anchor_runs = runs;
+      evaluator.measure_all({good_candidate, bad_candidate}, anchor_runs, options.execution.slots);
+    }
     while (anchor_runs < runs) {
       ++anchor_runs;
       evaluator.measure(good_candidate, anchor_runs);
@@ -353,11 +359,30 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
     const Delta& delta = deltas[axis.delta];
     std::cout << "refine " << to_string(delta.dimension) << "/" << delta.name << " over " << axis.points.size() - 2
               << " inner " << axis.kind << ":\n";
-    Bisection bisection = bisect_axis(axis, [&](std::size_t index) {
+    IndexOracle refine_point = [&](std::size_t index) {
       EnvState state = with_axis_point(cause_state, deltas, axis, index);
       return decide(evaluator.candidate_for(state, isolation.cause), "refine",
                     std::string(to_string(delta.dimension)) + "/" + delta.name + " = " + axis.points[index]);
-    });
+    };
+    // With k slots a linear axis is searched k points a round: their first runs go side by side,
+    // then each point is decided in order (extra runs, if the statistics want them, one at a time).
+    const auto slots = static_cast<std::size_t>(options.execution.slots);
+    Bisection bisection =
+        slots > 1 && axis.parents.empty()
+            ? kary_first_bad(axis.points.size(), slots, [&](const std::vector<std::size_t>& indices) {
+                std::vector<Candidate> batch;
+                for (std::size_t index : indices) {
+                  batch.push_back(evaluator.candidate_for(with_axis_point(cause_state, deltas, axis, index),
+                                                          isolation.cause));
+                }
+                evaluator.measure_all(batch, policy.min_runs, options.execution.slots);
+                std::vector<Verdict> verdicts;
+                for (std::size_t index : indices) {
+                  verdicts.push_back(refine_point(index));
+                }
+                return verdicts;
+              }).bisection
+            : bisect_axis(axis, refine_point);
     json entry = {{"delta", delta_to_json(delta)}, {"kind", axis.kind}, {"points", axis.points},
                   {"found", bisection.found}, {"last_good", axis.points[bisection.last_good]},
                   {"first_bad", axis.points[bisection.first_bad]}, {"evaluations", bisection.evaluations},
@@ -368,26 +393,39 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
               << axis.points[bisection.last_good] << ")" << (bisection.note.empty() ? "" : "; " + bisection.note) << "\n";
   }
 
-  // Probe the modifiers with the cause applied: at which thread counts does it bite?
+  // Probe the modifiers with the cause applied: at which thread counts does it bite, with the caches
+  // as the cause has them and with each warm/cold cache flipped (a grid: threads x cache state)?
   json probes = json::array();
   if (isolation.found && !options.no_probe) {
+    std::vector<EnvState> variants = {cause_state};
+    for (const auto& [name, cache] : cause_state.caches) {
+      if (cache.state == "warm" || cache.state == "cold") {
+        EnvState flipped = cause_state;
+        flipped.caches[name].state = cache.state == "warm" ? "cold" : "warm";
+        variants.push_back(flipped);
+      }
+    }
     for (const auto& [knob, count] : cause_state.threads) {
       std::int64_t top = std::max<std::int64_t>(4, count);
-      std::cout << "probe threads/" << knob << " 1.." << top << " with the cause applied:\n";
-      for (std::int64_t value = 1; value <= top; ++value) {
-        EnvState state = cause_state;
-        state.threads[knob] = value;
-        std::string label = "threads/" + knob + " = " + std::to_string(value);
-        Verdict verdict = decide(evaluator.candidate_for(state, isolation.cause), "probe", label);
+      for (const EnvState& variant : variants) {
         std::vector<std::string> cache_states;
-        for (const auto& [name, cache] : state.caches) {
+        for (const auto& [name, cache] : variant.caches) {
           cache_states.push_back(name + ":" + cache.state);
         }
-        json probe = {{"type", "probe"}, {"knob", "threads/" + knob}, {"value", value},
-                      {"cache", join(cache_states, ",")}, {"verdict", to_string(verdict)},
-                      {"median", verdict_log.back()["median"]}};
-        journal.append(probe);
-        probes.push_back(probe);
+        std::string caches = join(cache_states, ",");
+        std::cout << "probe threads/" << knob << " 1.." << top << " with the cause applied"
+                  << (caches.empty() ? "" : ", caches " + caches) << ":\n";
+        for (std::int64_t value = 1; value <= top; ++value) {
+          EnvState state = variant;
+          state.threads[knob] = value;
+          std::string label = "threads/" + knob + " = " + std::to_string(value) + (caches.empty() ? "" : ", " + caches);
+          Verdict verdict = decide(evaluator.candidate_for(state, isolation.cause), "probe", label);
+          json probe = {{"type", "probe"}, {"knob", "threads/" + knob}, {"value", value},
+                        {"cache", caches}, {"verdict", to_string(verdict)},
+                        {"median", verdict_log.back()["median"]}};
+          journal.append(probe);
+          probes.push_back(probe);
+        }
       }
     }
   }
@@ -452,8 +490,9 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
     }
     std::map<std::string, std::vector<std::string>> bites;
     for (const json& probe : probes) {
-      bites[probe["knob"].get<std::string>()].push_back(std::to_string(probe["value"].get<std::int64_t>()) + ": " +
-                                                        probe["verdict"].get<std::string>());
+      std::string cache = probe["cache"].get<std::string>();
+      bites[probe["knob"].get<std::string>() + (cache.empty() ? "" : ", " + cache)].push_back(
+          std::to_string(probe["value"].get<std::int64_t>()) + ": " + probe["verdict"].get<std::string>());
     }
     for (const auto& [knob, values] : bites) {
       std::cout << "when it bites (" << knob << "): " << join(values, ", ") << "\n";
