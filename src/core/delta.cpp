@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/redact.hpp"
 #include "util/strings.hpp"
 
 namespace envbisect {
@@ -147,15 +148,30 @@ EnvState apply_deltas(const EnvState& good, const EnvState& bad, const std::vect
   return out;
 }
 
+namespace {
+
+// The value of a delta as shown to people and written to files: an env secret never is.
+std::optional<std::string> shown_value(const Delta& delta, const std::optional<std::string>& value) {
+  if (!value || delta.dimension != Dimension::env) {
+    return value;
+  }
+  return redact_env_value(delta.name, *value);
+}
+
+}  // namespace
+
 std::string describe(const Delta& delta) {
-  return std::string(to_string(delta.dimension)) + "/" + delta.name + " " + delta.good.value_or("(absent)") + " -> " +
-         delta.bad.value_or("(absent)");
+  return std::string(to_string(delta.dimension)) + "/" + delta.name + " " +
+         shown_value(delta, delta.good).value_or("(absent)") + " -> " + shown_value(delta, delta.bad).value_or("(absent)");
 }
 
 nlohmann::json delta_to_json(const Delta& delta) {
   nlohmann::json out = {{"dimension", to_string(delta.dimension)}, {"name", delta.name}};
-  out["good"] = delta.good ? nlohmann::json(*delta.good) : nlohmann::json(nullptr);
-  out["bad"] = delta.bad ? nlohmann::json(*delta.bad) : nlohmann::json(nullptr);
+  // result.json, the journal and `diff --json` all come through here: env secrets stay out of them.
+  const std::optional<std::string> good = shown_value(delta, delta.good);
+  const std::optional<std::string> bad = shown_value(delta, delta.bad);
+  out["good"] = good ? nlohmann::json(*good) : nlohmann::json(nullptr);
+  out["bad"] = bad ? nlohmann::json(*bad) : nlohmann::json(nullptr);
   return out;
 }
 

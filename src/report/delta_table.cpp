@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "util/redact.hpp"
+
 namespace envbisect {
 
 namespace {
@@ -22,7 +24,15 @@ const char* change_kind(const Delta& delta) {
 
 }  // namespace
 
-std::string render_delta_table(const std::vector<Delta>& deltas) {
+std::string render_delta_table(const std::vector<Delta>& shown) {
+  // The table goes to terminals and reports: env secrets are shown as "<redacted>".
+  std::vector<Delta> deltas = shown;
+  for (Delta& delta : deltas) {
+    if (delta.dimension == Dimension::env) {
+      delta.good = delta.good ? std::optional<std::string>(redact_env_value(delta.name, *delta.good)) : std::nullopt;
+      delta.bad = delta.bad ? std::optional<std::string>(redact_env_value(delta.name, *delta.bad)) : std::nullopt;
+    }
+  }
   std::size_t name_width = 4;
   std::size_t good_width = 4;
   std::size_t bad_width = 3;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "util/redact.hpp"
+
 namespace envbisect::report {
 
 using nlohmann::json;
@@ -259,7 +261,13 @@ void build_candidates(ReportModel& model) {
 
 }  // namespace
 
-ReportModel model_from_journal(const std::vector<json>& records, const json& run_doc, const std::string& run_dir) {
+ReportModel model_from_journal(const std::vector<json>& journal_records, const json& run_doc, const std::string& run_dir) {
+  // Journals written before redaction existed, or edited by hand, may hold secrets: reports never show them.
+  std::vector<json> records;
+  records.reserve(journal_records.size());
+  for (const json& record : journal_records) {
+    records.push_back(redact_json(record));
+  }
   ReportModel model;
   model.run_dir = run_dir;
 

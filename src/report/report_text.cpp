@@ -6,6 +6,7 @@
 #include <ctime>
 #include <map>
 
+#include "util/redact.hpp"
 #include "util/strings.hpp"
 
 namespace envbisect::report {
@@ -108,7 +109,8 @@ std::string md_code(const std::string& text) {
 }
 
 std::string tail_lines(const std::string& text, std::size_t max_lines, std::size_t max_bytes) {
-  std::string body = text;
+  // Redact before cutting, so that no cut leaves half a token that no longer looks like one.
+  std::string body = redact_text(text);
   while (!body.empty() && (body.back() == '\n' || body.back() == '\r')) {
     body.pop_back();
   }

@@ -32,7 +32,7 @@ std::string md_cell(const std::string& text);
 std::string md_code(const std::string& text);
 
 // Return the last `max_lines` lines of `text`, at most `max_bytes` bytes, with a leading "..." line
-// when something was cut.
+// when something was cut, and every secret-looking value replaced by "<redacted>" (util/redact.hpp).
 std::string tail_lines(const std::string& text, std::size_t max_lines, std::size_t max_bytes);
 
 // What the journal says about the outcome, gathered for the top of a report.

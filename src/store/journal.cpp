@@ -8,6 +8,7 @@
 
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/redact.hpp"
 
 namespace envbisect {
 
@@ -67,7 +68,8 @@ Journal::~Journal() {
 }
 
 void Journal::append(const nlohmann::json& record) {
-  std::string line = record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  // Secrets never reach the disk: the journal feeds every report, and run directories get shared.
+  std::string line = redact_json(record).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   std::size_t done = 0;
   while (done < line.size()) {
     ssize_t n = ::write(m_fd, line.data() + done, line.size() - done);
