@@ -39,6 +39,12 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& sourc
     throw Error(source + ":" + std::to_string(line) + ":" + std::to_string(column) + ": malformed JSON: " +
                     (detail == std::string::npos ? what : what.substr(detail)),
                 ExitCode::bad_input);
+  } catch (const nlohmann::json::out_of_range& error) {
+    // A number past a double ("1e400") is out_of_range, not a parse_error; it is still bad input.
+    std::string what = error.what();
+    std::size_t detail = what.find("number overflow");
+    throw Error(source + ": malformed JSON: " + (detail == std::string::npos ? what : what.substr(detail)),
+                ExitCode::bad_input);
   }
 }
 

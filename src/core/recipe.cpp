@@ -9,6 +9,7 @@
 
 #include "core/json_input.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 namespace envbisect {
 
@@ -88,6 +89,10 @@ std::vector<std::string> read_argv(const json& doc, const char* key, Problems& p
   }
   for (std::size_t i = 0; i < it->size(); ++i) {
     const json& arg = (*it)[i];
+    if (arg.is_string() && arg.get_ref<const std::string&>().find('\0') != std::string::npos) {
+      problems.add(pointer + "/" + std::to_string(i), "contains a NUL character, which no argument can hold");
+      continue;
+    }
     if (arg.is_string()) {
       out.push_back(arg.get<std::string>());
     } else if (arg.is_number_integer()) {
@@ -114,7 +119,7 @@ Recipe parse_recipe(const std::string& text, const std::string& source) {
                          "checksum", "error_field", "repeats", "timeout_s", "seed"},
                problems);
   Recipe recipe;
-  if (!doc.contains("format") || !doc["format"].is_number_integer() || doc["format"].get<int>() != 1) {
+  if (!doc.contains("format") || !doc["format"].is_number_integer() || doc["format"].get<std::int64_t>() != 1) {
     problems.add("/format", "expected 1 (this envbisect reads recipe format 1)");
   }
   auto text_field = [&](const char* key, std::string& target, bool required) {
@@ -141,11 +146,20 @@ Recipe parse_recipe(const std::string& text, const std::string& source) {
       problems.add("/env", "expected an object of NAME: value, got " + json_type_name(*env));
     } else {
       for (const auto& [name, value] : env->items()) {
-        if (!value.is_string()) {
-          problems.add("/env/" + name, "expected a string, got " + json_type_name(value));
+        const std::string pointer = "/env/" + pointer_token(name);
+        if (name.empty() || name.find('=') != std::string::npos || name.find('\0') != std::string::npos) {
+          problems.add(pointer, "invalid environment variable name (empty, or with '=' or NUL)");
           continue;
         }
-        check_template(value.get<std::string>(), "/env/" + name, problems);
+        if (!value.is_string()) {
+          problems.add(pointer, "expected a string, got " + json_type_name(value));
+          continue;
+        }
+        if (value.get_ref<const std::string&>().find('\0') != std::string::npos) {
+          problems.add(pointer, "contains a NUL character, which no environment variable can hold");
+          continue;
+        }
+        check_template(value.get<std::string>(), pointer, problems);
         recipe.env.emplace(name, value.get<std::string>());
       }
     }
@@ -160,15 +174,18 @@ Recipe parse_recipe(const std::string& text, const std::string& source) {
     }
   }
   if (auto repeats = doc.find("repeats"); repeats != doc.end()) {
-    if (!repeats->is_number_integer() || repeats->get<int>() < 1 || repeats->get<int>() > 100) {
+    // Read as 64 bits first: get<int>() would wrap 4294967297 to 1.
+    if (!repeats->is_number_integer() || repeats->get<std::int64_t>() < 1 || repeats->get<std::int64_t>() > 100) {
       problems.add("/repeats", "expected an integer from 1 to 100, got " + repeats->dump());
     } else {
-      recipe.repeats = repeats->get<int>();
+      recipe.repeats = static_cast<int>(repeats->get<std::int64_t>());
     }
   }
   if (auto timeout = doc.find("timeout_s"); timeout != doc.end()) {
-    if (!timeout->is_number() || !(timeout->get<double>() > 0)) {
-      problems.add("/timeout_s", "expected a positive number of seconds, got " + timeout->dump());
+    // A run turns this into whole milliseconds: below 1 ms it would become 0 ("no limit"), past a
+    // million seconds the conversion overflows.
+    if (!timeout->is_number() || !(timeout->get<double>() >= 0.001) || !(timeout->get<double>() <= 1e6)) {
+      problems.add("/timeout_s", "expected a positive number of seconds, from 0.001 to 1000000, got " + timeout->dump());
     } else {
       recipe.timeout_s = timeout->get<double>();
     }

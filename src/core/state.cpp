@@ -200,10 +200,12 @@ void parse_scalars(const json& doc, EnvState& state, Problems& problems) {
   }
   if (const json* env = section(doc, "env", problems)) {
     for (const auto& [name, value] : env->items()) {
-      if (name.empty() || name.find('=') != std::string::npos) {
+      if (name.empty() || name.find('=') != std::string::npos || name.find('\0') != std::string::npos) {
         problems.add("/env/" + pointer_token(name), "invalid environment variable name");
       } else if (!value.is_string()) {
         problems.add("/env/" + pointer_token(name), "expected a string, got " + json_type_name(value));
+      } else if (value.get_ref<const std::string&>().find('\0') != std::string::npos) {
+        problems.add("/env/" + pointer_token(name), "contains a NUL character, which no environment variable can hold");
       } else {
         state.env.emplace(name, value.get<std::string>());
       }
@@ -222,6 +224,8 @@ void parse_scalars(const json& doc, EnvState& state, Problems& problems) {
   }
 }
 
+constexpr std::int64_t k_max_gpu_index = 65535;
+
 std::vector<int> read_gpu_list(const json& gpus, const char* key, Problems& problems) {
   std::vector<int> out;
   auto it = gpus.find(key);
@@ -235,8 +239,10 @@ std::vector<int> read_gpu_list(const json& gpus, const char* key, Problems& prob
   }
   for (std::size_t i = 0; i < it->size(); ++i) {
     const json& index = (*it)[i];
-    if (!index.is_number_integer() || index.get<int>() < 0) {
-      problems.add(pointer + "/" + std::to_string(i), "expected a non-negative integer, got " + index.dump());
+    // Read as 64 bits first: get<int>() would wrap 4294967296 to GPU 0.
+    if (!index.is_number_integer() || index.get<std::int64_t>() < 0 || index.get<std::int64_t>() > k_max_gpu_index) {
+      problems.add(pointer + "/" + std::to_string(i),
+                   "expected a GPU index (an integer from 0 to " + std::to_string(k_max_gpu_index) + "), got " + index.dump());
       continue;
     }
     out.push_back(index.get<int>());
@@ -276,7 +282,7 @@ EnvState parse_state(const std::string& text, const std::string& source) {
   auto format = doc.find("format");
   if (format == doc.end()) {
     problems.add("/format", "missing; expected 1 (this envbisect reads state format 1)");
-  } else if (!format->is_number_integer() || format->get<int>() != 1) {
+  } else if (!format->is_number_integer() || format->get<std::int64_t>() != 1) {
     problems.add("/format", "expected 1 (this envbisect reads state format 1), got " + format->dump());
   }
   state.name = read_string(doc, "name", "", problems, false);
