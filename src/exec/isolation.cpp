@@ -238,9 +238,11 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap, const SandboxPlan&
 
 std::vector<std::string> podman_run_argv(const std::string& podman, const SandboxPlan& plan, const std::string& image,
                                          bool env_in_image, const std::vector<std::string>& env_names,
-                                         int timeout_seconds, const std::vector<std::string>& argv) {
-  std::vector<std::string> out = {podman, "run", "--rm", "--network", plan.network == Network::host ? "host" : "none",
-                                  "--tmpfs", "/tmp"};
+                                         const std::string& empty_dir, int timeout_seconds,
+                                         const std::vector<std::string>& argv) {
+  // No tmpfs on /tmp: the container's own writable layer is private already, and a tmpfs would hide an
+  // environment committed under /tmp.
+  std::vector<std::string> out = {podman, "run", "--rm", "--network", plan.network == Network::host ? "host" : "none"};
   if (timeout_seconds > 0) {
     // Killing the podman client does not stop the container (conmon holds it): conmon's own limit does.
     out.insert(out.end(), {"--timeout", std::to_string(timeout_seconds)});
@@ -257,7 +259,7 @@ std::vector<std::string> podman_run_argv(const std::string& podman, const Sandbo
         out.insert(out.end(), {"-v", mount.path + ":" + mount.path});
         break;
       case Mount::Kind::tmpfs:
-        out.insert(out.end(), {"--mount", "type=tmpfs,destination=" + mount.path});
+        out.insert(out.end(), {"-v", empty_dir + ":" + mount.path + ":ro"});
         break;
     }
   }
@@ -492,12 +494,13 @@ std::string IsolatedRunner::podman_layer_image(const ProcessSpec& spec, const st
   std::string image = "localhost/envbisect-layer:" + key;
   if (!tool_ok(spec, {m_tool, "image", "exists", image}, "layer-exists")) {
     std::string name = "envbisect-build-" + key + "-" + std::to_string(getpid());
+    // cp --parents recreates the environment's absolute path inside the image (venvs hold absolute paths).
     std::vector<std::string> copy = {m_tool, "run", "--name", name, "--network", "none", "-v",
-                                     env_dir + ":/envbisect-layer-source:ro", "-w", parent_dir(env_dir)};
+                                     env_dir + ":/envbisect-layer-source" + env_dir + ":ro", "-w", "/envbisect-layer-source"};
     if (m_options.base.empty()) {
       copy.insert(copy.end(), {"-v", "/usr:/usr:ro"});
     }
-    copy.insert(copy.end(), {base, "cp", "-a", "/envbisect-layer-source", env_dir});
+    copy.insert(copy.end(), {base, "cp", "-a", "--parents", env_dir.substr(1), "/"});
     bool ok = tool_ok(spec, copy, "layer-copy") && tool_ok(spec, {m_tool, "commit", "-q", name, image}, "layer-commit");
     tool_ok(spec, {m_tool, "rm", "-f", name}, "layer-rm");
     if (!ok) {
@@ -528,7 +531,9 @@ ProcessResult IsolatedRunner::run_podman(const ProcessSpec& spec, SandboxPlan pl
   std::vector<std::string> names = env_names(wrapped.env);
   wrapped.env["CONTAINERS_CONF"] = m_scratch + "/containers.conf";
   int timeout = spec.timeout.count() > 0 ? static_cast<int>(spec.timeout.count() / 1000) + 5 : 0;
-  wrapped.argv = podman_run_argv(m_tool, plan, layer.empty() ? image : layer, !layer.empty(), names, timeout, spec.argv);
+  make_dirs(m_scratch + "/empty");
+  wrapped.argv = podman_run_argv(m_tool, plan, layer.empty() ? image : layer, !layer.empty(), names,
+                                 m_scratch + "/empty", timeout, spec.argv);
   return m_inner->run(wrapped);
 }
 

@@ -50,10 +50,12 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap, const SandboxPlan&
                                     const std::vector<std::string>& argv);
 
 // Return the `podman run` argv that runs `argv` in `image` (which holds plan.env_dirs when
-// `env_in_image`), passing the variables `env_names` by name from podman's own environment. Pure.
+// `env_in_image`), passing the variables `env_names` by name from podman's own environment. Masked
+// paths get the empty folder `empty_dir` bound over them (a podman tmpfs can land under a bind). Pure.
 std::vector<std::string> podman_run_argv(const std::string& podman, const SandboxPlan& plan, const std::string& image,
                                          bool env_in_image, const std::vector<std::string>& env_names,
-                                         int timeout_seconds, const std::vector<std::string>& argv);
+                                         const std::string& empty_dir, int timeout_seconds,
+                                         const std::vector<std::string>& argv);
 
 // Return an LXC container config for `plan` with rootfs `overlay:<lower>:<upper>` and the environment
 // `env` set inside. Pure.

@@ -43,7 +43,7 @@ try:
 except ImportError:
     seen["marker_import"] = False
 seen["marker_file"] = os.path.exists(os.path.join(site, marker + ".py"))
-seen["site_listing"] = sorted(os.listdir(site)) if os.path.isdir(site) else None
+seen["site_listing"] = len(os.listdir(site)) if os.path.isdir(site) else 0
 own = os.path.realpath(cache)
 seen["foreign_caches"] = [d for d in glob.glob(os.path.join(run_dir, "warm", "*", "c")) if os.path.realpath(d) != own]
 seen["cache_writable"] = True
