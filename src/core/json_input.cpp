@@ -1,5 +1,7 @@
 #include "core/json_input.hpp"
 
+#include <algorithm>
+
 #include "util/error.hpp"
 #include "util/strings.hpp"
 
@@ -40,10 +42,23 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& sourc
                     (detail == std::string::npos ? what : what.substr(detail)),
                 ExitCode::bad_input);
   } catch (const nlohmann::json::out_of_range& error) {
-    // A number past a double ("1e400") is out_of_range, not a parse_error; it is still bad input.
+    // A number past a double ("1e400") is out_of_range, not a parse_error; it is still bad input. The
+    // message quotes the number: its first occurrence gives the line and column.
     std::string what = error.what();
     std::size_t detail = what.find("number overflow");
-    throw Error(source + ": malformed JSON: " + (detail == std::string::npos ? what : what.substr(detail)),
+    std::string where;
+    std::size_t quote = what.find('\'');
+    std::size_t end = quote == std::string::npos ? std::string::npos : what.find('\'', quote + 1);
+    if (end != std::string::npos && end > quote + 1) {
+      std::size_t offset = text.find(what.substr(quote + 1, end - quote - 1));
+      if (offset != std::string::npos) {
+        std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+        std::size_t line_start = text.rfind('\n', offset == 0 ? 0 : offset - 1);
+        std::size_t column = line_start == std::string::npos || offset == 0 ? offset + 1 : offset - line_start;
+        where = ":" + std::to_string(line) + ":" + std::to_string(column);
+      }
+    }
+    throw Error(source + where + ": malformed JSON: " + (detail == std::string::npos ? what : what.substr(detail)),
                 ExitCode::bad_input);
   }
 }

@@ -84,7 +84,8 @@ std::vector<std::string> read_argv(const json& doc, const char* key, Problems& p
     return out;
   }
   if (!it->is_array() || it->empty()) {
-    problems.add(pointer, "expected a non-empty array of strings (an argv), got " + json_type_name(*it));
+    problems.add(pointer, "expected a non-empty array of strings (an argv), got " +
+                              (it->is_array() ? std::string("an empty array") : json_type_name(*it)));
     return out;
   }
   for (std::size_t i = 0; i < it->size(); ++i) {

@@ -16,6 +16,11 @@ namespace envbisect {
 namespace fs = std::filesystem;
 
 std::string read_file(const std::string& path) {
+  // An ifstream opens a directory and reads it as empty: say what it is instead of "malformed JSON".
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    throw Error(path + ": cannot read: is a directory, not a file", ExitCode::bad_input);
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw Error(path + ": cannot read: " + std::strerror(errno), ExitCode::bad_input);

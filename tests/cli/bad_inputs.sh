@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# 59 bad inputs (tests/cli/bad_inputs/): each exits with the documented code (2), prints exactly ONE
+# stderr line "envbisect: error: FILE...: FIELD: what is wrong", and writes nothing: no run directory,
+# no store, nothing in the working directory or in $HOME.
+source "$(dirname "$0")/common.sh"
+B="$SRC/tests/cli/bad_inputs"
+F="$SRC/fixtures/scenarios/flags"
+cases=0
+
+# check CODE FILE FIELD -- ARGS...: run envbisect ARGS (@OUT and @STORE become fresh paths) in an
+# empty working directory with an empty HOME, and assert all of the above.
+check() {
+  local code="$1" file="$2" field="$3"
+  shift 4
+  cases=$((cases + 1))
+  local dir="$T/case$cases" args=() rc=0
+  mkdir -p "$dir/cwd" "$dir/home"
+  for arg in "$@"; do
+    arg="${arg//@OUT/$dir/run}"
+    args+=("${arg//@STORE/$dir/store}")
+  done
+  (cd "$dir/cwd" && HOME="$dir/home" "$ENVBISECT" "${args[@]}" >"$dir/stdout" 2>"$dir/stderr") || rc=$?
+  local what="case $cases (${args[*]})"
+  [[ $rc -eq $code ]] || { echo "$what: expected exit $code, got $rc"; cat "$dir/stderr"; return 1; }
+  [[ $(wc -l <"$dir/stderr") -eq 1 ]] || { echo "$what: expected one stderr line:"; cat "$dir/stderr"; return 1; }
+  grep -q '^envbisect: error: ' "$dir/stderr" || { echo "$what: not an error line:"; cat "$dir/stderr"; return 1; }
+  expect_contains "$dir/stderr" "$file"
+  expect_contains "$dir/stderr" "$field"
+  [[ ! -e $dir/run && ! -e $dir/store ]] || { echo "$what: wrote a run directory or a store"; return 1; }
+  [[ -z $(ls -A "$dir/cwd") && -z $(ls -A "$dir/home") ]] || { echo "$what: wrote into cwd or HOME"; return 1; }
+}
+
+# A bad state as the good side of a run; the recipe and the other state are fine.
+bad_state() {
+  local name="$1" field="$2"
+  check 2 "$B/state_$name.json: $field" "$field" -- \
+    run "$B/state_$name.json" "$F/bad.json" --recipe "$F/recipe.json" --out @OUT --store @STORE
+}
+bad_state_at() {  # malformed JSON: the field is a line:column
+  local name="$1" position="$2"
+  check 2 "$B/state_$name.json:$position: malformed JSON" "$position" -- \
+    run "$B/state_$name.json" "$F/bad.json" --recipe "$F/recipe.json" --out @OUT --store @STORE
+}
+# A bad recipe with fine states (the good one has the thread count some recipes ask for).
+bad_recipe() {
+  local name="$1" field="$2"
+  check 2 "$B/recipe_$name.json: $field" "$field" -- \
+    run "$B/ok_good_threads.json" "$F/bad.json" --recipe "$B/recipe_$name.json" --out @OUT --store @STORE
+}
+
+# Malformed JSON: file, line and column.
+bad_state_at trailing_comma 2:26
+bad_state_at truncated 1:36
+bad_state_at empty 1:1
+bad_state_at number_overflow 1:41
+# Wrong shapes, types and values, each named by its JSON pointer.
+bad_state array "expected a JSON object (an environment state), got an array"
+bad_state no_format "/format: missing"
+bad_state format_2 "/format: expected 1"
+bad_state format_string '/format: expected 1 (this envbisect reads state format 1), got "1"'
+bad_state format_wraps "/format: expected 1 (this envbisect reads state format 1), got 4294967297"
+bad_state unknown_field "/pakages: unknown field 'pakages' (did you mean 'packages'?)"
+bad_state packages_array "/packages: expected an object, got an array"
+bad_state bad_version "/packages/fauxtorch: invalid PEP 440 version '2.11.0-cu128!'"
+bad_state version_number "/packages/fauxtorch: expected a version string or an object, got a number"
+bad_state duplicate_package "/packages/faux-torch: duplicate package"
+bad_state bad_package_name "/packages/faux torch!: invalid package name"
+bad_state package_no_version "/packages/fauxtorch/version: missing"
+bad_state sha256_not_hex "/packages/fauxtorch/sha256: expected 64 hex digits"
+bad_state package_unknown_field "/packages/fauxtorch/wheels: unknown field 'wheels' (did you mean 'wheel'?)"
+bad_state repo_no_commit "/repos/dflash/commit: missing"
+bad_state repo_bad_commit "/repos/dflash/commit: expected a hex commit id"
+bad_state repo_missing_dir "/repos/dflash/path: $B/no/such/checkout is not a directory"
+bad_state cache_state "/caches/inductor/state: expected \"cold\", \"warm\" or a snapshot path, got 'lukewarm'"
+bad_state threads_negative "/threads/drafter_threads: expected a non-negative integer, got -3"
+bad_state threads_string "/threads/drafter_threads: expected a non-negative integer, got \"3\""
+bad_state env_number "/env/FLAG_A: expected a string, got an integer"
+bad_state env_name_equals "/env/FLAG_A=x: invalid environment variable name"
+bad_state env_nul "/env/FLAG_A: contains a NUL character"
+bad_state gpus_not_array "/gpus/target: expected an array of GPU indices, got a string"
+bad_state gpu_index_wraps "/gpus/target/0: expected a GPU index (an integer from 0 to 65535), got 4294967296"
+bad_state gpu_both_roles "/gpus/drafter: GPU 1 is both a target and a drafter GPU"
+bad_state python_venv "/python/venv: expected \"fresh\""
+bad_state python_not_object "/python: expected an object, got a string"
+bad_state data_object "/data/train_samples: expected a string, number or boolean, got an object"
+bad_state name_number "/name: expected a string, got an integer"
+
+# Recipes.
+bad_recipe format_missing "/format: expected 1"
+bad_recipe no_metric "/metric: missing"
+bad_recipe unknown_placeholder "/command/0: unknown placeholder {pyhton}"
+bad_recipe unbalanced_brace "/command/1: unbalanced '{' or '}'"
+bad_recipe empty_command "/command: expected a non-empty array of strings (an argv), got an empty array"
+bad_recipe shell_string "/command: expected a non-empty array of strings (an argv), got a string"
+bad_recipe argv_object "/command/1: expected a string, got an object"
+bad_recipe argv_nul "/command/1: contains a NUL character"
+bad_recipe repeats_zero "/repeats: expected an integer from 1 to 100, got 0"
+bad_recipe repeats_wraps "/repeats: expected an integer from 1 to 100, got 4294967297"
+bad_recipe timeout_tiny "/timeout_s: expected a positive number of seconds, from 0.001 to 1000000, got 0.0001"
+bad_recipe timeout_huge "/timeout_s: expected a positive number of seconds, from 0.001 to 1000000, got 1e+300"
+bad_recipe direction '/direction: expected "higher" or "lower", got "up"'
+bad_recipe env_name_equals "/env/A=B: invalid environment variable name"
+bad_recipe unknown_field "/comand: unknown field 'comand' (did you mean 'command'?)"
+# A placeholder the bad state cannot fill: the state is named, with the field and the recipe.
+check 2 "$F/bad.json: /threads/drafter_threads: missing; the recipe $B/recipe_missing_thread.json uses {threads.drafter_threads}" \
+  "/threads/drafter_threads" -- run "$B/ok_good_threads.json" "$F/bad.json" --recipe "$B/recipe_missing_thread.json" --out @OUT --store @STORE
+
+# Whole inputs: the same state twice, files that are not there or not files, wheel folders that are not folders.
+check 2 "$F/good.json and $F/good.json describe the same environment" "nothing to bisect" -- \
+  run "$F/good.json" "$F/good.json" --recipe "$F/recipe.json" --out @OUT --store @STORE
+check 2 "$F/missing.json: cannot read" "No such file or directory" -- \
+  run "$F/missing.json" "$F/bad.json" --recipe "$F/recipe.json" --out @OUT --store @STORE
+check 2 "$B: cannot read" "is a directory, not a file" -- \
+  run "$B" "$F/bad.json" --recipe "$F/recipe.json" --out @OUT --store @STORE
+check 2 "$F/missing-recipe.json: cannot read" "No such file or directory" -- \
+  run "$F/good.json" "$F/bad.json" --recipe "$F/missing-recipe.json" --out @OUT --store @STORE
+check 2 "--wheels $B/ok_good_threads.json" "not a readable directory" -- \
+  run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --wheels "$B/ok_good_threads.json" --out @OUT --store @STORE
+check 2 "--wheels $T/no-such-dir" "not a readable directory" -- \
+  run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --wheels "$T/no-such-dir" --out @OUT --store @STORE
+# The same problems reach diff too.
+check 2 "$B/state_unknown_field.json: /pakages" "unknown field" -- diff "$B/state_unknown_field.json" "$F/bad.json"
+check 2 "$B/state_truncated.json:1:36: malformed JSON" "missing closing quote" -- diff "$F/good.json" "$B/state_truncated.json"
+
+# A commit the repository does not have: found before anything is written.
+mkdir -p "$T/repo"
+git -C "$T/repo" init -q
+echo a >"$T/repo/a"
+git -C "$T/repo" add a
+git -C "$T/repo" -c user.name=t -c user.email=t@e -c commit.gpgsign=false commit -qm c1
+commit=$(git -C "$T/repo" rev-parse HEAD)
+"$PY" - "$F" "$T" "$commit" <<'PY'
+import json, sys
+flags, t, commit = sys.argv[1:4]
+for side, rev in (("good", commit), ("bad", "dead" * 10)):
+    doc = json.load(open(f"{flags}/{side}.json"))
+    doc["repos"] = {"app": {"path": "repo", "commit": rev}}
+    json.dump(doc, open(f"{t}/{side}-repo.json", "w"))
+PY
+check 2 "$T/repo" "cannot resolve revision 'deaddeaddeaddeaddeaddeaddeaddeaddeaddead'" -- \
+  run "$T/good-repo.json" "$T/bad-repo.json" --recipe "$F/recipe.json" --out @OUT --store @STORE
+
+[[ $cases -ge 40 ]] || { echo "only $cases cases"; exit 1; }
+echo "$cases bad inputs: exit 2, one error line naming file and field, nothing written"
