@@ -190,9 +190,8 @@ int isolation_worst_case(std::size_t delta_count, std::size_t culprits) {
   if (delta_count == 0 || culprits == 0) {
     return 0;
   }
-  double ratio = static_cast<double>(delta_count) / static_cast<double>(culprits);
-  int depth = ratio <= 1.0 ? 0 : static_cast<int>(std::ceil(std::log2(ratio)));
-  return static_cast<int>(2 * culprits * depth + 2 * culprits + 1);
+  int depth = static_cast<int>(std::ceil(std::log2(static_cast<double>(delta_count))));
+  return static_cast<int>(culprits) * (depth + 1) + 1;
 }
 
 int bisection_worst_case(std::size_t points) {

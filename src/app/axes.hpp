@@ -40,8 +40,8 @@ Bisection bisect_axis(const Axis& axis, const IndexOracle& oracle);
 EnvState with_axis_point(const EnvState& state, const std::vector<Delta>& deltas, const Axis& axis,
                          std::size_t index);
 
-// Return the worst-case number of evaluations of isolating K culprits among D deltas (QuickXplain's
-// bound 2K*ceil(log2(D/K)) + 2K, plus the reverse verification).
+// Return the worst-case number of evaluations of isolating K culprits among D deltas without skips:
+// the prefix bisection's K*(ceil(log2 D)+1), plus the reverse verification.
 int isolation_worst_case(std::size_t delta_count, std::size_t culprits);
 
 // Return the worst-case number of questions of bisecting an axis of `points` points (ends known).

@@ -332,7 +332,20 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
     DeltaSet applied = expand(unit_set);
     return decide(evaluator.candidate(applied), "isolate", describe_set(deltas, applied));
   };
-  Isolation isolation = isolate(units.size(), oracle);
+  // Why texts and notes name the differences, not unit numbers: "{packages/fauxtorch, caches/inductor}".
+  IsolateOptions isolate_options;
+  isolate_options.describe = [&](const DeltaSet& unit_set) {
+    std::vector<std::string> names;
+    for (std::size_t unit : unit_set) {
+      std::vector<std::string> members;
+      for (std::size_t index : units[unit]) {
+        members.push_back(std::string(to_string(deltas[index].dimension)) + "/" + deltas[index].name);
+      }
+      names.push_back(join(members, "+"));
+    }
+    return "{" + join(names, ", ") + "}";
+  };
+  Isolation isolation = isolate(units.size(), oracle, isolate_options);
   // From here on, every set names deltas again.
   isolation.cause = expand(isolation.cause);
   for (DeltaSet& cause : isolation.causes) {

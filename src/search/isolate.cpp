@@ -27,39 +27,42 @@ DeltaSet unite(const DeltaSet& a, const DeltaSet& b) {
   return out;
 }
 
+DeltaSet sorted(DeltaSet set) {
+  std::sort(set.begin(), set.end());
+  return set;
+}
+
 DeltaSet subtract(const DeltaSet& a, const DeltaSet& b) {
   DeltaSet out;
   std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
   return out;
 }
 
-// The ways to split a group of two or more, best first: halves, then the other half first, then
-// boundaries moved one delta at a time (git bisect's answer to a skipped midpoint). Each entry is the
-// part tested first; the rest is its complement.
-std::vector<DeltaSet> split_parts(const DeltaSet& group) {
-  const std::size_t n = group.size();
-  const std::size_t mid = n / 2;
-  std::vector<std::size_t> lengths;
-  for (std::size_t d = 0; d < n; ++d) {
+// The order in which prefix lengths are tried between lo and hi (exclusive): the midpoint, then
+// its neighbours nearest first (git bisect's answer to an untestable midpoint).
+std::vector<std::size_t> prefix_lengths(std::size_t lo, std::size_t hi) {
+  std::vector<std::size_t> out;
+  const std::size_t mid = lo + (hi - lo) / 2;
+  for (std::size_t d = 0; out.size() < hi - lo - 1; ++d) {
     for (std::size_t m : {mid - std::min(d, mid), mid + d}) {
-      if (m >= 1 && m <= n - 1 && std::find(lengths.begin(), lengths.end(), m) == lengths.end()) {
-        lengths.push_back(m);
+      if (m > lo && m < hi && std::find(out.begin(), out.end(), m) == out.end()) {
+        out.push_back(m);
       }
     }
   }
-  std::vector<DeltaSet> parts;
-  for (std::size_t m : lengths) {
-    parts.emplace_back(group.begin(), group.begin() + static_cast<std::ptrdiff_t>(m));
-    parts.emplace_back(group.begin() + static_cast<std::ptrdiff_t>(m), group.end());
-  }
-  return parts;
+  return out;
 }
 
-// QuickXplain-style divide and conquer over one oracle, with a memo and a journal of questions.
+// Progressive prefix bisection over one oracle, with a memo and a journal of questions.
 class Isolator {
 public:
   Isolator(const Oracle& oracle, const IsolateOptions& options, Isolation& result)
       : m_oracle(oracle), m_options(options), m_result(result) {}
+
+  // Return the set's name in `why` texts and notes.
+  std::string name(const DeltaSet& set) const {
+    return m_options.describe ? m_options.describe(set) : describe(set);
+  }
 
   // Record a verdict the caller measured; it is never asked again.
   void assume(const DeltaSet& applied, Verdict verdict, std::string why) {
@@ -84,67 +87,111 @@ public:
     return verdict;
   }
 
-  // Return a minimal X of `group` with background+X bad, given background+group bad and (when
-  // `background_good`) background good. Ambiguity from skips is recorded, not thrown.
-  DeltaSet solve(const DeltaSet& background, const DeltaSet& group, bool background_good) {
-    if (group.size() <= 1) {
-      if (!background_good && !group.empty()) {
-        m_unproven.push_back(group);
+  // Return a minimal X of `group` with X bad, given `group` bad and {} good (both known). Each round
+  // bisects the prefixes of what is left, in the order given, for the shortest one that is bad on
+  // top of the members found so far (C): its last element u is needed (the prefix before it, with C,
+  // is good), so C grows by u and the search goes on inside the elements before u, until C alone is
+  // bad. Every member is needed: removing one leaves a subset of a set seen good (monotone world).
+  // About K*(log2(n)+1) questions for K members among n. Untestable prefixes: nearby lengths are
+  // tried, then the suffixes (the reverse order); when all are untestable the rest of the window is
+  // kept whole ("could be any of").
+  DeltaSet solve(const DeltaSet& group) {
+    DeltaSet found;
+    std::vector<std::size_t> window(group.begin(), group.end());  // found + window is bad
+    bool found_untestable = false;                                  // "found alone is good" unproven
+    while (!window.empty()) {
+      const std::size_t n = window.size();
+      // Shortest bad run of `window` on top of `found`: the prefix (or suffix) of length hi is bad.
+      bool located = false;
+      for (int pass = 0; pass < 2 && !located; ++pass) {
+        const bool suffixes = pass == 1;
+        auto part = [&](std::size_t length) {
+          return suffixes ? DeltaSet(window.end() - static_cast<std::ptrdiff_t>(length), window.end())
+                          : DeltaSet(window.begin(), window.begin() + static_cast<std::ptrdiff_t>(length));
+        };
+        std::size_t lo = 0;
+        std::size_t hi = n;
+        int attempts = 0;
+        bool boxed = false;
+        while (hi - lo > 1 && !boxed) {
+          bool decided = false;
+          for (std::size_t m : prefix_lengths(lo, hi)) {
+            if (attempts >= m_options.max_split_attempts) {
+              break;
+            }
+            ++attempts;
+            const DeltaSet piece = part(m);
+            const std::string what = suffixes ? "suffixes" : "prefixes";
+            const std::string how = attempts == 1 ? "bisect the " + what + " of " + name(sorted(window))
+                                                             : "bisect the " + what + " of " + name(sorted(window)) +
+                                                                   " again (untestable before)";
+            const Verdict verdict = ask(unite(found, sorted(piece)),
+                                        how + " on top of " + name(found) + ": test " + name(sorted(piece)));
+            if (counts_as_bad(verdict)) {
+              hi = m;
+              decided = true;
+              attempts = 0;
+              break;
+            }
+            if (verdict == Verdict::good) {
+              lo = m;
+              decided = true;
+              attempts = 0;
+              break;
+            }
+          }
+          boxed = !decided;
+        }
+        if (boxed) {
+          if (!suffixes) {
+            continue;  // try the other orientation before giving up
+          }
+          const DeltaSet rest = sorted(std::vector<std::size_t>(window.begin(), window.end()));
+          m_result.ambiguous.push_back(rest);
+          m_notes.push_back("boxed in by untestable mixes: could be any of " + name(rest) + " on top of " +
+                            name(found));
+          return unite(found, rest);
+        }
+        // The run of length hi is bad, that of length hi-1 good (or the untested found alone): its
+        // outermost element is needed.
+        located = true;
+        const std::size_t u = suffixes ? window[n - hi] : window[hi - 1];
+        found = unite(found, DeltaSet{u});
+        if (suffixes) {
+          window.erase(window.begin(), window.begin() + static_cast<std::ptrdiff_t>(n - hi + 1));
+        } else {
+          window.resize(hi - 1);
+        }
       }
-      return group;
-    }
-    int attempts = 0;
-    for (const DeltaSet& first : split_parts(group)) {
-      if (attempts >= m_options.max_split_attempts) {
+      if (window.empty()) {
         break;
       }
-      ++attempts;
-      const DeltaSet rest = subtract(group, first);
-      const std::string how = attempts == 1 ? "split " + describe(group)
-                                            : "split " + describe(group) + " again (untestable before)";
-      const Verdict verdict =
-          ask(unite(background, first), how + ": test " + describe(first) + " on top of " + describe(background));
-      if (counts_as_bad(verdict)) {
-        // The first part alone (on the background) is enough: the rest is not needed.
-        return solve(background, first, background_good);
+      const Verdict alone = ask(found, "is " + name(found) + " enough on its own, without " +
+                                           name(sorted(window)) + "?");
+      if (counts_as_bad(alone)) {
+        break;
       }
-      if (verdict != Verdict::good) {
-        continue;
+      if (alone != Verdict::good) {
+        found_untestable = true;
       }
-      // background+first is good, background+group bad: something in `rest` is needed.
-      const DeltaSet with_first = unite(background, first);
-      const DeltaSet from_rest = solve(with_first, rest, true);
-      const DeltaSet without_first = unite(background, from_rest);
-      const Verdict check = ask(without_first, "check " + describe(from_rest) + " without " + describe(first) +
-                                                   " on top of " + describe(background) + ": is " +
-                                                   describe(first) + " needed too?");
-      if (counts_as_bad(check)) {
-        return from_rest;
-      }
-      if (check != Verdict::good) {
-        m_notes.push_back("could not test " + describe(without_first) +
-                          ", so members of " + describe(first) + " may be unnecessary");
-      }
-      // Now background+from_rest is (taken as) good and background+from_rest+first is bad.
-      return unite(solve(without_first, first, check == Verdict::good), from_rest);
     }
-    m_result.ambiguous.push_back(group);
-    m_notes.push_back("boxed in by untestable splits: could be any of " + describe(group) + " on top of " +
-                      describe(background));
-    return group;
+    if (found_untestable) {
+      m_unproven.push_back(found);
+    }
+    return found;
   }
 
   // Append every caveat gathered during the search to `notes`.
   void collect_notes(std::vector<std::string>& notes) const {
     notes.insert(notes.end(), m_notes.begin(), m_notes.end());
     for (const DeltaSet& set : m_unproven) {
-      notes.push_back("minimality of " + describe(set) + " unproven (its background was untestable)");
+      notes.push_back("minimality of " + name(set) + " unproven (a smaller set was untestable)");
     }
     for (const DeltaSet& set : m_intermediate) {
-      notes.push_back("intermediate at " + describe(set) + ": treated as bad, a partial cause");
+      notes.push_back("intermediate at " + name(set) + ": treated as bad, a partial cause");
     }
     for (const DeltaSet& set : m_unstable) {
-      notes.push_back("unstable at " + describe(set) + ": treated as untestable");
+      notes.push_back("unstable at " + name(set) + ": treated as untestable");
     }
   }
 
@@ -216,38 +263,38 @@ Isolation isolate(std::size_t delta_count, const Oracle& oracle, const IsolateOp
   // Each round removes at least one delta, so this ends; it stops once bad minus the causes is good.
   while (!remaining.empty()) {
     const std::size_t round = result.causes.size() + 1;
-    const DeltaSet cause = isolator.solve({}, remaining, true);
+    const DeltaSet cause = isolator.solve(remaining);
     const Verdict forward =
-        isolator.ask(cause, "verify cause " + std::to_string(round) + " forward: " + describe(cause) + " alone on top of good");
+        isolator.ask(cause, "verify cause " + std::to_string(round) + " forward: " + isolator.name(cause) + " alone on top of good");
     result.causes.push_back(cause);
     result.cause_verdicts.push_back(forward);
     // Every cause is a set the search already judged bad, so this is normally a memo hit; it can only
     // disagree if the memo was bypassed, and then the world is not what the search assumed.
     if (forward == Verdict::good) {
       monotone = false;
-      notes.push_back("cause " + describe(cause) + " alone evaluated good: the effect is not monotone in the deltas");
+      notes.push_back("cause " + isolator.name(cause) + " alone evaluated good: the effect is not monotone in the deltas");
     } else if (forward == Verdict::intermediate) {
-      notes.push_back("cause " + describe(cause) + " alone is intermediate: a partial cause");
+      notes.push_back("cause " + isolator.name(cause) + " alone is intermediate: a partial cause");
     } else if (!is_testable(forward)) {
-      notes.push_back("cause " + describe(cause) + " alone is untestable (" + std::string(forward == Verdict::skip ? "skip" : "unstable") + ")");
+      notes.push_back("cause " + isolator.name(cause) + " alone is untestable (" + std::string(forward == Verdict::skip ? "skip" : "unstable") + ")");
     }
     reverted = unite(reverted, cause);
     remaining = subtract(remaining, cause);
-    const Verdict reverse = isolator.ask(remaining, "verify reverse: bad minus " + describe(reverted) + " = " +
-                                                        describe(remaining) + " on top of good");
+    const Verdict reverse = isolator.ask(remaining, "verify reverse: bad minus " + isolator.name(reverted) + " = " +
+                                                        isolator.name(remaining) + " on top of good");
     if (reverse == Verdict::good) {
       result.verified_reverse = true;
       break;
     }
     if (!is_testable(reverse)) {
-      notes.push_back("bad minus " + describe(reverted) + " is untestable: other causes not ruled out");
+      notes.push_back("bad minus " + isolator.name(reverted) + " is untestable: other causes not ruled out");
       break;
     }
     if (!monotone) {
       break;
     }
     // Bad minus the causes is still (partly) bad: another independent cause lives in `remaining`.
-    notes.push_back("bad minus " + describe(reverted) + " is still " +
+    notes.push_back("bad minus " + isolator.name(reverted) + " is still " +
                     std::string(reverse == Verdict::bad ? "bad" : "intermediate") + ": another independent cause");
   }
   result.cause = result.causes.front();

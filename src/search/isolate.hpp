@@ -20,13 +20,14 @@ using Oracle = std::function<Verdict(const DeltaSet& applied)>;
 struct SearchStep {
   DeltaSet applied;
   Verdict verdict;
-  std::string why;  // e.g. "split {0..6}: test {0..2} on top of {3}"
+  std::string why;  // e.g. "bisect the prefixes of {0..6} on top of {}: test {0..2}"
   bool assumed = false;  // true for the two anchors the caller measured; not asked, not counted
 };
 
 // Knobs of the isolation; the defaults suit real (expensive) oracles.
 struct IsolateOptions {
-  int max_split_attempts = 6;  // splits tried per group before calling it boxed in by skips
+  std::function<std::string(const DeltaSet&)> describe;  // names a set in why texts and notes; default describe()
+  int max_split_attempts = 6;  // lengths tried per bisection step and orientation before calling it boxed in by skips
 };
 
 // The outcome of isolating a minimal cause.
@@ -45,8 +46,11 @@ struct Isolation {
 
 // Find a minimal set of deltas that, applied to good, reproduces bad -- including interactions (deltas
 // that are bad only together) -- then verify it both ways, and repeat on the rest while bad minus the
-// causes found so far is still bad. Assumes (never asks) {} good and {0..n-1} bad. Pure: calls only
-// `oracle`, never twice for the same set.
+// causes found so far is still bad. Assumes (never asks) {} good and {0..n-1} bad. The search is a
+// progressive prefix bisection: the shortest bad prefix names one needed delta, the search goes on
+// inside the deltas before it with that delta applied, until the deltas found are bad on their own:
+// at most K*(ceil(log2 n)+1) questions for K culprits among n, plus the reverse verification.
+// Pure: calls only `oracle`, never twice for the same set.
 Isolation isolate(std::size_t delta_count, const Oracle& oracle);
 
 // Same as isolate(delta_count, oracle), with explicit options.

@@ -145,8 +145,10 @@ TEST_CASE("isolate explains each question", "[search][isolate]") {
   const Isolation result = run(world);
   REQUIRE(result.steps.size() >= 3);
   CHECK(result.steps[2].applied == DeltaSet{0, 1, 2});
-  CHECK(result.steps[2].why == "split {0..6}: test {0..2} on top of {}");
-  CHECK(result.steps[3].why == "split {3..6}: test {3,4} on top of {0..2}");
+  CHECK(result.steps[2].why == "bisect the prefixes of {0..6} on top of {}: test {0..2}");
+  CHECK(result.steps[3].why == "bisect the prefixes of {0..6} on top of {}: test {0..4}");
+  CHECK(result.steps[4].why == "bisect the prefixes of {0..6} on top of {}: test {0..5}");
+  CHECK(result.steps[5].why == "is {5} enough on its own, without {0..4}?");
 }
 
 TEST_CASE("isolate with one delta asks nothing", "[search][isolate]") {
@@ -313,4 +315,26 @@ TEST_CASE("isolate evaluation counts", "[.][search_counts]") {
                   isolation_bound(d, k));
     }
   }
+}
+
+TEST_CASE("isolate names sets with the caller's describe in why texts and notes", "[search][isolate]") {
+  envbisect::IsolateOptions options;
+  options.describe = [](const DeltaSet& set) {
+    std::string out;
+    for (std::size_t d : set) {
+      out += static_cast<char>('a' + d);
+    }
+    return "<" + out + ">";
+  };
+  const Isolation result = envbisect::isolate(4, [](const DeltaSet& applied) {
+    return contains_all(applied, {1, 3}) ? Verdict::bad : Verdict::good;
+  }, options);
+  REQUIRE(result.cause == DeltaSet{1, 3});
+  REQUIRE(result.steps.size() >= 3);
+  CHECK(result.steps[2].why == "bisect the prefixes of <abcd> on top of <>: test <ab>");
+  bool named_check = false;
+  for (const auto& step : result.steps) {
+    named_check = named_check || step.why == "is <d> enough on its own, without <abc>?";
+  }
+  CHECK(named_check);
 }
