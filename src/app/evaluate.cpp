@@ -3,6 +3,7 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -158,6 +159,7 @@ Candidate Evaluator::candidate_for(EnvState state, const std::vector<std::size_t
 const std::vector<RunResult>& Evaluator::attempts(const Candidate& candidate) { return m_attempts[candidate.hash]; }
 
 const std::vector<RunResult>& Evaluator::measure(const Candidate& candidate, int count) {
+  const std::lock_guard<std::recursive_mutex> lock(m_mutex);
   std::vector<RunResult>& done = m_attempts[candidate.hash];
   while (static_cast<int>(done.size()) < count) {
     if (interrupt_requested()) {
@@ -179,18 +181,122 @@ const std::vector<RunResult>& Evaluator::measure(const Candidate& candidate, int
       result = run_attempt(candidate, built, static_cast<int>(done.size()));
       ++m_attempts_run;
     }
-    json record = attempt_to_json(result);
-    record["type"] = "attempt";
-    record["candidate"] = candidate.hash;
-    record["applied"] = candidate.applied;
-    record["env_hash"] = candidate.env_hash;
-    record["recipe_hash"] = m_setup.recipe_hash;
-    record["attempt"] = done.size();
-    record["t"] = now_seconds();
-    m_journal.append(record);
-    done.push_back(result);
+    record(candidate, result);
   }
   return done;
+}
+
+void Evaluator::record(const Candidate& candidate, const RunResult& result) {
+  std::vector<RunResult>& done = m_attempts[candidate.hash];
+  json entry = attempt_to_json(result);
+  entry["type"] = "attempt";
+  entry["candidate"] = candidate.hash;
+  entry["applied"] = candidate.applied;
+  entry["env_hash"] = candidate.env_hash;
+  entry["recipe_hash"] = m_setup.recipe_hash;
+  entry["attempt"] = done.size();
+  entry["t"] = now_seconds();
+  m_journal.append(entry);
+  done.push_back(result);
+}
+
+void Evaluator::measure_all(const std::vector<Candidate>& candidates, int count, int slots) {
+  if (slots <= 1) {
+    for (const Candidate& candidate : candidates) {
+      measure(candidate, count);
+    }
+    return;
+  }
+  // Plan the attempts serially: environments are built (or found unbuildable) before anything runs.
+  struct Job {
+    const Candidate* candidate;
+    const Built* built;
+    int attempt;
+  };
+  std::vector<Job> jobs;
+  {
+    const std::lock_guard<std::recursive_mutex> lock(m_mutex);
+    std::vector<std::pair<const Candidate*, const Built*>> runnable;
+    for (const Candidate& candidate : candidates) {
+      bool seen = false;
+      for (const auto& [other, built] : runnable) {
+        seen = seen || other->hash == candidate.hash;
+      }
+      if (seen || static_cast<int>(m_attempts[candidate.hash].size()) >= count) {
+        continue;
+      }
+      if (m_setup.missing == MissingAttempt::refuse) {
+        measure(candidate, count);  // a replay: throws, naming the attempt the journal lacks
+        continue;
+      }
+      const Built& built = build(candidate);
+      if (!built.venv.ok) {
+        measure(candidate, count);  // one skip attempt carrying the reason
+        continue;
+      }
+      runnable.emplace_back(&candidate, &built);
+    }
+    // Interleaved, attempt by attempt, so drift on a shared machine hits every candidate alike.
+    for (int attempt = 0; attempt < count; ++attempt) {
+      for (const auto& [candidate, built] : runnable) {
+        if (attempt >= static_cast<int>(m_attempts[candidate->hash].size())) {
+          jobs.push_back(Job{candidate, built, attempt});
+        }
+      }
+    }
+  }
+  // At this point every job's environment exists; workers take jobs in order, `slots` at a time.
+  std::mutex queue_mutex;
+  std::size_t next = 0;
+  std::exception_ptr failure;
+  std::map<std::string, std::map<int, RunResult>> finished;  // by candidate hash, then attempt
+  auto worker = [&] {
+    for (;;) {
+      Job job{};
+      {
+        const std::lock_guard<std::mutex> queue_lock(queue_mutex);
+        if (failure || next >= jobs.size()) {
+          return;
+        }
+        job = jobs[next++];
+      }
+      try {
+        if (interrupt_requested()) {
+          throw Error("interrupted; `envbisect resume " + m_setup.run_dir + "` continues this run",
+                      ExitCode::interrupted);
+        }
+        RunResult result = run_attempt(*job.candidate, *job.built, job.attempt);
+        const std::lock_guard<std::recursive_mutex> lock(m_mutex);
+        ++m_attempts_run;
+        // Journal in attempt order: a resumed run reads a candidate's attempts back in that order.
+        std::map<int, RunResult>& waiting = finished[job.candidate->hash];
+        waiting.emplace(job.attempt, std::move(result));
+        std::vector<RunResult>& done = m_attempts[job.candidate->hash];
+        for (auto it = waiting.find(static_cast<int>(done.size())); it != waiting.end();
+             it = waiting.find(static_cast<int>(done.size()))) {
+          record(*job.candidate, it->second);
+          waiting.erase(it);
+        }
+      } catch (...) {
+        const std::lock_guard<std::mutex> queue_lock(queue_mutex);
+        if (!failure) {
+          failure = std::current_exception();
+        }
+        return;
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  const std::size_t width = std::min(jobs.size(), static_cast<std::size_t>(slots));
+  for (std::size_t i = 0; i < width; ++i) {
+    threads.emplace_back(worker);
+  }
+  for (std::thread& thread : threads) {
+    thread.join();
+  }
+  if (failure) {
+    std::rethrow_exception(failure);
+  }
 }
 
 const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
@@ -328,6 +434,8 @@ std::string Evaluator::warmup_dir(const Candidate& candidate) const {
 }
 
 RunResult Evaluator::run_attempt(const Candidate& candidate, const Built& built, int attempt) {
+  // Prepared under the lock (checkouts, warm snapshots and their maps are shared); run without it.
+  std::unique_lock<std::recursive_mutex> lock(m_mutex);
   const Recipe& recipe = m_setup.recipe;
   const EnvState& state = candidate.state;
   bool is_warmup = attempt < 0;
@@ -426,6 +534,7 @@ RunResult Evaluator::run_attempt(const Candidate& candidate, const Built& built,
     }
   }
 
+  lock.unlock();
   ProcessResult process = m_runner.run(spec);
   if (process.interrupted || interrupt_requested()) {
     throw Error("interrupted; `envbisect resume " + m_setup.run_dir + "` continues this run", ExitCode::interrupted);

@@ -2,6 +2,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,12 @@ public:
   // candidate whose environment cannot be built gets one skip attempt carrying the reason.
   const std::vector<RunResult>& measure(const Candidate& candidate, int count);
 
+  // Make sure every candidate has at least `count` attempts, with up to `slots` attempts running at
+  // once (interleaved: attempt 0 of each candidate first). Each candidate's attempts are journaled in
+  // attempt order whatever order they finish in. With slots <= 1, exactly measure() on each in turn.
+  // Throw Error (interrupted) after the attempts in flight end when one of them is interrupted.
+  void measure_all(const std::vector<Candidate>& candidates, int count, int slots);
+
   // Return the attempts recorded so far for the candidate.
   const std::vector<RunResult>& attempts(const Candidate& candidate);
 
@@ -78,6 +85,7 @@ private:
   struct Built;
   const Built& build(const Candidate& candidate);
   RunResult run_attempt(const Candidate& candidate, const Built& built, int attempt);
+  void record(const Candidate& candidate, const RunResult& result);
   std::string warm_snapshot(const Candidate& candidate, const Built& built);
   std::string warmup_dir(const Candidate& candidate) const;
   std::string checkout(const std::string& repo_name, const RepoPin& pin);
@@ -90,6 +98,9 @@ private:
   std::map<std::string, std::string> m_checkouts;              // "name@commit" -> directory
   std::map<std::string, std::string> m_snapshots;              // snapshot key -> directory
   int m_attempts_run = 0;
+  // Guards everything above for measure_all(): held while an attempt is prepared and recorded, released
+  // while its process runs. Recursive because a warm-up is an attempt run while preparing another.
+  std::recursive_mutex m_mutex;
   int m_attempts_reused = 0;
 };
 

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# `run --executor slurm` on a real single-node Slurm (munged + slurmctld + slurmd on loopback,
+# started and stopped by PID) finds the incident's cause, {fauxtorch +cu128 -> +cu130, inductor cache
+# warm -> cold}, the same as the local executor; every benchmark run is a Slurm job. Reduced run
+# count: the fixture's states with three of their differences (the cause and the fauxtransformers red
+# herring), no thread probes.
+source "$(dirname "$0")/common.sh"
+if [[ ! -x /usr/sbin/slurmctld || ! -x /usr/sbin/munged ]]; then
+  [[ $(id -u) -eq 0 ]] || skip "slurm-wlm/munge missing and not root"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null 2>&1 ||
+    skip "cannot install slurm-wlm munge"
+fi
+F="$SRC/fixtures/incidents/dflash-cu130"
+"$F/make-fixture" >/dev/null
+
+eval "$("$SRC/scripts/slurm-local" start "$T/slurm")"
+trap 'rc=$?; "$SRC/scripts/slurm-local" stop "$T/slurm"; (exit $rc); _cli_on_exit' EXIT
+
+# The fixture's states, bad reduced to the cause plus one harmless difference; repo paths absolute.
+"$PY" - "$F" "$T" <<'PY'
+import json, sys
+f, t = sys.argv[1:]
+good, bad = (json.load(open(f"{f}/{n}.json")) for n in ("good", "bad"))
+for s in (good, bad):
+    for repo in s.get("repos", {}).values():
+        repo["path"] = f"{f}/{repo['path']}"
+for key in ("repos", "env", "data"):
+    bad[key] = good[key]
+bad["packages"] = {k: v for k, v in bad["packages"].items() if k in good["packages"]}
+json.dump(good, open(f"{t}/good.json", "w"))
+json.dump(bad, open(f"{t}/bad.json", "w"))
+PY
+
+"$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$F/recipe.json" --wheels "$F/.build/wheels" \
+  --store "$T/store" --out "$T/run" --no-probe --executor slurm >"$T/out.txt"
+expect_contains "$T/out.txt" "cause (2 differences, together):"
+expect_contains "$T/out.txt" "packages/fauxtorch 2.11.0+cu128 -> 2.11.0+cu130"
+expect_contains "$T/out.txt" "caches/inductor warm -> cold"
+expect_contains "$T/out.txt" "verified: good + cause -> bad; bad - cause -> good"
+# Every benchmark attempt was a Slurm job: its folder holds the generated script and sbatch's answer.
+attempts=$(grep -c '"type":"attempt"' "$T/run/journal.jsonl")
+jobs=$(find "$T/run/attempts" -name envbisect-slurm-submit.txt | wc -l)
+echo "attempts $attempts, slurm jobs in attempt folders $jobs; last job id $(squeue -h -o %i 2>/dev/null | tail -1)"
+(( attempts > 0 && jobs == attempts ))
