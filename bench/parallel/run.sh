@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Rounds and wall time of the k-ary bisection for k = 1, 2, 4 slots on a simulated oracle with a fixed
+# run time (default 50 ms a run): N = 16, 64, 256, 1024 points, every culprit position. Target:
+# ceil(log_{k+1} N) rounds. Prints the table, then, last, exactly one line:
+#   rounds_k4_n256: X   (worst rounds over every culprit position, k = 4, N = 256; target 4)
+# Usage: bench/parallel/run.sh [run_ms]   (BUILD=build dir, default build; builds target bench_parallel)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+build="${BUILD:-$root/build}"
+cmake --build "$build" --target bench_parallel -j1 >/dev/null
+"$build/bench/bench_parallel" "${1:-50}"
