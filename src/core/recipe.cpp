@@ -117,7 +117,7 @@ Recipe parse_recipe(const std::string& text, const std::string& source) {
     problems.throw_if_any();
   }
   check_fields(doc, "", {"format", "name", "description", "command", "warmup", "env", "metric", "direction",
-                         "checksum", "error_field", "repeats", "timeout_s", "seed"},
+                         "checksum", "error_field", "repeats", "timeout_s", "seed", "isolation", "network"},
                problems);
   Recipe recipe;
   if (!doc.contains("format") || !doc["format"].is_number_integer() || doc["format"].get<std::int64_t>() != 1) {
@@ -196,6 +196,20 @@ Recipe parse_recipe(const std::string& text, const std::string& source) {
       problems.add("/seed", "expected an integer, got " + seed->dump());
     } else {
       recipe.seed = seed->get<std::int64_t>();
+    }
+  }
+  if (auto isolation = doc.find("isolation"); isolation != doc.end()) {
+    if (*isolation != "none" && *isolation != "bwrap" && *isolation != "podman" && *isolation != "lxc") {
+      problems.add("/isolation", "expected \"none\", \"bwrap\", \"podman\" or \"lxc\", got " + isolation->dump());
+    } else {
+      recipe.isolation = isolation->get<std::string>();
+    }
+  }
+  if (auto network = doc.find("network"); network != doc.end()) {
+    if (!network->is_boolean()) {
+      problems.add("/network", "expected true or false, got " + network->dump());
+    } else {
+      recipe.network = network->get<bool>();
     }
   }
   problems.throw_if_any();

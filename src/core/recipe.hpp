@@ -23,6 +23,8 @@ struct Recipe {
   int repeats = 3;
   double timeout_s = 600.0;
   std::int64_t seed = 0;
+  std::string isolation;                      // "none", "bwrap", "podman" or "lxc"; empty: as the CLI says
+  bool network = false;                       // whether an isolated run may reach the network
 };
 
 // Parse a recipe document. `source` names the file in messages. Collect every problem (unknown

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <unistd.h>
 
+#include "core/recipe.hpp"
 #include "exec/isolation.hpp"
 #include "util/error.hpp"
 
@@ -150,4 +151,18 @@ TEST_CASE("plan_sandbox: a venv's base interpreter is readable, its site-package
                                           << "\ninclude-system-site-packages = true\n";
   CHECK(plan_sandbox(spec, "", Network::none).masked_paths.empty());
   fs::remove_all(dir);
+}
+
+TEST_CASE("a recipe may ask for an isolation and for the network", "[exec][isolation]") {
+  Recipe plain = parse_recipe(R"({"format": 1, "command": ["true"], "metric": "m"})", "r.json");
+  CHECK(plain.isolation.empty());
+  CHECK_FALSE(plain.network);
+  Recipe asks = parse_recipe(R"({"format": 1, "command": ["true"], "metric": "m", "isolation": "bwrap", "network": true})",
+                             "r.json");
+  CHECK(asks.isolation == "bwrap");
+  CHECK(asks.network);
+  CHECK_THROWS_WITH(parse_recipe(R"({"format": 1, "command": ["true"], "metric": "m", "isolation": "docker"})", "r.json"),
+                    Catch::Contains("/isolation"));
+  CHECK_THROWS_WITH(parse_recipe(R"({"format": 1, "command": ["true"], "metric": "m", "network": "yes"})", "r.json"),
+                    Catch::Contains("/network"));
 }
