@@ -69,6 +69,82 @@ std::vector<std::size_t> reach_counts(const std::vector<DagNode>& nodes, const s
   return reach;
 }
 
+// Return the commit git bisect would test next among the candidates (bisect.c's find_bisection,
+// without path limits): with the candidates oldest first, weights (candidate ancestors, itself
+// included) are filled in git's order -- roots 1, merges by a walk, then one more than a known
+// parent, sweep after sweep -- and the first commit whose weight is within one of half (`2w - nr` in
+// -1..1) is taken at once; otherwise the first commit with the largest min(w, nr - w).
+std::size_t git_choice(const std::vector<DagNode>& nodes, const std::vector<char>& candidate,
+                       const std::vector<std::size_t>& reach) {
+  std::vector<std::size_t> list;
+  for (std::size_t node = 0; node < nodes.size(); ++node) {
+    if (candidate[node] != 0) {
+      list.push_back(node);
+    }
+  }
+  const long long nr = static_cast<long long>(list.size());
+  std::vector<long long> weight(nodes.size(), 0);
+  auto halfway = [&](std::size_t node) {
+    const long long diff = 2 * weight[node] - nr;
+    return diff >= -1 && diff <= 1;
+  };
+  long long counted = 0;
+  for (std::size_t node : list) {
+    std::size_t parents = 0;
+    for (std::size_t parent : nodes[node].parents) {
+      parents += candidate[parent] != 0 ? 1 : 0;
+    }
+    weight[node] = parents == 0 ? 1 : parents == 1 ? -1 : -2;
+    counted += parents == 0 ? 1 : 0;
+  }
+  for (std::size_t node : list) {
+    if (weight[node] == -2) {
+      weight[node] = static_cast<long long>(reach[node]);
+      if (halfway(node)) {
+        return node;
+      }
+      ++counted;
+    }
+  }
+  while (counted < nr) {
+    bool progress = false;
+    for (std::size_t node : list) {
+      if (weight[node] >= 0) {
+        continue;
+      }
+      const std::size_t* known = nullptr;
+      for (const std::size_t& parent : nodes[node].parents) {
+        if (candidate[parent] != 0 && weight[parent] >= 0) {
+          known = &parent;
+          break;
+        }
+      }
+      if (known == nullptr) {
+        continue;
+      }
+      weight[node] = weight[*known] + 1;
+      ++counted;
+      progress = true;
+      if (halfway(node)) {
+        return node;
+      }
+    }
+    if (!progress) {
+      break;  // cannot happen in a DAG; never loop forever
+    }
+  }
+  std::size_t best = list.front();
+  long long best_distance = -1;
+  for (std::size_t node : list) {
+    const long long distance = std::min(weight[node], nr - weight[node]);
+    if (distance > best_distance) {
+      best = node;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
 std::string list_nodes(const std::vector<std::size_t>& list) {
   std::string text;
   for (std::size_t node : list) {
@@ -137,6 +213,11 @@ DagBisection dag_first_bad(const std::vector<DagNode>& nodes, const DagOracle& o
     if (pick == bad) {
       // Every candidate but the bad commit is untestable: boxed in.
       break;
+    }
+    // Untestable commits aside, ask what git bisect would ask: the same questions, the same count.
+    if (const std::size_t git_pick = git_choice(nodes, candidate, reach); git_pick != bad && asked.count(git_pick) == 0) {
+      pick = git_pick;
+      best_node = git_pick;
     }
     std::string why = std::to_string(total) + " candidates: test " + std::to_string(pick) + ", reaching " +
                       std::to_string(reach[pick]) + " of them";

@@ -38,9 +38,11 @@ struct DagBisection {
 // Find the first bad commit of a range given as a DAG in topological order whose last node is the
 // bad tip (assumed bad, never asked) and whose out-of-range parents are all good (assumed), the way
 // git bisect does: the candidates are the ancestors of the lowest known bad commit that are not
-// ancestors of a good one; each question goes to the candidate whose count of candidate ancestors
-// (itself included) `reach` maximises min(reach, candidates - reach); ties go to the highest index
-// (the newest in topological order, as git's newest-first walk does). Intermediate counts as bad
+// ancestors of a good one; each question goes to the commit git's find_bisection picks (nodes in
+// index order standing for git's oldest-first list: the first commit found within one of halfway,
+// else the first that maximises min(reach, candidates - reach), where reach counts its candidate
+// ancestors, itself included). When that commit was untestable, the untested candidate with the best
+// such score is asked instead (ties to the highest index). Intermediate counts as bad
 // (noted); skip and unstable are untestable: the next best candidate by the same score is asked
 // instead; when only untestable candidates are left, `could_be` lists them with the bad commit.
 // Pure: calls only `oracle`, never twice for one node; ceil(log2(n)) questions on a chain of n

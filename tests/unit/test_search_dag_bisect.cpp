@@ -74,12 +74,13 @@ TEST_CASE("dag_first_bad finds every culprit of a chain within ceil(log2(n)) que
   }
 }
 
-TEST_CASE("dag_first_bad splits in half and breaks ties toward the newest commit", "[search][dag_bisect]") {
+TEST_CASE("dag_first_bad asks what git bisect asks: the first commit within one of halfway", "[search][dag_bisect]") {
   // 8 candidates: node 3 reaches 4 of them, an exact half.
   CHECK(run(chain(8), 7).steps.front().node == 3);
   CHECK(run(chain(8), 7).steps.front().why == "8 candidates: test 3, reaching 4 of them");
-  // 5 candidates: nodes 1 (reach 2) and 2 (reach 3) tie at min 2; the newer one, 2, goes first.
-  CHECK(run(chain(5), 0).steps.front().node == 2);
+  // 5 candidates: nodes 1 (reach 2) and 2 (reach 3) are both within one of halfway (2w - 5 = -1, 1);
+  // git's oldest-first sweep meets 1 first.
+  CHECK(run(chain(5), 0).steps.front().node == 1);
 }
 
 TEST_CASE("dag_first_bad finds every culprit of a DAG with merges", "[search][dag_bisect]") {
