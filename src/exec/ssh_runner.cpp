@@ -138,7 +138,7 @@ ProcessResult SshRunner::run(const ProcessSpec& spec) {
     // Killing the local ssh leaves the remote job running (no tty, no SIGHUP): kill its group there.
     run_cleanup_command(ssh_argv(m_target, remote_kill_line(m_target.prefix, pgid_file)), local.env, k_kill_limit);
   }
-  if (result.spawned && result.exit_code == 255) {
+  if (result.spawned && result.exit_code == 255 && !result.timed_out && !result.interrupted) {
     spdlog::warn("ssh to {} exited 255 (a connection failure, or the benchmark's own exit 255); see {}",
                  m_target.host, spec.stderr_path);
   }

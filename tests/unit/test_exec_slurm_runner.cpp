@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -95,4 +97,33 @@ TEST_CASE("sbatch_argv asks for the output files, the folder, a backstop time an
   CHECK(has(argv, "--partition=gpu"));
   CHECK(argv.back() == "/runs/job.sh");
   CHECK_FALSE(has(envbisect::sbatch_argv(spec, {0, ""}, "/j.sh"), "--gres=gpu:0"));
+}
+
+// Needs a live cluster: `eval "$(scripts/slurm-local start DIR)"`, then
+// `envbisect_tests "[.slurm-live]"`. Hidden from the default run (no daemons there).
+TEST_CASE("SlurmRunner returns exit codes from scontrol and cancels a job past its timeout", "[.slurm-live]") {
+  REQUIRE(std::getenv("SLURM_CONF") != nullptr);
+  TempDir dir;
+  envbisect::SlurmRunner runner({0, ""});
+  ProcessSpec spec;
+  spec.argv = {"sh", "-c", "echo out; echo err >&2; exit 125"};
+  spec.env = {{"PATH", "/usr/bin:/bin"}};
+  spec.cwd = dir.path.string();
+  spec.stdout_path = (dir.path / "stdout.txt").string();
+  spec.stderr_path = (dir.path / "stderr.txt").string();
+  envbisect::ProcessResult done = runner.run(spec);
+  CHECK(done.spawned);
+  CHECK(done.exit_code == 125);
+  CHECK(slurp(dir.path / "stdout.txt") == "out\n");
+  CHECK(slurp(dir.path / "stderr.txt") == "err\n");
+
+  spec.argv = {"sleep", "60"};
+  spec.timeout = std::chrono::milliseconds(1500);
+  const auto start = std::chrono::steady_clock::now();
+  envbisect::ProcessResult late = runner.run(spec);
+  CHECK(late.timed_out);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(15));
+  const std::string job = slurp(dir.path / "envbisect-slurm-submit.txt");
+  const std::string command = "sleep 1; scontrol show job -o " + job.substr(0, job.find('\n')) + " | grep -q JobState=CANCELLED";
+  CHECK(std::system(command.c_str()) == 0);
 }
