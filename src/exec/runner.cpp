@@ -10,10 +10,14 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 #include <poll.h>
 #include <set>
+#include <sstream>
 #include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -155,6 +159,74 @@ void drain_group(pid_t pgid) {
     }
     if (std::chrono::steady_clock::now() >= deadline) {
       spdlog::warn("process group {} still has members after SIGKILL", pgid);
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+// Return the processes whose parent is this process, read from /proc (zombies included).
+std::vector<pid_t> own_children() {
+  std::vector<pid_t> children;
+  const pid_t self = ::getpid();
+  DIR* proc = ::opendir("/proc");
+  if (proc == nullptr) {
+    return children;
+  }
+  while (const dirent* entry = ::readdir(proc)) {
+    const std::string name = entry->d_name;
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
+    std::ifstream stat_file("/proc/" + name + "/stat");
+    std::string stat((std::istreambuf_iterator<char>(stat_file)), std::istreambuf_iterator<char>());
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so parse after the last ')'.
+    const std::size_t close = stat.rfind(')');
+    if (close == std::string::npos) {
+      continue;
+    }
+    std::istringstream rest(stat.substr(close + 1));
+    std::string state;
+    long ppid = 0;
+    if (rest >> state >> ppid && ppid == self) {
+      children.push_back(static_cast<pid_t>(std::stol(name)));
+    }
+  }
+  ::closedir(proc);
+  return children;
+}
+
+// Kill and reap every process reparented to us that no run() waits for: daemons that left the
+// benchmark's process group (setsid after a double fork) and what they started. While another run()
+// is active its orphans cannot be told from ours, so they are left to the last run() to finish.
+void kill_escaped_descendants() {
+  if (!is_subreaper()) {
+    return;  // orphans went to init: not ours to find
+  }
+  const auto deadline = std::chrono::steady_clock::now() + k_group_drain;
+  for (;;) {
+    std::vector<pid_t> orphans;
+    {
+      const std::lock_guard<std::mutex> lock(g_active_mutex);
+      if (g_active_children.size() > 1) {
+        return;
+      }
+      for (pid_t child : own_children()) {
+        if (g_active_children.count(child) == 0) {
+          orphans.push_back(child);
+        }
+      }
+    }
+    if (orphans.empty()) {
+      return;
+    }
+    for (pid_t orphan : orphans) {
+      spdlog::debug("killing pid {}: it outlived its benchmark's process group", orphan);
+      ::kill(orphan, SIGKILL);
+    }
+    reap_orphans();
+    if (std::chrono::steady_clock::now() >= deadline) {
+      spdlog::warn("{} processes outlived their benchmark and SIGKILL", orphans.size());
       return;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -313,6 +385,7 @@ ProcessResult LocalRunner::run(const ProcessSpec& spec) {
   } while (reaped < 0 && errno == EINTR);
   const int wait_errno = errno;
   drain_group(pid);
+  kill_escaped_descendants();
 
   if (reaped != pid) {
     spdlog::warn("lost the exit status of pid {}: {}", pid, std::strerror(wait_errno));
