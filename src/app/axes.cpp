@@ -104,14 +104,14 @@ std::vector<Axis> plan_axes(const std::vector<Delta>& deltas, const EnvState& go
     if (delta.dimension == Dimension::packages) {
       std::vector<std::string> points = version_points(delta.name, *delta.good, *delta.bad, files);
       if (!points.empty()) {
-        axes.push_back({i, "versions", points, {}});
+        axes.push_back({i, "versions", points, {}, {}});
       }
     } else if (delta.dimension == Dimension::repos && good.repos.at(delta.name).path == bad.repos.at(delta.name).path) {
       // `git rev-list bad ^good` (or its first-parent line); a good commit that is not an ancestor of
       // bad leaves the repo a toggle.
       CommitRange range = commits_between(good.repos.at(delta.name).path, *delta.good, *delta.bad, first_parent);
       if (range.good_is_ancestor && range.commits.size() >= 2) {
-        Axis axis{i, "commits", {*delta.good}, {}};
+        Axis axis{i, "commits", {*delta.good}, {}, {}};
         bool merges = false;
         for (const RangeCommit& commit : range.commits) {
           axis.points.push_back(commit.id);
@@ -132,7 +132,7 @@ std::vector<Axis> plan_axes(const std::vector<Delta>& deltas, const EnvState& go
       long long from = std::stoll(*delta.good);
       long long to = std::stoll(*delta.bad);
       if (std::llabs(to - from) >= 2) {
-        Axis axis{i, "numbers", {}, {}};
+        Axis axis{i, "numbers", {}, {}, {}};
         for (long long value = from; value != to + (to > from ? 1 : -1); value += to > from ? 1 : -1) {
           axis.points.push_back(std::to_string(value));
         }
@@ -149,6 +149,11 @@ EnvState with_axis_point(const EnvState& state, const std::vector<Delta>& deltas
   const std::string& value = axis.points.at(index);
   if (delta.dimension == Dimension::packages) {
     out.packages[delta.name] = PackagePin{value, std::nullopt, std::nullopt};
+    if (index < axis.companions.size()) {
+      for (const auto& [name, version] : axis.companions[index]) {
+        out.packages[name] = PackagePin{version, std::nullopt, std::nullopt};
+      }
+    }
   } else if (delta.dimension == Dimension::threads) {
     out.threads[delta.name] = std::stoll(value);
   } else if (delta.dimension == Dimension::repos) {
@@ -280,6 +285,105 @@ std::vector<std::vector<std::size_t>> plan_units(const std::vector<Delta>& delta
   }
   std::sort(units.begin(), units.end());
   return units;
+}
+
+void pin_group_axes(std::vector<Axis>& axes, const std::vector<Delta>& deltas,
+                    const std::vector<std::vector<std::size_t>>& units, const EnvState& bad,
+                    const std::vector<std::string>& wheel_dirs, const std::vector<std::string>& uv_caches,
+                    const std::string& store_dir) {
+  std::vector<std::size_t> dropped;  // axes of partners: they move with their lead
+  for (const std::vector<std::size_t>& unit : units) {
+    if (unit.size() < 2) {
+      continue;
+    }
+    auto lead = std::find_if(axes.begin(), axes.end(), [&](const Axis& axis) {
+      return axis.kind == "versions" && std::find(unit.begin(), unit.end(), axis.delta) != unit.end();
+    });
+    if (lead == axes.end()) {
+      continue;
+    }
+    for (const Axis& axis : axes) {
+      if (&axis != &*lead && std::find(unit.begin(), unit.end(), axis.delta) != unit.end()) {
+        dropped.push_back(axis.delta);
+      }
+    }
+    const std::string& lead_name = deltas[lead->delta].name;
+    WheelSources sources{wheel_dirs, uv_caches};
+    Store store(store_dir.empty() ? default_store_dir() : store_dir);
+    std::vector<std::string> files = wheel_files(wheel_dirs);
+    Axis pinned = *lead;
+    pinned.points = {lead->points.front()};
+    pinned.companions = {{}};
+    for (std::size_t member : unit) {
+      if (member != lead->delta && deltas[member].dimension == Dimension::packages && deltas[member].good) {
+        pinned.companions.front()[deltas[member].name] = *deltas[member].good;
+      }
+    }
+    for (std::size_t index = 1; index + 1 < lead->points.size(); ++index) {
+      const std::string& version = lead->points[index];
+      std::optional<DistMetadata> metadata;
+      try {
+        std::optional<Distribution> dist = find_distribution(sources, lead_name, version, bad.python.version);
+        if (dist) {
+          StoreEntry entry = store.ensure(*dist);
+          metadata = parse_metadata(read_file(entry.dir + "/site/" + entry.dist_info + "/METADATA"));
+        }
+      } catch (const Error& error) {
+        spdlog::warn("{} {}: metadata not readable: {}", lead_name, version, error.what());
+      }
+      if (!metadata) {
+        continue;  // cannot tell what it pins: leave the point out
+      }
+      std::map<std::string, std::string> partners;
+      bool resolvable = true;
+      for (std::size_t member : unit) {
+        const Delta& partner = deltas[member];
+        if (member == lead->delta || partner.dimension != Dimension::packages || !partner.good || !partner.bad) {
+          continue;
+        }
+        std::vector<std::string> choices = version_points(partner.name, *partner.good, *partner.bad, files);
+        if (choices.empty()) {
+          choices = {*partner.good, *partner.bad};
+        }
+        std::optional<std::string> chosen;
+        for (auto it = choices.rbegin(); it != choices.rend() && !chosen; ++it) {
+          std::optional<Version> parsed = Version::parse(*it);
+          bool ok = parsed.has_value();
+          for (const Requirement& requirement : metadata->requires_dist) {
+            if (ok && requirement.name == partner.name && requirement.marker.empty()) {
+              ok = satisfies(*parsed, requirement);
+            }
+          }
+          if (ok) {
+            chosen = *it;
+          }
+        }
+        if (!chosen) {
+          resolvable = false;
+          break;
+        }
+        partners[partner.name] = *chosen;
+      }
+      if (resolvable) {
+        pinned.points.push_back(version);
+        pinned.companions.push_back(partners);
+      }
+    }
+    pinned.points.push_back(lead->points.back());
+    std::map<std::string, std::string> bad_end;
+    for (std::size_t member : unit) {
+      if (member != lead->delta && deltas[member].dimension == Dimension::packages && deltas[member].bad) {
+        bad_end[deltas[member].name] = *deltas[member].bad;
+      }
+    }
+    pinned.companions.push_back(bad_end);
+    *lead = pinned;
+  }
+  axes.erase(std::remove_if(axes.begin(), axes.end(), [&](const Axis& axis) {
+               return std::find(dropped.begin(), dropped.end(), axis.delta) != dropped.end() ||
+                      (axis.kind == "versions" && axis.points.size() < 3);
+             }),
+             axes.end());
 }
 
 }  // namespace envbisect

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct Axis {
   // range as indices into `points` (0, the good end, never appears: out-of-range parents are good).
   // Empty for a chain (versions, numbers, first-parent commits).
   std::vector<std::vector<std::size_t>> parents;
+  // A versions axis of packages pinned to each other (torch and triton): per point, the versions its
+  // pinned partners take there, read from the point's Requires-Dist. Empty for a package alone.
+  std::vector<std::map<std::string, std::string>> companions;
 };
 
 // Return the ordered axes of the deltas: package versions between the good and bad versions found in
@@ -47,6 +51,16 @@ int isolation_worst_case(std::size_t delta_count, std::size_t culprits);
 // Return the worst-case number of questions of bisecting an axis of `points` points (ends known).
 int bisection_worst_case(std::size_t points);
 
+// Make the axes of pinned groups move as the group does: the first package of a unit with a versions
+// axis leads, each inner point carries the partners' versions its Requires-Dist pins (the highest
+// version in the partner's good..bad range that satisfies it); points no partner version satisfies
+// are dropped, and the partners' own axes go (a partner alone cannot move). Metadata comes from the
+// wheel sources through the store.
+void pin_group_axes(std::vector<Axis>& axes, const std::vector<Delta>& deltas,
+                    const std::vector<std::vector<std::size_t>>& units, const EnvState& bad,
+                    const std::vector<std::string>& wheel_dirs, const std::vector<std::string>& uv_caches,
+                    const std::string& store_dir);
+
 }  // namespace envbisect
 
 namespace envbisect {
@@ -59,5 +73,15 @@ std::vector<std::vector<std::size_t>> plan_units(const std::vector<Delta>& delta
                                                  const EnvState& bad, const std::vector<std::string>& wheel_dirs,
                                                  const std::vector<std::string>& uv_caches,
                                                  const std::string& store_dir);
+
+// Make the axes of pinned groups move as the group does: the first package of a unit with a versions
+// axis leads, each inner point carries the partners' versions its Requires-Dist pins (the highest
+// version in the partner's good..bad range that satisfies it); points no partner version satisfies
+// are dropped, and the partners' own axes go (a partner alone cannot move). Metadata comes from the
+// wheel sources through the store.
+void pin_group_axes(std::vector<Axis>& axes, const std::vector<Delta>& deltas,
+                    const std::vector<std::vector<std::size_t>>& units, const EnvState& bad,
+                    const std::vector<std::string>& wheel_dirs, const std::vector<std::string>& uv_caches,
+                    const std::string& store_dir);
 
 }  // namespace envbisect

@@ -190,6 +190,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
       plan_axes(deltas, good, bad, options.wheel_dirs, options.first_parent ? FirstParent::yes : FirstParent::no);
   std::vector<std::vector<std::size_t>> units =
       plan_units(deltas, good, bad, options.wheel_dirs, options.uv_caches, options.store_dir);
+  pin_group_axes(axes, deltas, units, bad, options.wheel_dirs, options.uv_caches, options.store_dir);
   // At this point every input is valid.
   if (options.dry_run) {
     print_plan(deltas, axes, units, policy);
