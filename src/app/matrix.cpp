@@ -183,8 +183,13 @@ std::map<std::string, std::vector<matrix::CellNight>> load_history(const std::st
   std::sort(nights.begin(), nights.end());
   for (const std::string& night : nights) {
     std::string path = results_dir + "/" + night + "/matrix.json";
-    for (auto& [id, cell] : matrix::nights_from_json(parse_json_text(read_file(path), path), path)) {
-      history[id].push_back(cell);
+    try {
+      for (auto& [id, cell] : matrix::nights_from_json(parse_json_text(read_file(path), path), path)) {
+        history[id].push_back(cell);
+      }
+    } catch (const Error& error) {
+      // One damaged night must not stop every later one; its cells just lack that night.
+      spdlog::warn("{}; that night is left out of the history", error.what());
     }
   }
   return history;
@@ -226,6 +231,7 @@ Measured measure_cell(const MatrixInputs& in, std::size_t index, const std::stri
   const std::vector<RunResult>& attempts = evaluator.measure(candidate, in.repeats);
   Measured out;
   std::vector<double> metrics;
+  std::string skip_reason;
   for (const RunResult& attempt : attempts) {
     ++out.runs;
     if (attempt.status == RunStatus::failed || attempt.status == RunStatus::timeout) {
@@ -239,12 +245,18 @@ Measured measure_cell(const MatrixInputs& in, std::size_t index, const std::stri
       }
     } else if (attempt.status == RunStatus::skip) {
       ++out.skipped;
+      if (skip_reason.empty()) {
+        skip_reason = attempt.error_class.empty() ? "skip (exit 125)" : attempt.error_class;
+      }
     } else if (attempt.metric) {
       metrics.push_back(*attempt.metric);
     }
   }
   if (!metrics.empty()) {
     out.median = stats::median(metrics);
+  }
+  if (out.first_error.empty()) {
+    out.first_error = skip_reason;  // why the cell could not be tested, when nothing failed
   }
   json doc = {{"id", in.cells[index].id}, {"state_hash", in.state_hashes[index]}, {"runs", out.runs},
               {"failed", out.failed}, {"skipped", out.skipped}, {"first_error", out.first_error},

@@ -94,6 +94,7 @@ TEST_CASE("matrix.json round-trips the history a later night reads", "[matrix]")
   n.metric = "items_per_s";
   CellReport red;
   red.id = "packages.x=latest";
+  red.assignment = {{"packages.x", "latest"}};
   red.runs = 3;
   red.failed = 3;
   red.judgement = judge_cell(n.date, 3, 3, 0, std::nullopt, {night("2026-11-01", CellStatus::green, 10.0)}, k_policy);
@@ -101,6 +102,7 @@ TEST_CASE("matrix.json round-trips the history a later night reads", "[matrix]")
   red.bisect = {"found", {"packages/x 1.1 -> 1.2"}, {}, "2026-11-01", "cells/packages.x=latest/bisect/report.html", ""};
   CellReport green;
   green.id = "packages.x=1.0";
+  green.assignment = {{"packages.x", "1.0"}};
   green.runs = 3;
   green.median = 12.5;
   green.judgement = judge_cell(n.date, 3, 0, 0, 12.5, {night("2026-11-01", CellStatus::green, 12.0)}, k_policy);
