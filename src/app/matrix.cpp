@@ -24,6 +24,7 @@
 #include "matrix/cells.hpp"
 #include "matrix/history.hpp"
 #include "matrix/night.hpp"
+#include "matrix/render.hpp"
 #include "matrix/spec.hpp"
 #include "stats/samples.hpp"
 #include "store/journal.hpp"
@@ -340,6 +341,15 @@ matrix::CellBisect bisect_cell(const MatrixInputs& in, std::size_t index, const 
     bisect.status = "not_possible";
     bisect.note = "same environment as on " + last_green + ": the machine, the benchmark or the recipe changed";
     return bisect;
+  }
+  if (path_exists(out_dir + "/run.json")) {
+    // A bisection from an earlier run tonight counts only if both ends are still the same states (the
+    // wheelhouse may have moved on since, making tonight's state another one).
+    json run_doc = json::parse(read_file(out_dir + "/run.json"), nullptr, false);
+    if (run_doc.is_discarded() || run_doc.value("good_sha256", "") != sha256_hex(read_file(good_path)) ||
+        run_doc.value("bad_sha256", "") != sha256_hex(read_file(bad_path))) {
+      remove_tree(out_dir);
+    }
   }
   if (!path_exists(out_dir + "/result.json")) {
     std::cerr << "envbisect: matrix: " << id << " turned red; bisecting against " << last_green << " (log: " << cell_dir

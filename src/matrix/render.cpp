@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "matrix/night.hpp"
+#include "matrix/render.hpp"
 #include "util/strings.hpp"
 
 namespace envbisect::matrix {

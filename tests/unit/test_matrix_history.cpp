@@ -7,6 +7,7 @@
 
 #include "matrix/history.hpp"
 #include "matrix/night.hpp"
+#include "matrix/render.hpp"
 #include "util/error.hpp"
 
 using namespace envbisect;
