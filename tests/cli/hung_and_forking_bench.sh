@@ -73,6 +73,7 @@ rc=0
 wait "$pid" || rc=$?
 [[ $rc -eq 130 ]] || { echo "SIGINT: expected exit 130, got $rc"; cat "$T/run2.txt"; exit 1; }
 (( SECONDS - stopped <= 5 )) || { echo "SIGINT took $((SECONDS - stopped)) s"; exit 1; }
+echo "SIGINT: exit 130 after $((SECONDS - stopped)) s"
 left="$(leftovers)"
 [[ -z $left ]] || { echo "processes left after SIGINT:"; echo "$left"; exit 1; }
 rm "$T/b2/HANG"
