@@ -393,6 +393,31 @@ matrix::CellBisect bisect_cell(const MatrixInputs& in, std::size_t index, const 
   return bisect;
 }
 
+// Return the bisection made on `night` for the cell (the night it turned red), its report path made
+// relative to a sibling night's folder; an empty entry when there was none.
+matrix::CellBisect earlier_bisect(const std::string& results_dir, const std::string& night, const std::string& id) {
+  matrix::CellBisect bisect;
+  std::string path = results_dir + "/" + night + "/matrix.json";
+  json doc = path_exists(path) ? json::parse(read_file(path), nullptr, false) : json();
+  if (!doc.is_object() || !doc.contains("cells") || !doc["cells"].is_array()) {
+    return bisect;
+  }
+  for (const json& item : doc["cells"]) {
+    if (item.value("id", "") != id || !item.contains("bisect") || !item["bisect"].is_object()) {
+      continue;
+    }
+    const json& found = item["bisect"];
+    bisect.status = found.value("status", "");
+    bisect.cause = found.value("cause", std::vector<std::string>{});
+    bisect.refined = found.value("refined", std::vector<std::string>{});
+    bisect.last_green_date = found.value("last_green", "");
+    std::string report = found.value("report", "");
+    bisect.report = report.empty() ? "" : "../" + night + "/" + report;
+    bisect.note = "bisected on " + night + (found.value("note", "").empty() ? "" : "; " + found.value("note", ""));
+  }
+  return bisect;
+}
+
 }  // namespace
 
 ExitCode run_matrix(const MatrixOptions& options) {
@@ -437,6 +462,10 @@ ExitCode run_matrix(const MatrixOptions& options) {
     report.judgement = matrix::judge_cell(date, report.runs, report.failed, report.skipped, report.median, past, policy);
     report.trend = past;
     report.trend.push_back({date, report.judgement.status, report.median, report.runs, report.failed, report.skipped});
+    if (report.judgement.status == matrix::CellStatus::red && !report.judgement.new_red &&
+        report.judgement.red_since && *report.judgement.red_since != date) {
+      report.bisect = earlier_bisect(results_dir, *report.judgement.red_since, cell.id);
+    }
     if (report.judgement.new_red) {
       if (!report.judgement.last_green) {
         report.bisect.status = "not_possible";

@@ -18,8 +18,10 @@ struct CellBisect {
   std::vector<std::string> cause;    // "packages/fauxlib 1.1 -> 1.2", one per difference
   std::vector<std::string> refined;  // "inside packages/x: first bad 1.2, last good 1.1"
   std::string last_green_date;       // the night whose state was the good end
-  std::string report;                // report.html, relative to the night's folder
-  std::string note;                  // why not possible, or the search's note
+  std::string report;                // report.html, relative to the night's folder ("../DATE/..." when
+                                     // carried from the night the cell turned red)
+  std::string note;                  // why not possible, the search's note, or "bisected on DATE" for
+                                     // a cell still red since DATE (whose bisection this is)
 };
 
 // One cell on one night, as the matrix outputs show it and later nights read it back.

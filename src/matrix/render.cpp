@@ -63,7 +63,7 @@ std::string cause_text(const CellReport& cell) {
     if (!b.refined.empty()) {
       text += "; " + join(b.refined, "; ");
     }
-    return text + " (vs " + b.last_green_date + ")";
+    return text + " (vs " + b.last_green_date + ")" + (starts_with(b.note, "bisected on ") ? "; " + b.note : "");
   }
   return (b.status == "not_found" ? "not isolated: " : "no bisection: ") + b.note;
 }

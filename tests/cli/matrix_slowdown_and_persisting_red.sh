@@ -2,7 +2,8 @@
 # Past the first red night: on night 3 the wheelhouse gains fauxkernels 2.2, 5x slower but never
 # failing. The pinned-fauxlib cell regresses beyond the 20 % threshold against its own history, turns
 # red, and its bisection names fauxkernels 2.1 -> 2.2; the cells red since night 2 stay red, are not
-# new and are not bisected again (exit 1 for the one new red cell). Night 4 changes nothing: every
+# new and are not bisected again, but show night 2's cause and link to its report (exit 1 for the one
+# new red cell). Night 4 changes nothing: every
 # red cell is old, so the matrix exits 0.
 source "$(dirname "$0")/common.sh"
 FX="$T/fx"
@@ -28,7 +29,10 @@ assert [t["status"] for t in slow["trend"]] == ["no_history", "green", "red"], s
 for workers in (1, 2):
     old = cells[f"packages.fauxkernels=latest,packages.fauxlib=latest,threads.workers={workers}"]
     assert old["status"] == "red" and not old["new_red"] and old["red_since"] == "2026-11-02", old
-    assert "bisect" not in old, old
+    # Not bisected again: tonight shows the cause found the night it turned red, and links there.
+    assert old["bisect"]["cause"] == ["packages/fauxlib 1.1 -> 1.2"], old
+    assert old["bisect"]["report"].startswith("../2026-11-02/cells/"), old
+    assert os.path.exists(os.path.join(sys.argv[1], old["bisect"]["report"])), old
 PY
 expect_contains "$R/2026-11-03/matrix.md" "red since 2026-11-02"
 
