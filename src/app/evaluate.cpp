@@ -1,5 +1,6 @@
 #include "app/evaluate.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -47,12 +48,24 @@ std::map<std::string, std::string> cache_variables(const std::string& role, cons
   return {};
 }
 
-std::string join_ints(const std::vector<int>& values) {
+std::string join_ints(const std::vector<int>& values, int offset = 0) {
   std::vector<std::string> parts;
   for (int value : values) {
-    parts.push_back(std::to_string(value));
+    parts.push_back(std::to_string(value + offset));
   }
   return join(parts, ",");
+}
+
+// The GPUs one slot needs: the split's highest index + 1 (0 when the state names no GPUs).
+int split_width(const GpuSplit& gpus) {
+  int width = 0;
+  for (int index : gpus.target) {
+    width = std::max(width, index + 1);
+  }
+  for (int index : gpus.drafter) {
+    width = std::max(width, index + 1);
+  }
+  return width;
 }
 
 RunStatus status_of(const ProcessResult& process, const BenchReport& report) {
@@ -250,7 +263,7 @@ void Evaluator::measure_all(const std::vector<Candidate>& candidates, int count,
   std::size_t next = 0;
   std::exception_ptr failure;
   std::map<std::string, std::map<int, RunResult>> finished;  // by candidate hash, then attempt
-  auto worker = [&] {
+  auto worker = [&](int slot) {
     for (;;) {
       Job job{};
       {
@@ -265,7 +278,7 @@ void Evaluator::measure_all(const std::vector<Candidate>& candidates, int count,
           throw Error("interrupted; `envbisect resume " + m_setup.run_dir + "` continues this run",
                       ExitCode::interrupted);
         }
-        RunResult result = run_attempt(*job.candidate, *job.built, job.attempt);
+        RunResult result = run_attempt(*job.candidate, *job.built, job.attempt, slot);
         const std::lock_guard<std::recursive_mutex> lock(m_mutex);
         ++m_attempts_run;
         // Journal in attempt order: a resumed run reads a candidate's attempts back in that order.
@@ -289,7 +302,7 @@ void Evaluator::measure_all(const std::vector<Candidate>& candidates, int count,
   std::vector<std::thread> threads;
   const std::size_t width = std::min(jobs.size(), static_cast<std::size_t>(slots));
   for (std::size_t i = 0; i < width; ++i) {
-    threads.emplace_back(worker);
+    threads.emplace_back(worker, static_cast<int>(i));
   }
   for (std::thread& thread : threads) {
     thread.join();
@@ -433,7 +446,7 @@ std::string Evaluator::warmup_dir(const Candidate& candidate) const {
   return m_setup.run_dir + "/warm/scratch-" + short_hash(candidate.hash);
 }
 
-RunResult Evaluator::run_attempt(const Candidate& candidate, const Built& built, int attempt) {
+RunResult Evaluator::run_attempt(const Candidate& candidate, const Built& built, int attempt, int slot) {
   // Prepared under the lock (checkouts, warm snapshots and their maps are shared); run without it.
   std::unique_lock<std::recursive_mutex> lock(m_mutex);
   const Recipe& recipe = m_setup.recipe;
@@ -450,7 +463,8 @@ RunResult Evaluator::run_attempt(const Candidate& candidate, const Built& built,
       {"python", built.venv.python_path},  {"env_dir", built.env_dir},
       {"recipe_dir", recipe.base_dir},     {"run_dir", m_setup.run_dir},
       {"seed", std::to_string(recipe.seed)}, {"attempt", std::to_string(attempt)},
-      {"gpus.target", join_ints(state.gpus.target)}, {"gpus.drafter", join_ints(state.gpus.drafter)}};
+      {"gpus.target", join_ints(state.gpus.target, slot * split_width(state.gpus))},
+      {"gpus.drafter", join_ints(state.gpus.drafter, slot * split_width(state.gpus))}};
   for (const auto& [name, count] : state.threads) {
     values["threads." + name] = std::to_string(count);
   }

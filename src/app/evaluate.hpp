@@ -69,6 +69,8 @@ public:
   // Make sure every candidate has at least `count` attempts, with up to `slots` attempts running at
   // once (interleaved: attempt 0 of each candidate first). Each candidate's attempts are journaled in
   // attempt order whatever order they finish in. With slots <= 1, exactly measure() on each in turn.
+  // Slot k gets its own GPU group: {gpus.target} and {gpus.drafter} are shifted by k times the
+  // split's width (highest index + 1), so 2 slots of a 0-4/5-7 split use GPUs 0-7 and 8-15.
   // Throw Error (interrupted) after the attempts in flight end when one of them is interrupted.
   void measure_all(const std::vector<Candidate>& candidates, int count, int slots);
 
@@ -84,7 +86,7 @@ public:
 private:
   struct Built;
   const Built& build(const Candidate& candidate);
-  RunResult run_attempt(const Candidate& candidate, const Built& built, int attempt);
+  RunResult run_attempt(const Candidate& candidate, const Built& built, int attempt, int slot = 0);
   void record(const Candidate& candidate, const RunResult& result);
   std::string warm_snapshot(const Candidate& candidate, const Built& built);
   std::string warmup_dir(const Candidate& candidate) const;

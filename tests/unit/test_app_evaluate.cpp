@@ -7,6 +7,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <set>
 #include <thread>
 #include <unistd.h>
 
@@ -47,6 +49,10 @@ public:
                       spec.cwd.compare(spec.cwd.size() - 2, 2, "/0") == 0;
     std::this_thread::sleep_for(std::chrono::milliseconds(slow ? 80 : 15));
     std::ofstream(spec.stdout_path) << "{\"tok_per_s\": " << spec.env.at("X") << "}\n";
+    {
+      const std::lock_guard<std::mutex> lock(m_mutex);
+      m_gpus.insert(spec.env.count("GPUS") != 0 ? spec.env.at("GPUS") : "");
+    }
     --m_in_flight;
     ++m_runs;
     ProcessResult result;
@@ -56,11 +62,17 @@ public:
   }
   int max_in_flight() const { return m_max_in_flight.load(); }
   int runs() const { return m_runs.load(); }
+  std::set<std::string> gpus() const {
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    return m_gpus;
+  }
 
 private:
   std::atomic<int> m_in_flight{0};
   std::atomic<int> m_max_in_flight{0};
   std::atomic<int> m_runs{0};
+  mutable std::mutex m_mutex;
+  std::set<std::string> m_gpus;  // the GPU lists the runs were given
 };
 
 envbisect::RunSetup make_setup(const fs::path& dir) {
@@ -129,4 +141,26 @@ TEST_CASE("measure_all with one slot runs one attempt at a time, as measure() do
   evaluator.measure_all({evaluator.candidate({}), evaluator.candidate({0})}, 2, 1);
   CHECK(runner.max_in_flight() == 1);
   CHECK(runner.runs() == 4);
+}
+
+TEST_CASE("measure_all gives each slot its own GPU group, shifted by the split's width", "[app][evaluate]") {
+  TempDir dir;
+  envbisect::RunSetup setup = make_setup(dir.path);
+  for (envbisect::EnvState* state : {&setup.good, &setup.bad}) {
+    state->gpus.target = {0, 1};
+    state->gpus.drafter = {2};
+  }
+  setup.recipe.env["GPUS"] = "{gpus.target}";
+  SlowFakeRunner runner;
+  envbisect::Journal journal((dir.path / "journal.jsonl").string());
+  envbisect::Evaluator evaluator(setup, runner, journal, {});
+  evaluator.measure_all({evaluator.candidate({}), evaluator.candidate({0})}, 3, 2);
+  CHECK(runner.gpus() == std::set<std::string>{"0,1", "3,4"});
+
+  // One slot, or measure(): the split as the state says.
+  SlowFakeRunner serial;
+  envbisect::Journal journal2((dir.path / "journal2.jsonl").string());
+  envbisect::Evaluator evaluator2(setup, serial, journal2, {});
+  evaluator2.measure(evaluator2.candidate({}), 2);
+  CHECK(serial.gpus() == std::set<std::string>{"0,1"});
 }
