@@ -1,5 +1,7 @@
 #include "core/delta.hpp"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "util/redact.hpp"
@@ -17,6 +19,7 @@ std::string_view to_string(Dimension dimension) {
     case Dimension::env: return "env";
     case Dimension::data: return "data";
     case Dimension::gpus: return "gpus";
+    case Dimension::container: return "container";
   }
   return "?";
 }
@@ -48,6 +51,23 @@ std::string show_detail(const PackagePin& pin, const PackagePin& other) {
   }
   std::string detail = pin.sha256 ? "sha256:" + pin.sha256->substr(0, 12) : pin.wheel.value_or("any wheel");
   return pin.version + " (" + detail + ")";
+}
+
+// A container base as shown: its name, and when the other side's packages differ, how many and the first few.
+std::string show_container(const ContainerBase& value, const ContainerBase& other) {
+  std::vector<std::string> changed;
+  for (const auto& [name, version] : value.packages) {
+    auto it = other.packages.find(name);
+    if (it == other.packages.end() || it->second != version) {
+      changed.push_back(name + " " + version);
+    }
+  }
+  if (changed.empty()) {
+    return value.base;
+  }
+  std::size_t total = changed.size();
+  changed.resize(std::min<std::size_t>(total, 3));
+  return value.base + " (" + join(changed, ", ") + (total > 3 ? ", +" + std::to_string(total - 3) + " more" : "") + ")";
 }
 
 // Two repo pins are the same environment when they name the same commit; paths may differ per file.
@@ -112,6 +132,18 @@ std::vector<Delta> diff_states(const EnvState& good, const EnvState& bad) {
   if (good.gpus.drafter != bad.gpus.drafter) {
     out.push_back({Dimension::gpus, "drafter", show_gpus(good.gpus.drafter), show_gpus(bad.gpus.drafter)});
   }
+  if (good.container != bad.container) {
+    // A base is a whole root filesystem: its Debian packages move with it, as one delta.
+    std::optional<std::string> from;
+    std::optional<std::string> to;
+    if (!good.container.base.empty()) {
+      from = show_container(good.container, bad.container);
+    }
+    if (!bad.container.base.empty()) {
+      to = show_container(bad.container, good.container);
+    }
+    out.push_back({Dimension::container, "base", from, to});
+  }
   return out;
 }
 
@@ -143,6 +175,7 @@ EnvState apply_deltas(const EnvState& good, const EnvState& bad, const std::vect
           out.gpus.drafter = bad.gpus.drafter;
         }
         break;
+      case Dimension::container: out.container = bad.container; break;
     }
   }
   return out;

@@ -12,7 +12,7 @@
 namespace envbisect {
 
 // The dimensions of a state, in the order diffs and reports list them.
-enum class Dimension { python, packages, repos, caches, threads, env, data, gpus };
+enum class Dimension { python, packages, repos, caches, threads, env, data, gpus, container };
 
 // One difference between the good and the bad state: an entry added, removed or changed.
 struct Delta {

@@ -78,6 +78,30 @@ const json* section(const json& doc, const char* key, Problems& problems) {
   return &*it;
 }
 
+void parse_container(const json& doc, EnvState& state, Problems& problems) {
+  const json* container = section(doc, "container", problems);
+  if (container == nullptr) {
+    return;
+  }
+  check_fields(*container, "/container", {"base", "packages"}, problems);
+  state.container.base = read_string(*container, "base", "/container", problems, true);
+  if (container->contains("base") && (*container)["base"] == "") {
+    problems.add("/container/base", "expected a rootfs folder or an image name, got an empty string");
+  }
+  const json* packages = section(*container, "packages", problems);
+  if (packages == nullptr) {
+    return;
+  }
+  for (const auto& [name, version] : packages->items()) {
+    if (!version.is_string()) {
+      problems.add("/container/packages/" + pointer_token(name), "expected a Debian version string, got " +
+                                                                     json_type_name(version));
+      continue;
+    }
+    state.container.packages[name] = version.get<std::string>();
+  }
+}
+
 void parse_python(const json& doc, EnvState& state, Problems& problems) {
   const json* python = section(doc, "python", problems);
   if (python == nullptr) {
@@ -276,7 +300,7 @@ EnvState parse_state(const std::string& text, const std::string& source) {
     problems.throw_if_any();
   }
   check_fields(doc, "", {"format", "name", "description", "python", "packages", "repos", "caches", "threads", "env",
-                         "data", "gpus"},
+                         "data", "gpus", "container"},
                problems);
   EnvState state;
   auto format = doc.find("format");
@@ -293,6 +317,7 @@ EnvState parse_state(const std::string& text, const std::string& source) {
   parse_caches(doc, state, problems);
   parse_scalars(doc, state, problems);
   parse_gpus(doc, state, problems);
+  parse_container(doc, state, problems);
   problems.throw_if_any();
   // At this point the state is fully valid.
   return state;
@@ -354,6 +379,9 @@ json state_to_json(const EnvState& state) {
   }
   if (!state.gpus.target.empty() || !state.gpus.drafter.empty()) {
     doc["gpus"] = {{"target", state.gpus.target}, {"drafter", state.gpus.drafter}};
+  }
+  if (!state.container.base.empty()) {
+    doc["container"] = {{"base", state.container.base}, {"packages", state.container.packages}};
   }
   return doc;
 }

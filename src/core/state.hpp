@@ -48,6 +48,14 @@ struct PythonSpec {
   bool operator==(const PythonSpec&) const = default;
 };
 
+// The container base a candidate runs on (with --isolation): a rootfs folder or an image, and the
+// Debian packages captured in it, so OS-level differences show (and move) as one delta.
+struct ContainerBase {
+  std::string base;                              // rootfs folder or image name; empty: none named
+  std::map<std::string, std::string> packages;   // Debian package -> version, as dpkg-query lists them
+  bool operator==(const ContainerBase&) const = default;
+};
+
 // A whole environment state, format v1 (docs/STATE.md). Maps keep names sorted, so diffs are stable.
 struct EnvState {
   int format = 1;
@@ -62,6 +70,7 @@ struct EnvState {
   std::map<std::string, std::string> env;
   std::map<std::string, std::string> data;  // values kept as text: "902087"
   GpuSplit gpus;
+  ContainerBase container;
   bool operator==(const EnvState&) const = default;
 };
 

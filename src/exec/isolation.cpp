@@ -419,9 +419,19 @@ std::string IsolatedRunner::bwrap_root(const SandboxPlan& plan) {
   std::string key = sha256_hex(env_dir).substr(0, 16);
   std::string layer = m_options.layers_dir + "/" + key;
   if (!path_exists(layer + "/complete")) {
-    // Hard links into the environment: the layer costs inodes, not bytes.
+    // Hard links into the environment (cp -al): the layer costs inodes, not bytes.
     remove_tree(layer);
-    copy_tree(env_dir, layer + "/root" + env_dir, LinkFiles::yes);
+    make_dirs(parent_dir(layer + "/root" + env_dir));
+    ProcessSpec copy;
+    copy.argv = {"cp", "-al", env_dir, layer + "/root" + env_dir};
+    copy.env = allowed_parent_env();
+    copy.stderr_path = m_scratch + "/layer-copy.err";
+    ProcessResult copied = m_inner->run(copy);
+    if (!copied.spawned || copied.exit_code != 0) {
+      spdlog::warn("cannot make the layer {} (see {}): binding the environment over the base instead", layer,
+                   copy.stderr_path);
+      return m_roots[env_dir] = plan.root;
+    }
     write_file_atomic(layer + "/complete", env_dir + "\n");
   }
   std::string target = m_scratch + "/root-" + key;

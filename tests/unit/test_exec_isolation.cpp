@@ -5,7 +5,11 @@
 #include <fstream>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
+#include "core/delta.hpp"
 #include "core/recipe.hpp"
+#include "core/state.hpp"
 #include "exec/isolation.hpp"
 #include "util/error.hpp"
 
@@ -165,4 +169,20 @@ TEST_CASE("a recipe may ask for an isolation and for the network", "[exec][isola
                     Catch::Contains("/isolation"));
   CHECK_THROWS_WITH(parse_recipe(R"({"format": 1, "command": ["true"], "metric": "m", "network": "yes"})", "r.json"),
                     Catch::Contains("/network"));
+}
+
+TEST_CASE("a state's container base is one delta carrying its Debian package differences", "[exec][isolation][state]") {
+  EnvState good = parse_state(R"({"format": 1, "container": {"base": "/srv/bookworm-11",
+      "packages": {"libc6": "2.36-9+deb12u13", "zlib1g": "1:1.2.13"}}})", "good.json");
+  EnvState bad = parse_state(R"({"format": 1, "container": {"base": "/srv/bookworm-12",
+      "packages": {"libc6": "2.36-9+deb12u14", "zlib1g": "1:1.2.13"}}})", "bad.json");
+  CHECK(good.container.packages.at("libc6") == "2.36-9+deb12u13");
+  CHECK(parse_state(state_to_json(bad).dump(), "again.json") == bad);
+  std::vector<Delta> deltas = diff_states(good, bad);
+  REQUIRE(deltas.size() == 1);
+  CHECK(describe(deltas[0]) ==
+        "container/base /srv/bookworm-11 (libc6 2.36-9+deb12u13) -> /srv/bookworm-12 (libc6 2.36-9+deb12u14)");
+  CHECK(apply_deltas(good, bad, deltas, {0}).container == bad.container);
+  CHECK_THROWS_WITH(parse_state(R"({"format": 1, "container": {"packages": {"libc6": 2}}})", "s.json"),
+                    Catch::Contains("/container/base") && Catch::Contains("/container/packages/libc6"));
 }

@@ -66,9 +66,13 @@ JSON
            \"caches\": {\"c\": {\"role\": \"inductor\", \"state\": \"warm\"}}}" >"$T/state-$v.json"
   done
 
+  # ISOLATION_BASE (optional): a rootfs folder or image for the isolated run (--isolation-base).
+  local base_args=()
   for mode in none "$backend"; do
+    [[ $mode == none || -z "${ISOLATION_BASE:-}" ]] || base_args=(--isolation-base "$ISOLATION_BASE")
     "$ENVBISECT" run "$T/state-1.0.json" "$T/state-1.1.json" --recipe "$T/recipe/recipe.json" --wheels "$T/wheels" \
-      --store "$T/store" --out "$T/run-$mode" --isolation "$mode" --no-probe --anchor-runs 3 >"$T/out-$mode.txt"
+      --store "$T/store" --out "$T/run-$mode" --isolation "$mode" "${base_args[@]}" --no-probe --anchor-runs 3 \
+      >"$T/out-$mode.txt"
     expect_contains "$T/out-$mode.txt" "packages/probe 1.0 -> 1.1"
     expect_contains "$T/out-$mode.txt" "verified: good + cause -> bad; bad - cause -> good"
   done
