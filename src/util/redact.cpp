@@ -109,8 +109,16 @@ bool random_looking(std::string_view value) {
   return upper >= 2 && lower >= 2 && digits >= 3;
 }
 
+// Which values count as tokens: all of looks_like_token, or only the unmistakable ones (known
+// prefixes, JWTs), for JSON fields that hold checksums and ids a resumed run compares.
+enum class TokenRule { any, unmistakable };
+
+bool is_token(std::string_view value, TokenRule rule) {
+  return rule == TokenRule::any ? looks_like_token(value) : prefixed_token(value) || is_jwt(value);
+}
+
 // Redact one word of free text: NAME=value with a secret NAME, or a token-looking word.
-std::string redact_word(std::string_view word) {
+std::string redact_word(std::string_view word, TokenRule rule) {
   // Sentence punctuation is not part of a token.
   std::size_t end = word.size();
   while (end > 0 && (word[end - 1] == '.' || word[end - 1] == '=')) {
@@ -121,7 +129,7 @@ std::string redact_word(std::string_view word) {
   if (const std::size_t eq = core.find('='); eq != std::string_view::npos && eq > 0) {
     const std::string_view name = core.substr(0, eq);
     const std::string_view value = core.substr(eq + 1);
-    if (!value.empty() && (is_secret_name(name) || looks_like_token(value))) {
+    if (!value.empty() && (is_secret_name(name) || is_token(value, rule))) {
       return std::string(name) + "=" + std::string(k_redacted) + std::string(trail);
     }
     return std::string(word);
@@ -133,7 +141,7 @@ std::string redact_word(std::string_view word) {
     for (;;) {
       const std::size_t slash = core.find('/', begin);
       const std::string_view part = core.substr(begin, slash == std::string_view::npos ? std::string_view::npos : slash - begin);
-      out += looks_like_token(part) ? std::string(k_redacted) : std::string(part);
+      out += is_token(part, rule) ? std::string(k_redacted) : std::string(part);
       if (slash == std::string_view::npos) {
         break;
       }
@@ -142,7 +150,7 @@ std::string redact_word(std::string_view word) {
     }
     return out + std::string(trail);
   }
-  return looks_like_token(core) ? std::string(k_redacted) + std::string(trail) : std::string(word);
+  return is_token(core, rule) ? std::string(k_redacted) + std::string(trail) : std::string(word);
 }
 
 bool is_env_delta(const nlohmann::json& object) {
@@ -186,7 +194,9 @@ std::string redact_env_value(std::string_view name, std::string_view value) {
   return std::string(value);
 }
 
-std::string redact_text(std::string_view text) {
+namespace {
+
+std::string redact_words(std::string_view text, TokenRule rule) {
   std::string out;
   out.reserve(text.size());
   std::size_t i = 0;
@@ -196,15 +206,19 @@ std::string redact_text(std::string_view text) {
       continue;
     }
     const std::size_t length = run_length(text, i, is_word_char);
-    out += redact_word(text.substr(i, length));
+    out += redact_word(text.substr(i, length), rule);
     i += length;
   }
   return out;
 }
 
+}  // namespace
+
+std::string redact_text(std::string_view text) { return redact_words(text, TokenRule::any); }
+
 nlohmann::json redact_json(const nlohmann::json& doc) {
   if (doc.is_string()) {
-    return redact_text(doc.get_ref<const std::string&>());
+    return redact_words(doc.get_ref<const std::string&>(), TokenRule::unmistakable);
   }
   if (doc.is_array()) {
     nlohmann::json out = nlohmann::json::array();

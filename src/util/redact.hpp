@@ -28,9 +28,10 @@ std::string redact_env_value(std::string_view name, std::string_view value);
 // secret name, replaced by "<redacted>" (for log excerpts and argv strings).
 std::string redact_text(std::string_view text);
 
-// Return a copy of `doc` with secrets replaced by "<redacted>": members with a secret name in any
-// object named "env", the "good"/"bad" values of env deltas with a secret name, and redact_text
-// applied to every other string. Keys, numbers and the document's shape are kept.
+// Return a copy of `doc` with secrets replaced by "<redacted>": members of any object named "env" as
+// redact_env_value says, the "good"/"bad" values of env deltas with a secret name, and in every other
+// string NAME=value with a secret NAME and the unmistakable tokens (known prefixes, JWTs) only: a
+// random-looking checksum or id there may be compared by a resumed run. Keys, numbers and shape are kept.
 nlohmann::json redact_json(const nlohmann::json& doc);
 
 }  // namespace envbisect
