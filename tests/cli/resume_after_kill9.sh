@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Kill a real `envbisect run` with SIGKILL at random moments (20 trials); `envbisect resume` then
+# Kill a real `envbisect run` with SIGKILL at random moments (20 trials in CI, about 5 s each on a loaded
+# 2-core machine; TRIALS=50 for the issue's 50, measured in docs/RELIABILITY.md); `envbisect resume` then
 # finishes with the same cause, reusing every attempt finished before the kill (none is lost or rerun),
 # and `envbisect replay` recomputes the same decisions from the journal.
 source "$(dirname "$0")/common.sh"
