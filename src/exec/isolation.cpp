@@ -51,24 +51,26 @@ void add_unique(std::vector<std::string>& list, const std::string& value) {
 struct Mount {
   enum class Kind { read, write, tmpfs } kind;
   std::string path;
+  std::string source;  // where a bind comes from; empty: the same path on the host
 };
 
 // Every mount of the plan, parents before children so a nested mount is never hidden by its parent's.
-std::vector<Mount> plan_mounts(const SandboxPlan& plan, bool env_elsewhere) {
+// `env_from`: "" binds the environments from the host; otherwise from that root (their overlay layer).
+std::vector<Mount> plan_mounts(const SandboxPlan& plan, bool env_elsewhere, const std::string& env_from = "") {
   std::vector<Mount> mounts;
-  if (!env_elsewhere) {
+  if (!env_elsewhere || !env_from.empty()) {
     for (const std::string& path : plan.env_dirs) {
-      mounts.push_back({Mount::Kind::read, path});
+      mounts.push_back({Mount::Kind::read, path, env_from.empty() ? "" : env_from + path});
     }
   }
   for (const std::string& path : plan.read_paths) {
-    mounts.push_back({Mount::Kind::read, path});
+    mounts.push_back({Mount::Kind::read, path, ""});
   }
   for (const std::string& path : plan.masked_paths) {
-    mounts.push_back({Mount::Kind::tmpfs, path});
+    mounts.push_back({Mount::Kind::tmpfs, path, ""});
   }
   for (const std::string& path : plan.write_paths) {
-    mounts.push_back({Mount::Kind::write, path});
+    mounts.push_back({Mount::Kind::write, path, ""});
   }
   std::stable_sort(mounts.begin(), mounts.end(),
                    [](const Mount& a, const Mount& b) { return depth(a.path) < depth(b.path); });
@@ -215,10 +217,11 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap, const SandboxPlan&
     out.insert(out.end(), {"--ro-bind", plan.root, "/"});
   }
   out.insert(out.end(), {"--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"});
-  for (const Mount& mount : plan_mounts(plan, env_in_root)) {
+  // An environment inside the root is bound again from there: the private /tmp may cover its path.
+  for (const Mount& mount : plan_mounts(plan, env_in_root, env_in_root ? plan.root : "")) {
     switch (mount.kind) {
       case Mount::Kind::read:
-        out.insert(out.end(), {"--ro-bind", mount.path, mount.path});
+        out.insert(out.end(), {"--ro-bind", mount.source.empty() ? mount.path : mount.source, mount.path});
         break;
       case Mount::Kind::write:
         out.insert(out.end(), {"--bind", mount.path, mount.path});
@@ -398,6 +401,16 @@ ProcessResult IsolatedRunner::run_bwrap(const ProcessSpec& spec, SandboxPlan pla
   if (!merged.empty()) {
     plan.root = merged;
   }
+  if (env_in_root) {
+    // bwrap binds the root read-only and cannot create mount points in it: make them in the overlay's
+    // upper layer first (the sandbox itself never gets write access to it).
+    for (const auto* list : {&plan.env_dirs, &plan.read_paths, &plan.write_paths, &plan.masked_paths}) {
+      for (const std::string& path : *list) {
+        std::error_code error;
+        std::filesystem::create_directories(merged + path, error);
+      }
+    }
+  }
   if (wrapped.env.count("TMPDIR") != 0) {
     wrapped.env["TMPDIR"] = "/tmp";  // the sandbox's own /tmp
   }
@@ -436,8 +449,11 @@ std::string IsolatedRunner::bwrap_root(const SandboxPlan& plan) {
   }
   std::string target = m_scratch + "/root-" + key;
   make_dirs(target);
-  std::string data = "lowerdir=" + layer + "/root:" + plan.root;
-  if (mount("overlay", target.c_str(), "overlay", MS_RDONLY, data.c_str()) != 0) {
+  make_dirs(m_scratch + "/upper-" + key);
+  make_dirs(m_scratch + "/work-" + key);
+  std::string data = "lowerdir=" + layer + "/root:" + plan.root + ",upperdir=" + m_scratch + "/upper-" + key +
+                     ",workdir=" + m_scratch + "/work-" + key;
+  if (mount("overlay", target.c_str(), "overlay", 0, data.c_str()) != 0) {
     spdlog::warn("cannot mount the overlay for {} ({}): binding the environment over the base instead", env_dir,
                  std::strerror(errno));
     m_roots[env_dir] = plan.root;

@@ -90,8 +90,9 @@ TEST_CASE("bwrap argv: network only when asked; a rootfs base replaces the host'
   CHECK(contains(argv, "--share-net"));
   CHECK(find_seq(argv, {"--ro-bind", "/srv/rootfs", "/"}) != std::string::npos);
   CHECK(find_seq(argv, {"--ro-bind", "/usr", "/usr"}) == std::string::npos);
-  // The environment is inside the overlay root: not bound again.
+  // The environment comes from the overlay root (its layer), not from the host.
   CHECK(find_seq(argv, {"--ro-bind", "/store/envs/abc", "/store/envs/abc"}) == std::string::npos);
+  CHECK(find_seq(argv, {"--ro-bind", "/srv/rootfs/store/envs/abc", "/store/envs/abc"}) != std::string::npos);
 }
 
 TEST_CASE("podman argv: no network, env by name, layer image, read-only binds", "[exec][isolation]") {
