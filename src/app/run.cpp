@@ -165,6 +165,25 @@ void print_plan(const std::vector<Delta>& deltas, const std::vector<Axis>& axes,
             << "\n";
 }
 
+// Return where and how runs go: the command line's choice, completed by the recipe (its isolation
+// when the command line asks for none, whether isolated runs may reach the network) and, for Slurm,
+// the GPUs one run needs (the widest split of the two states) unless --slurm-gpus says.
+ExecutionOptions execution_for(const RunOptions& options, const Recipe& recipe, const EnvState& good,
+                               const EnvState& bad) {
+  ExecutionOptions execution = options.execution;
+  if (execution.isolation == "none" && !recipe.isolation.empty()) {
+    execution.isolation = recipe.isolation;
+  }
+  execution.isolation_network = execution.isolation_network || recipe.network;
+  if (execution.executor == "slurm" && execution.slurm_gpus == 0) {
+    for (const EnvState* state : {&good, &bad}) {
+      execution.slurm_gpus = std::max(execution.slurm_gpus,
+                                      static_cast<int>(state->gpus.target.size() + state->gpus.drafter.size()));
+    }
+  }
+  return execution;
+}
+
 ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mode) {
   // Validate every input first; nothing is written before this passes.
   EnvState good;
@@ -218,7 +237,10 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   run_doc["execution"] = {{"executor", options.execution.executor}, {"host", options.execution.host},
                           {"prefix", options.execution.prefix}, {"slots", options.execution.slots},
                           {"isolation", options.execution.isolation},
-                          {"isolation_base", options.execution.isolation_base}};
+                          {"isolation_base", options.execution.isolation_base},
+                          {"ssh_config", options.execution.ssh_config},
+                          {"slurm_gpus", options.execution.slurm_gpus},
+                          {"slurm_partition", options.execution.slurm_partition}};
   if (previous.empty()) {
     write_file_atomic(run_dir + "/run.json", run_doc.dump(2) + "\n");
   }
@@ -243,7 +265,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
             << options.bad_path << " (bad):\n"
             << render_delta_table(deltas);
   auto started = std::chrono::steady_clock::now();
-  std::unique_ptr<Runner> runner = make_runner(options.execution);
+  std::unique_ptr<Runner> runner = make_runner(execution_for(options, recipe, good, bad));
   Evaluator evaluator(setup, *runner, journal, previous);
 
   // Measure the anchors, interleaved so drift on a shared machine hits both alike; add pairs while
@@ -345,6 +367,15 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
       names.push_back(join(members, "+"));
     }
     return "{" + join(names, ", ") + "}";
+  };
+  // With k slots each bisection step's k sets get their first runs side by side, then are decided.
+  isolate_options.slots = static_cast<std::size_t>(options.execution.slots);
+  isolate_options.prefetch = [&](const std::vector<DeltaSet>& unit_sets) {
+    std::vector<Candidate> batch;
+    for (const DeltaSet& unit_set : unit_sets) {
+      batch.push_back(evaluator.candidate(expand(unit_set)));
+    }
+    evaluator.measure_all(batch, policy.min_runs, options.execution.slots);
   };
   Isolation isolation = isolate(units.size(), oracle, isolate_options);
   // From here on, every set names deltas again.
@@ -570,6 +601,9 @@ RunOptions load_run(const std::string& run_dir, std::vector<json>& records) {
     options.execution.slots = execution.value("slots", 1);
     options.execution.isolation = execution.value("isolation", options.execution.isolation);
     options.execution.isolation_base = execution.value("isolation_base", "");
+    options.execution.ssh_config = execution.value("ssh_config", "");
+    options.execution.slurm_gpus = execution.value("slurm_gpus", 0);
+    options.execution.slurm_partition = execution.value("slurm_partition", "");
   }
   options.out_dir = run_dir;
   // The inputs must be the ones the run started with, or the journal's attempts mean nothing.

@@ -1,5 +1,7 @@
 #include "search/isolate.hpp"
 
+#include "search/kary.hpp"
+
 #include <algorithm>
 #include <iterator>
 #include <map>
@@ -114,6 +116,41 @@ public:
         int attempts = 0;
         bool boxed = false;
         while (hi - lo > 1 && !boxed) {
+          if (m_options.slots > 1 && hi - lo > 2) {
+            // k lengths at once, evenly spaced; then the window shrinks to the gap that holds the edge.
+            std::vector<std::size_t> lengths = kary_probes(lo, hi, m_options.slots, {});
+            std::vector<DeltaSet> sets;
+            for (std::size_t m : lengths) {
+              DeltaSet set = unite(found, sorted(part(m)));
+              if (m_memo.count(set) == 0) {
+                sets.push_back(set);
+              }
+            }
+            if (m_options.prefetch && !sets.empty()) {
+              m_options.prefetch(sets);
+            }
+            const std::size_t old_lo = lo;
+            const std::size_t old_hi = hi;
+            for (std::size_t m : lengths) {
+              const std::string what = suffixes ? "suffixes" : "prefixes";
+              const Verdict verdict =
+                  ask(unite(found, sorted(part(m))), "bisect the " + what + " of " + name(sorted(window)) + " on top of " +
+                                                         name(found) + ", " + std::to_string(lengths.size()) +
+                                                         " lengths at once: test " + name(sorted(part(m))));
+              if (counts_as_bad(verdict) && m < hi) {
+                hi = m;
+              }
+            }
+            for (std::size_t m : lengths) {
+              if (m < hi && m > lo && m_memo.at(unite(found, sorted(part(m)))) == Verdict::good) {
+                lo = m;
+              }
+            }
+            if (lo != old_lo || hi != old_hi) {
+              continue;
+            }
+            // Every length of the round was untestable: fall back to one at a time, nearest first.
+          }
           bool decided = false;
           for (std::size_t m : prefix_lengths(lo, hi)) {
             if (attempts >= m_options.max_split_attempts) {

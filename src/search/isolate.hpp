@@ -28,6 +28,11 @@ struct SearchStep {
 struct IsolateOptions {
   std::function<std::string(const DeltaSet&)> describe;  // names a set in why texts and notes; default describe()
   int max_split_attempts = 6;  // lengths tried per bisection step and orientation before calling it boxed in by skips
+  // With slots > 1 each bisection step asks about `slots` prefix lengths at once (k-ary, about
+  // log_{k+1} rounds), announcing them first through `prefetch` so the caller can measure them side
+  // by side; the cause found is the same as with one slot (the shortest bad prefix is unique).
+  std::size_t slots = 1;
+  std::function<void(const std::vector<DeltaSet>&)> prefetch;  // the sets about to be asked; may be empty
 };
 
 // The outcome of isolating a minimal cause.

@@ -338,3 +338,32 @@ TEST_CASE("isolate names sets with the caller's describe in why texts and notes"
   }
   CHECK(named_check);
 }
+
+TEST_CASE("isolate with k slots asks k lengths a round, announces them, and finds the same causes", "[search][isolate]") {
+  for (std::size_t slots : {2, 3, 4}) {
+    for (const auto& causes : std::vector<std::vector<DeltaSet>>{{{5}}, {{3, 11}}, {{1}, {6, 12}, {9}}, {{0, 7, 13}}}) {
+      ScriptedOracle serial_world{16, causes, {}};
+      const Isolation serial = run(serial_world);
+      ScriptedOracle world{16, causes, {}};
+      envbisect::IsolateOptions options;
+      options.slots = slots;
+      std::vector<std::vector<DeltaSet>> rounds;
+      options.prefetch = [&](const std::vector<DeltaSet>& sets) {
+        CHECK(sets.size() <= slots);
+        rounds.push_back(sets);
+      };
+      const Isolation parallel = envbisect::isolate(16, [&world](const DeltaSet& s) { return world(s); }, options);
+      INFO("slots " << slots << " first cause " << envbisect::describe(causes.front()));
+      CHECK(parallel.causes == serial.causes);
+      CHECK(parallel.verified_forward == serial.verified_forward);
+      CHECK(parallel.verified_reverse == serial.verified_reverse);
+      // Every announced set was then asked, and rounds are fewer than the serial questions.
+      for (const auto& round : rounds) {
+        for (const DeltaSet& set : round) {
+          CHECK(world.asked.count(set) == 1);
+        }
+      }
+      CHECK(rounds.size() < static_cast<std::size_t>(serial.evaluations));
+    }
+  }
+}
