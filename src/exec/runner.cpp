@@ -165,9 +165,12 @@ void drain_group(pid_t pgid) {
   }
 }
 
-// Return the processes whose parent is this process, read from /proc (zombies included).
-std::vector<pid_t> own_children() {
+// Return the processes whose parent is this process and whose session is another one (they called
+// setsid(), as daemons do), read from /proc, zombies included. Children in our own session are ours
+// by spawn (runs, cleanup commands) or still in a run's group, which the group kill reaches.
+std::vector<pid_t> escaped_children() {
   std::vector<pid_t> children;
+  const long own_session = static_cast<long>(::getsid(0));
   const pid_t self = ::getpid();
   DIR* proc = ::opendir("/proc");
   if (proc == nullptr) {
@@ -188,7 +191,9 @@ std::vector<pid_t> own_children() {
     std::istringstream rest(stat.substr(close + 1));
     std::string state;
     long ppid = 0;
-    if (rest >> state >> ppid && ppid == self) {
+    long pgrp = 0;
+    long session = 0;
+    if (rest >> state >> ppid >> pgrp >> session && ppid == self && session != own_session) {
       children.push_back(static_cast<pid_t>(std::stol(name)));
     }
   }
@@ -196,9 +201,10 @@ std::vector<pid_t> own_children() {
   return children;
 }
 
-// Kill and reap every process reparented to us that no run() waits for: daemons that left the
-// benchmark's process group (setsid after a double fork) and what they started. While another run()
-// is active its orphans cannot be told from ours, so they are left to the last run() to finish.
+// Kill and reap every process reparented to us from another session: daemons that left the benchmark's
+// process group with setsid() after a double fork, and what they started (reparented to us in turn).
+// While another run() is active its daemons cannot be told from ours, so the last run() to finish
+// kills them. Processes that only changed their group (setpgid) are not found this way.
 void kill_escaped_descendants() {
   if (!is_subreaper()) {
     return;  // orphans went to init: not ours to find
@@ -211,7 +217,7 @@ void kill_escaped_descendants() {
       if (g_active_children.size() > 1) {
         return;
       }
-      for (pid_t child : own_children()) {
+      for (pid_t child : escaped_children()) {
         if (g_active_children.count(child) == 0) {
           orphans.push_back(child);
         }
