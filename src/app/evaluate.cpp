@@ -540,6 +540,7 @@ RunResult Evaluator::run_attempt(const Candidate& candidate, const Built& built,
   spec.read_paths.push_back(built.env_dir);
   spec.read_paths.push_back(recipe.base_dir);
   spec.write_paths.push_back(attempt_dir);
+  spec.container_base = state.container.base;
   for (const auto& [key, value] : values) {
     if (key.rfind("repo.", 0) == 0) {
       spec.read_paths.push_back(value);

@@ -12,6 +12,11 @@ namespace envbisect {
 EnvState load_state_file(const std::string& path) {
   EnvState state = parse_state(read_file(path), path);
   state.base_dir = parent_dir(path);
+  // A container base that names a folder beside the state is a rootfs: made absolute. Otherwise it
+  // is an image name and stays as written.
+  if (!state.container.base.empty() && std::filesystem::is_directory(absolute_path(state.container.base, state.base_dir))) {
+    state.container.base = absolute_path(state.container.base, state.base_dir);
+  }
   for (auto& [name, repo] : state.repos) {
     repo.path = absolute_path(repo.path, state.base_dir);
   }

@@ -375,19 +375,34 @@ ProcessResult IsolatedRunner::run(const ProcessSpec& spec) {
     // The harness's own steps (building a venv) name no paths; only benchmark runs are isolated.
     return m_inner->run(spec);
   }
-  ++m_runs;
-  std::string root = m_options.kind == IsolationKind::podman ? "" : m_options.base;
+  int number = 0;
+  {
+    std::lock_guard<std::recursive_mutex> lock(m_prepare);
+    number = ++m_runs;
+  }
+  // The candidate's own container base (a state's "container"), else the runner's.
+  std::string base = m_options.base;
+  if (!spec.container_base.empty()) {
+    if (std::filesystem::is_directory(spec.container_base)) {
+      base = lexically_clean(absolute_path(spec.container_base, fs::current_path().string()));
+    } else if (m_options.kind == IsolationKind::podman) {
+      base = spec.container_base;  // an image name
+    } else {
+      return not_spawned("container base " + spec.container_base + ": not a rootfs folder");
+    }
+  }
+  std::string root = m_options.kind == IsolationKind::podman ? "" : base;
   SandboxPlan plan = plan_sandbox(spec, root, m_options.network);
-  if (m_options.kind == IsolationKind::podman && !m_options.base.empty()) {
-    plan.root = m_options.base;  // the image brings its own /usr
+  if (m_options.kind == IsolationKind::podman && !base.empty()) {
+    plan.root = base;  // the image brings its own /usr
   }
   switch (m_options.kind) {
     case IsolationKind::bwrap:
       return run_bwrap(spec, std::move(plan));
     case IsolationKind::podman:
-      return run_podman(spec, std::move(plan));
+      return run_podman(spec, std::move(plan), base);
     case IsolationKind::lxc:
-      return run_lxc(spec, std::move(plan));
+      return run_lxc(spec, std::move(plan), number);
     case IsolationKind::none:
       break;
   }
@@ -425,8 +440,10 @@ std::string IsolatedRunner::bwrap_root(const SandboxPlan& plan) {
   if (plan.root.empty() || plan.env_dirs.size() != 1 || m_options.layers_dir.empty()) {
     return plan.root;
   }
+  std::lock_guard<std::recursive_mutex> lock(m_prepare);
   const std::string& env_dir = plan.env_dirs.front();
-  if (auto it = m_roots.find(env_dir); it != m_roots.end()) {
+  const std::string root_key = plan.root + "\n" + env_dir;
+  if (auto it = m_roots.find(root_key); it != m_roots.end()) {
     return it->second;
   }
   std::string key = sha256_hex(env_dir).substr(0, 16);
@@ -443,25 +460,26 @@ std::string IsolatedRunner::bwrap_root(const SandboxPlan& plan) {
     if (!copied.spawned || copied.exit_code != 0) {
       spdlog::warn("cannot make the layer {} (see {}): binding the environment over the base instead", layer,
                    copy.stderr_path);
-      return m_roots[env_dir] = plan.root;
+      return m_roots[root_key] = plan.root;
     }
     write_file_atomic(layer + "/complete", env_dir + "\n");
   }
-  std::string target = m_scratch + "/root-" + key;
+  const std::string mount_key = sha256_hex(root_key).substr(0, 16);  // one merged root per (base, env)
+  std::string target = m_scratch + "/root-" + mount_key;
   make_dirs(target);
-  make_dirs(m_scratch + "/upper-" + key);
-  make_dirs(m_scratch + "/work-" + key);
-  std::string data = "lowerdir=" + layer + "/root:" + plan.root + ",upperdir=" + m_scratch + "/upper-" + key +
-                     ",workdir=" + m_scratch + "/work-" + key;
+  make_dirs(m_scratch + "/upper-" + mount_key);
+  make_dirs(m_scratch + "/work-" + mount_key);
+  std::string data = "lowerdir=" + layer + "/root:" + plan.root + ",upperdir=" + m_scratch + "/upper-" + mount_key +
+                     ",workdir=" + m_scratch + "/work-" + mount_key;
   if (mount("overlay", target.c_str(), "overlay", 0, data.c_str()) != 0) {
     spdlog::warn("cannot mount the overlay for {} ({}): binding the environment over the base instead", env_dir,
                  std::strerror(errno));
-    m_roots[env_dir] = plan.root;
+    m_roots[root_key] = plan.root;
     return plan.root;
   }
   m_mounts.push_back(target);
   spdlog::info("overlay layer {} mounted over {} at {}", layer, plan.root, target);
-  return m_roots[env_dir] = target;
+  return m_roots[root_key] = target;
 }
 
 bool IsolatedRunner::tool_ok(const ProcessSpec& spec, const std::vector<std::string>& argv, const std::string& what) {
@@ -476,13 +494,15 @@ bool IsolatedRunner::tool_ok(const ProcessSpec& spec, const std::vector<std::str
   return result.spawned && result.signal == 0 && !result.timed_out && result.exit_code == 0;
 }
 
-std::string IsolatedRunner::podman_base_image(const ProcessSpec& spec) {
-  if (auto it = m_images.find(""); it != m_images.end()) {
+std::string IsolatedRunner::podman_base_image(const ProcessSpec& spec, const std::string& base) {
+  std::lock_guard<std::recursive_mutex> lock(m_prepare);
+  const std::string base_key = "base:" + base;
+  if (auto it = m_images.find(base_key); it != m_images.end()) {
     return it->second;
   }
-  std::string image = m_options.base;
-  std::string folder = m_options.base;
-  if (m_options.base.empty()) {
+  std::string image = base;
+  std::string folder = base;
+  if (base.empty()) {
     // The host's base is an empty skeleton: /usr and friends are bound read-only at each run.
     folder = m_scratch + "/skeleton";
     for (const char* dir : {"usr", "etc", "tmp", "proc", "dev", "sys", "root", "run"}) {
@@ -492,10 +512,10 @@ std::string IsolatedRunner::podman_base_image(const ProcessSpec& spec) {
       fs::create_symlink(std::string("usr/") + link, folder + "/" + link);
     }
     image = "localhost/envbisect-base:host";
-  } else if (fs::is_directory(m_options.base)) {
-    image = "localhost/envbisect-base:" + sha256_hex(m_options.base).substr(0, 16);
+  } else if (fs::is_directory(base)) {
+    image = "localhost/envbisect-base:" + sha256_hex(base).substr(0, 16);
   } else {
-    return m_images[""] = image;  // an image name: podman finds or fails
+    return m_images[base_key] = image;  // an image name: podman finds or fails
   }
   if (!tool_ok(spec, {m_tool, "image", "exists", image}, "base-exists")) {
     std::string tar = m_scratch + "/base.tar";
@@ -506,14 +526,16 @@ std::string IsolatedRunner::podman_base_image(const ProcessSpec& spec) {
     }
     remove_tree(tar);
   }
-  return m_images[""] = image;
+  return m_images[base_key] = image;
 }
 
 // One image per (base, environment): the environment copied into a container of the base and
 // committed, so later runs of any candidate with that environment start from the snapshot.
-std::string IsolatedRunner::podman_layer_image(const ProcessSpec& spec, const std::string& base,
-                                               const std::string& env_dir) {
-  if (auto it = m_images.find(env_dir); it != m_images.end()) {
+std::string IsolatedRunner::podman_layer_image(const ProcessSpec& spec, const std::string& base_dir,
+                                               const std::string& base, const std::string& env_dir) {
+  std::lock_guard<std::recursive_mutex> lock(m_prepare);
+  const std::string layer_key = base + "\n" + env_dir;
+  if (auto it = m_images.find(layer_key); it != m_images.end()) {
     return it->second;
   }
   std::string key = sha256_hex(base + "\n" + env_dir).substr(0, 16);
@@ -523,7 +545,7 @@ std::string IsolatedRunner::podman_layer_image(const ProcessSpec& spec, const st
     // cp --parents recreates the environment's absolute path inside the image (venvs hold absolute paths).
     std::vector<std::string> copy = {m_tool, "run", "--name", name, "--network", "none", "-v",
                                      env_dir + ":/envbisect-layer-source" + env_dir + ":ro", "-w", "/envbisect-layer-source"};
-    if (m_options.base.empty()) {
+    if (base_dir.empty()) {
       copy.insert(copy.end(), {"-v", "/usr:/usr:ro"});
     }
     copy.insert(copy.end(), {base, "cp", "-a", "--parents", env_dir.substr(1), "/"});
@@ -531,21 +553,24 @@ std::string IsolatedRunner::podman_layer_image(const ProcessSpec& spec, const st
     tool_ok(spec, {m_tool, "rm", "-f", name}, "layer-rm");
     if (!ok) {
       spdlog::warn("podman: cannot snapshot {} (see {}/layer-*.err); binding it instead", env_dir, m_scratch);
-      return m_images[env_dir] = "";
+      return m_images[layer_key] = "";
     }
     spdlog::info("podman: committed {} as {}", env_dir, image);
   }
-  return m_images[env_dir] = image;
+  return m_images[layer_key] = image;
 }
 
-ProcessResult IsolatedRunner::run_podman(const ProcessSpec& spec, SandboxPlan plan) {
-  write_file_atomic(m_scratch + "/containers.conf", k_containers_conf);
+ProcessResult IsolatedRunner::run_podman(const ProcessSpec& spec, SandboxPlan plan, const std::string& base) {
   std::string image;
   std::string layer;
   try {
-    image = podman_base_image(spec);
+    {
+      std::lock_guard<std::recursive_mutex> lock(m_prepare);
+      write_file_atomic(m_scratch + "/containers.conf", k_containers_conf);
+    }
+    image = podman_base_image(spec, base);
     if (plan.env_dirs.size() == 1) {
-      layer = podman_layer_image(spec, image, plan.env_dirs.front());
+      layer = podman_layer_image(spec, base, image, plan.env_dirs.front());
     }
   } catch (const Error& error) {
     return not_spawned(error.what());
@@ -563,8 +588,9 @@ ProcessResult IsolatedRunner::run_podman(const ProcessSpec& spec, SandboxPlan pl
   return m_inner->run(wrapped);
 }
 
-ProcessResult IsolatedRunner::run_lxc(const ProcessSpec& spec, SandboxPlan plan) {
+ProcessResult IsolatedRunner::run_lxc(const ProcessSpec& spec, SandboxPlan plan, int number) {
   std::string lower = plan.root;
+  std::unique_lock<std::recursive_mutex> lock(m_prepare);
   if (lower.empty()) {
     lower = m_scratch + "/skeleton";
     if (!path_exists(lower)) {
@@ -577,16 +603,17 @@ ProcessResult IsolatedRunner::run_lxc(const ProcessSpec& spec, SandboxPlan plan)
     }
   }
   // Each run writes into its own upper layer, thrown away after: the base and the layers stay clean.
-  std::string run_dir = m_scratch + "/lxc-run-" + std::to_string(m_runs);
+  std::string run_dir = m_scratch + "/lxc-run-" + std::to_string(number);
   make_dirs(run_dir + "/upper");
   make_dirs(m_scratch + "/lxcpath");
+  lock.unlock();
   ProcessSpec wrapped = spec;
   if (wrapped.env.count("TMPDIR") != 0) {
     wrapped.env["TMPDIR"] = "/tmp";
   }
   std::string config = run_dir + "/config";
   write_file_atomic(config, lxc_config(plan, lower, run_dir + "/upper", wrapped.env));
-  std::string name = "envbisect-" + std::to_string(getpid()) + "-" + std::to_string(m_runs);
+  std::string name = "envbisect-" + std::to_string(getpid()) + "-" + std::to_string(number);
   wrapped.argv = lxc_execute_argv(m_tool, m_scratch + "/lxcpath", name, config, spec.argv);
   ProcessResult result = m_inner->run(wrapped);
   remove_tree(run_dir);

@@ -2,6 +2,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -88,11 +89,12 @@ public:
 
 private:
   ProcessResult run_bwrap(const ProcessSpec& spec, SandboxPlan plan);
-  ProcessResult run_podman(const ProcessSpec& spec, SandboxPlan plan);
-  ProcessResult run_lxc(const ProcessSpec& spec, SandboxPlan plan);
+  ProcessResult run_podman(const ProcessSpec& spec, SandboxPlan plan, const std::string& base);
+  ProcessResult run_lxc(const ProcessSpec& spec, SandboxPlan plan, int number);
   std::string bwrap_root(const SandboxPlan& plan);
-  std::string podman_base_image(const ProcessSpec& spec);
-  std::string podman_layer_image(const ProcessSpec& spec, const std::string& base, const std::string& env_dir);
+  std::string podman_base_image(const ProcessSpec& spec, const std::string& base);
+  std::string podman_layer_image(const ProcessSpec& spec, const std::string& base, const std::string& image,
+                                 const std::string& env_dir);
   bool tool_ok(const ProcessSpec& spec, const std::vector<std::string>& argv, const std::string& what);
 
   std::unique_ptr<Runner> m_inner;
@@ -101,8 +103,11 @@ private:
   std::string m_scratch;                         // this runner's private folder (mounts, configs, uppers)
   std::vector<std::string> m_mounts;             // overlays to unmount, in mount order
   std::map<std::string, std::string> m_roots;    // env dirs -> merged overlay root (bwrap with a base)
-  std::map<std::string, std::string> m_images;   // base or env dir -> podman image
+  std::map<std::string, std::string> m_images;   // base, or base + env dir -> podman image
   int m_runs = 0;
+  // Runs may come from several slots at once: preparing layers, images and scratch folders is
+  // serialized; the runs themselves are not.
+  std::recursive_mutex m_prepare;
 };
 
 }  // namespace envbisect

@@ -19,6 +19,8 @@ struct ProcessSpec {
   // hosts). A plain local runner ignores both lists.
   std::vector<std::string> read_paths;      // read-only: the environment, the recipe folder, checkouts
   std::vector<std::string> write_paths;     // writable: the attempt folder, this run's cache folders
+  std::string container_base;               // the candidate's container base (rootfs folder or image) for
+                                            // isolating runners; "" = the runner's own default
 };
 
 // How a spawned process ended.
