@@ -1,5 +1,7 @@
 #include "app/evaluate.hpp"
 
+#include <utime.h>
+
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -334,6 +336,8 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
     // Built earlier (by this run, an earlier session of it, or another run): reuse it.
     json doc = json::parse(read_file(marker), nullptr, false);
     if (!doc.is_discarded()) {
+      // The marker's time is the environment's last use: `store gc` removes environments by it.
+      ::utime(marker.c_str(), nullptr);
       built->venv.ok = doc.value("ok", false);
       built->venv.reason = doc.value("reason", "");
       built->venv.builder = doc.value("builder", "");

@@ -23,8 +23,8 @@ ExitCode run_store_gc(const StoreGcOptions& options, std::ostream& out) {
     out << "removed " << id << "\n";
   }
   out << "store " << store.root() << ": removed " << report.removed.size() << " entries, kept " << report.kept
-      << "; removed " << report.skeletons_removed << " venv skeletons and " << report.stale_temps_removed
-      << " unfinished unpacks\n";
+      << "; removed " << report.skeletons_removed << " venv skeletons, " << report.envs_removed
+      << " shared environments and " << report.stale_temps_removed << " unfinished unpacks\n";
   return ExitCode::ok;
 }
 

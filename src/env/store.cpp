@@ -382,6 +382,23 @@ GcReport Store::gc(std::chrono::seconds older_than) {
       ++report.skeletons_removed;
     }
   }
+  // Shared environments: hard links into entries, so removing one frees only its own files.
+  const std::string envs = m_root + "/envs";
+  for (const std::string& name : list_names(envs)) {
+    if (ends_with(name, ".lock")) {
+      continue;
+    }
+    const std::string dir = envs + "/" + name;
+    const FileLock building(dir + ".lock", LockMode::exclusive, LockWait::no);
+    if (!building.held()) {
+      continue;  // another run is building or checking it right now
+    }
+    if (too_old(dir + "/envbisect-built.json")) {
+      remove_tree(dir);
+      ::unlink((dir + ".lock").c_str());
+      ++report.envs_removed;
+    }
+  }
   // The wheel-hash index is a cache of file identities: drop it with the entries it served.
   if (!report.removed.empty()) {
     for (const std::string& name : list_names(base + "/index")) {

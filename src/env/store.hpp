@@ -47,6 +47,7 @@ struct GcReport {
   std::size_t kept = 0;
   std::size_t stale_temps_removed = 0;
   std::size_t skeletons_removed = 0;
+  std::size_t envs_removed = 0;        // shared environments (STORE/envs) not used for the period
 };
 
 // The content-addressed store of unpacked distributions shared by every run on the machine. Each
@@ -75,8 +76,10 @@ public:
   std::string skeleton(const std::string& interpreter, const std::string& version,
                        const std::function<void(const std::string&)>& make);
 
-  // Remove entries (and venv skeletons) not used for `older_than`, and temp folders of interrupted
-  // unpacks; waits for running materializations to finish first. Return what was done.
+  // Remove entries, venv skeletons and shared environments (STORE/envs, by the time of their
+  // envbisect-built.json, touched at each use) not used for `older_than`, and temp folders of
+  // interrupted unpacks; waits for running materializations to finish first, and skips an
+  // environment another run is building (its lock is held). Return what was done.
   GcReport gc(std::chrono::seconds older_than);
 
 private:

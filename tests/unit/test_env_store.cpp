@@ -295,3 +295,27 @@ TEST_CASE("an exact local-label build is restored from a uv cache layout", "[env
   locate.requirement = "alpha>=1";
   CHECK_THROWS_AS(envbisect::run_locate(locate, out, err), envbisect::Error);
 }
+
+TEST_CASE("gc removes shared environments unused for the period, never one being built", "[env_store]") {
+  TempDir dir;
+  envbisect::Store store((dir.path / "store").string());
+  const fs::path envs = dir.path / "store" / "envs";
+  auto make_env = [&](const std::string& name, std::chrono::hours age) {
+    fs::create_directories(envs / name / "bin");
+    const fs::path marker = envs / name / "envbisect-built.json";
+    envbisect::write_file_atomic(marker.string(), "{\"ok\": true}\n");
+    fs::last_write_time(marker, fs::file_time_type::clock::now() - age);
+  };
+  make_env("old", std::chrono::hours(24 * 40));
+  make_env("recent", std::chrono::hours(1));
+  make_env("building", std::chrono::hours(24 * 40));
+  fs::create_directories(envs / "unfinished");  // no marker: a build killed midway
+  const envbisect::FileLock held((envs / "building.lock").string(), envbisect::LockMode::exclusive,
+                                 envbisect::LockWait::yes);
+  const envbisect::GcReport report = store.gc(std::chrono::hours(24 * 30));
+  CHECK(report.envs_removed == 2);
+  CHECK_FALSE(fs::exists(envs / "old"));
+  CHECK_FALSE(fs::exists(envs / "unfinished"));
+  CHECK(fs::exists(envs / "recent" / "envbisect-built.json"));
+  CHECK(fs::exists(envs / "building" / "envbisect-built.json"));
+}
