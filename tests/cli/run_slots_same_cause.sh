@@ -1,41 +1,49 @@
 #!/usr/bin/env bash
-# `run --slots 2` (local) measures two attempts at once and still finds the incident's cause,
-# {fauxtorch +cu128 -> +cu130, inductor cache warm -> cold}, as the serial run does. Reduced run count: the fixture's states with three of their differences, no thread probes.
+# `run --slots 2` (local) measures two attempts at once and finds the same cause, verified the same
+# way, as the serial run: an interaction {alpha 1.0 -> 2.0, gamma 1.0 -> 2.0} among four differences.
+# The benchmark's metric is set by its packages (it sleeps; CPU contention between slots cannot move
+# it), so the two runs must agree exactly; the journal shows attempts overlapping in time and each
+# candidate's attempts recorded in attempt order.
 source "$(dirname "$0")/common.sh"
-F="$SRC/fixtures/incidents/dflash-cu130"
-"$F/make-fixture" >/dev/null
-
-# The fixture's states, bad reduced to the cause plus one harmless difference; repo paths absolute.
-"$PY" - "$F" "$T" <<'PY'
-import json, sys
-f, t = sys.argv[1:]
-good, bad = (json.load(open(f"{f}/{n}.json")) for n in ("good", "bad"))
-for s in (good, bad):
-    for repo in s.get("repos", {}).values():
-        repo["path"] = f"{f}/{repo['path']}"
-for key in ("repos", "env", "data"):
-    bad[key] = good[key]
-bad["packages"] = {k: v for k, v in bad["packages"].items() if k in good["packages"]}
-json.dump(good, open(f"{t}/good.json", "w"))
-json.dump(bad, open(f"{t}/bad.json", "w"))
+W="$T/wheels"
+mkdir -p "$W"
+for name in alpha beta gamma; do
+  for v in 1.0 2.0; do
+    mkdir -p "$T/src/$name-$v/$name"
+    echo "MAJOR = ${v%%.*}" >"$T/src/$name-$v/$name/__init__.py"
+    "$PY" "$SRC/scripts/make_wheel.py" --name "$name" --version "$v" --src "$T/src/$name-$v" --out "$W" >/dev/null
+  done
+done
+cat >"$T/bench.py" <<'PY'
+import json, os, time, alpha, beta, gamma
+time.sleep(0.15)
+slow = alpha.MAJOR == 2 and gamma.MAJOR == 2
+print(json.dumps({"m": (200.0 if slow else 1000.0) * (1 + os.getpid() % 7 / 100)}))
 PY
+cat >"$T/recipe.json" <<'JSON'
+{"format": 1, "command": ["{python}", "{recipe_dir}/bench.py"], "metric": "m", "repeats": 3}
+JSON
+state() {
+  echo "{\"format\": 1, \"python\": {\"version\": \"3.11\"}, \"packages\": {\"alpha\": \"$1\", \"beta\": \"$1\", \"gamma\": \"$1\"}, \"env\": {\"E\": \"$2\"}}"
+}
+state 1.0 a >"$T/good.json"
+state 2.0 b >"$T/bad.json"
 
-# Exit 0, or 1 when a verification came out intermediate: on 2 shared cores, runs measured side by side
-# (the anchors) are slower than runs alone, so a candidate run alone can look better than the bad
-# anchor (docs/EXECUTORS.md, "Slots share what they are not given"). The cause itself must be the same.
-rc=0
-"$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$F/recipe.json" --wheels "$F/.build/wheels" \
-  --store "$T/store" --out "$T/run" --no-probe --slots 2 >"$T/out.txt" || rc=$?
-(( rc == 0 || rc == 1 )) || { cat "$T/out.txt" >&2; exit 1; }
-expect_contains "$T/out.txt" "cause (2 differences, together):"
-expect_contains "$T/out.txt" "packages/fauxtorch 2.11.0+cu128 -> 2.11.0+cu130"
-expect_contains "$T/out.txt" "caches/inductor warm -> cold"
-grep '^verified:' "$T/out.txt"
-# Two slots were used: some attempts ran at the same time (each record has its end time and wall time),
-# and each candidate's attempts are journaled in attempt order.
-"$PY" - "$T/run/journal.jsonl" <<'PY'
+for slots in 1 2; do
+  "$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --wheels "$W" --store "$T/store" \
+    --out "$T/run-$slots" --slots "$slots" >"$T/out-$slots.txt"
+  expect_contains "$T/out-$slots.txt" "cause (2 differences, together):"
+  expect_contains "$T/out-$slots.txt" "packages/alpha 1.0 -> 2.0"
+  expect_contains "$T/out-$slots.txt" "packages/gamma 1.0 -> 2.0"
+  expect_contains "$T/out-$slots.txt" "verified: good + cause -> bad; bad - cause -> good"
+done
+
+"$PY" - "$T/run-1/result.json" "$T/run-2/result.json" "$T/run-2/journal.jsonl" <<'PY'
 import json, sys
-records = [json.loads(l) for l in open(sys.argv[1])]
+serial, parallel = (json.load(open(p)) for p in sys.argv[1:3])
+assert serial["cause"] == parallel["cause"] and serial["causes"] == parallel["causes"], (serial["cause"], parallel["cause"])
+assert serial["verified"] == parallel["verified"] == {"forward": True, "reverse": True}
+records = [json.loads(l) for l in open(sys.argv[3])]
 spans = sorted((r["t"] - r["wall_s"], r["t"]) for r in records if r.get("type") == "attempt")
 overlaps = sum(1 for a, b in zip(spans, spans[1:]) if b[0] < a[1] - 0.05)
 print(f"{len(spans)} attempts, {overlaps} started before the previous one ended")
