@@ -167,7 +167,8 @@ void print_plan(const std::vector<Delta>& deltas, const std::vector<Axis>& axes,
 
 // Return where and how runs go: the command line's choice, completed by the recipe (its isolation
 // when the command line asks for none, whether isolated runs may reach the network) and, for Slurm,
-// the GPUs one run needs (the widest split of the two states) unless --slurm-gpus says.
+// the GPUs one run needs (the widest split of the two states, when the recipe uses {gpus.*}) unless
+// --slurm-gpus says.
 ExecutionOptions execution_for(const RunOptions& options, const Recipe& recipe, const EnvState& good,
                                const EnvState& bad) {
   ExecutionOptions execution = options.execution;
@@ -175,7 +176,10 @@ ExecutionOptions execution_for(const RunOptions& options, const Recipe& recipe, 
     execution.isolation = recipe.isolation;
   }
   execution.isolation_network = execution.isolation_network || recipe.network;
-  if (execution.executor == "slurm" && execution.slurm_gpus == 0) {
+  const std::vector<std::string> placeholders = recipe_placeholders(recipe);
+  const bool uses_gpus = std::any_of(placeholders.begin(), placeholders.end(),
+                                     [](const std::string& name) { return name.rfind("gpus.", 0) == 0; });
+  if (execution.executor == "slurm" && execution.slurm_gpus == 0 && uses_gpus) {
     for (const EnvState* state : {&good, &bad}) {
       execution.slurm_gpus = std::max(execution.slurm_gpus,
                                       static_cast<int>(state->gpus.target.size() + state->gpus.drafter.size()));
