@@ -203,6 +203,10 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
     throw Error(options.good_path + " and " + options.bad_path + " describe the same environment: nothing to bisect",
                 ExitCode::bad_input);
   }
+  if (options.index_url.empty()) {
+    // Offline, every pinned build must be here before anything is written (an index could fetch it).
+    check_packages_available(good, options.good_path, bad, options.bad_path, options.wheel_dirs, options.uv_caches);
+  }
   stats::VerdictPolicy policy;
   policy.higher_is_better = recipe.higher_is_better;
   policy.min_runs = options.repeats > 0 ? options.repeats : recipe.repeats;

@@ -140,5 +140,15 @@ PY
 check 2 "$T/repo" "cannot resolve revision 'deaddeaddeaddeaddeaddeaddeaddeaddeaddead'" -- \
   run "$T/good-repo.json" "$T/bad-repo.json" --recipe "$F/recipe.json" --out @OUT --store @STORE
 
+# A pinned build that no wheel folder holds (here: the wrong local label): named before anything is written.
+mkdir -p "$T/wheel-src/alpha" "$T/wheels"
+echo "X = 1" >"$T/wheel-src/alpha/__init__.py"
+"$PY" "$SRC/scripts/make_wheel.py" --name alpha --version 2.0+cu128 --src "$T/wheel-src" --out "$T/wheels" >/dev/null
+echo '{"format": 1, "packages": {"alpha": "2.0+cu128"}, "env": {"E": "a"}}' >"$T/good-wheel.json"
+echo '{"format": 1, "packages": {"alpha": "2.0+cu130"}, "env": {"E": "b"}}' >"$T/bad-wheel.json"
+echo '{"format": 1, "command": ["{python}", "-c", "pass"], "metric": "m"}' >"$T/min-recipe.json"
+check 2 "$T/bad-wheel.json: /packages/alpha" "alpha==2.0+cu130 is in no wheel folder or uv cache (found: 2.0+cu128)" -- \
+  run "$T/good-wheel.json" "$T/bad-wheel.json" --recipe "$T/min-recipe.json" --wheels "$T/wheels" --out @OUT --store @STORE
+
 [[ $cases -ge 40 ]] || { echo "only $cases cases"; exit 1; }
 echo "$cases bad inputs: exit 2, one error line naming file and field, nothing written"
