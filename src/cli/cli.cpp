@@ -147,8 +147,12 @@ int cli_main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    int code = app.exit(error);
-    return code == 0 ? 0 : static_cast<int>(ExitCode::bad_input);
+    if (error.get_exit_code() == 0) {
+      return app.exit(error);  // --help, --version
+    }
+    // One line, like every other input error: what was wrong and where to look.
+    std::cerr << "envbisect: error: " << error.what() << " (see --help)\n";
+    return static_cast<int>(ExitCode::bad_input);
   }
   setup_logging(verbosity);
   install_process_guards();

@@ -150,5 +150,10 @@ echo '{"format": 1, "command": ["{python}", "-c", "pass"], "metric": "m"}' >"$T/
 check 2 "$T/bad-wheel.json: /packages/alpha" "alpha==2.0+cu130 is in no wheel folder or uv cache (found: 2.0+cu128)" -- \
   run "$T/good-wheel.json" "$T/bad-wheel.json" --recipe "$T/min-recipe.json" --wheels "$T/wheels" --out @OUT --store @STORE
 
+# Command-line mistakes: one error line too, naming the option.
+check 2 "--repeats" "not in range" -- run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --repeats 0 --out @OUT --store @STORE
+check 2 "--recipe" "required" -- run "$F/good.json" "$F/bad.json" --out @OUT --store @STORE
+check 2 "--builder" "magic" -- run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --builder magic --out @OUT --store @STORE
+
 [[ $cases -ge 40 ]] || { echo "only $cases cases"; exit 1; }
 echo "$cases bad inputs: exit 2, one error line naming file and field, nothing written"
