@@ -1,9 +1,12 @@
 #include "app/capture.hpp"
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include "capture/live_capture.hpp"
+#include "capture/rootfs.hpp"
 #include "core/state.hpp"
 #include "exec/runner.hpp"
 #include "util/fs.hpp"
@@ -29,8 +32,15 @@ ExitCode run_capture(const CaptureOptions& options, std::ostream& out) {
   LocalRunner runner;
   const LiveCapture live = capture_live(runner, request);
 
+  // The container base: a root filesystem and the Debian packages installed in it.
+  EnvState captured_state = live.capture.state;
+  if (!options.rootfs.empty()) {
+    captured_state.container.base = absolute_path(options.rootfs, std::filesystem::current_path().string());
+    captured_state.container.packages = read_rootfs_packages(runner, captured_state.container.base);
+  }
+
   // The state must load back exactly as `diff` and `run` will read it; anything else is our bug.
-  const nlohmann::json state = state_to_json(live.capture.state);
+  const nlohmann::json state = state_to_json(captured_state);
   parse_state(state.dump(), options.out_path);
 
   // Write the state, then its facts; each atomically, so a reader never sees half a file.
@@ -43,9 +53,13 @@ ExitCode run_capture(const CaptureOptions& options, std::ostream& out) {
   for (const std::string& warning : live.capture.warnings) {
     spdlog::warn("{}", warning);
   }
-  const EnvState& captured = live.capture.state;
+  const EnvState& captured = captured_state;
   out << "captured " << captured.packages.size() << " packages, " << captured.repos.size() << " repos, "
-      << captured.caches.size() << " caches, " << captured.env.size() << " variables from "
+      << captured.caches.size() << " caches, " << captured.env.size() << " variables"
+      << (captured.container.base.empty() ? ""
+                                          : ", " + std::to_string(captured.container.packages.size()) +
+                                                " Debian packages of " + captured.container.base)
+      << " from "
       << live.probe["python"].value("executable", std::string("?")) << " into " << options.out_path
       << " (facts: " << facts_path << ")\n";
   return ExitCode::ok;

@@ -15,6 +15,8 @@ struct CaptureOptions {
   std::vector<std::string> repos;  // --repo NAME=PATH, repeatable
   std::string via;                 // --via: a command prefix the probes run through ("ssh root@h pct exec 200 --")
   std::string out_path;            // -o: the state file; the facts go to its .facts.json sibling
+  std::string rootfs;              // --rootfs: a root filesystem on this machine, recorded as the state's
+                                   // container base with its Debian packages
 };
 
 // Read the live environment into a state file that `diff` and `run` load, plus a facts file

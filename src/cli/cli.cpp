@@ -113,6 +113,8 @@ int cli_main(int argc, char** argv) {
   capture_cmd->add_option("--venv", capture.venv, "Virtual environment to read (its bin/python)");
   capture_cmd->add_option("--repo", capture.repos, "Git repository NAME=PATH (repeatable)");
   capture_cmd->add_option("--via", capture.via, "Command prefix the probes run through, e.g. 'ssh root@host pct exec 200 --'");
+  capture_cmd->add_option("--rootfs", capture.rootfs,
+                          "Root filesystem (on this machine) to record as the container base, with its Debian packages");
   capture_cmd->add_option("-o,--output", capture.out_path, "State file to write (facts go to NAME.facts.json)")->required();
 
   TimelineOptions timeline;
