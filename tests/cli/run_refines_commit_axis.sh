@@ -11,7 +11,7 @@ for i in 1 2 3 4 5 6 7 8; do
   echo "$i" >"$T/repo/n"
   git_c add -A && GIT_AUTHOR_DATE="2026-11-0${i}T00:00:00Z" GIT_COMMITTER_DATE="2026-11-0${i}T00:00:00Z" git_c commit -qm "c$i"
 done
-first=$(git -C "$T/repo" rev-list --reverse HEAD | head -1)
+first=$(git -C "$T/repo" rev-list --reverse HEAD | sed -n 1p)  # sed reads it all: no SIGPIPE under pipefail
 fifth=$(git -C "$T/repo" rev-list --reverse HEAD | sed -n 5p)
 last=$(git -C "$T/repo" rev-parse HEAD)
 
