@@ -181,8 +181,19 @@ std::vector<pid_t> escaped_children() {
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) {
       continue;
     }
-    std::ifstream stat_file("/proc/" + name + "/stat");
-    std::string stat((std::istreambuf_iterator<char>(stat_file)), std::istreambuf_iterator<char>());
+    // read(2), not an ifstream: a process that exits meanwhile makes read fail with ESRCH, which
+    // libstdc++'s filebuf turns into an exception whatever the stream's exception mask.
+    std::string stat;
+    const int fd = ::open(("/proc/" + name + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      continue;
+    }
+    char buffer[1024];
+    ssize_t got = 0;
+    while ((got = ::read(fd, buffer, sizeof buffer)) > 0) {
+      stat.append(buffer, static_cast<std::size_t>(got));
+    }
+    ::close(fd);
     // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so parse after the last ')'.
     const std::size_t close = stat.rfind(')');
     if (close == std::string::npos) {
