@@ -80,3 +80,22 @@ make_venv() {
   "$PY" -m venv --without-pip "$dir"
   "$PY" -m pip --isolated --python "$dir/bin/python" install -q --no-index --find-links "$wheels" "$@"
 }
+
+# reduced_incident_states FIXTURE OUTDIR: OUTDIR/good.json and OUTDIR/bad.json from the incident
+# fixture's states, bad reduced to the cause plus the fauxtransformers red herring (fewer runs for
+# the executor tests); repo paths made absolute.
+reduced_incident_states() {
+  "$PY" - "$1" "$2" <<'PY'
+import json, sys
+f, t = sys.argv[1:]
+good, bad = (json.load(open(f"{f}/{n}.json")) for n in ("good", "bad"))
+for s in (good, bad):
+    for repo in s.get("repos", {}).values():
+        repo["path"] = f"{f}/{repo['path']}"
+for key in ("repos", "env", "data"):
+    bad[key] = good[key]
+bad["packages"] = {k: v for k, v in bad["packages"].items() if k in good["packages"]}
+json.dump(good, open(f"{t}/good.json", "w"))
+json.dump(bad, open(f"{t}/bad.json", "w"))
+PY
+}

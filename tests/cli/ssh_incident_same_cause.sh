@@ -16,20 +16,8 @@ F="$SRC/fixtures/incidents/dflash-cu130"
 eval "$("$SRC/scripts/sshd-local" start "$T/sshd")"
 trap 'rc=$?; "$SRC/scripts/sshd-local" stop "$T/sshd"; (exit $rc); _cli_on_exit' EXIT
 
-# The fixture's states, bad reduced to the cause plus one harmless difference; repo paths absolute.
-"$PY" - "$F" "$T" <<'PY'
-import json, sys
-f, t = sys.argv[1:]
-good, bad = (json.load(open(f"{f}/{n}.json")) for n in ("good", "bad"))
-for s in (good, bad):
-    for repo in s.get("repos", {}).values():
-        repo["path"] = f"{f}/{repo['path']}"
-for key in ("repos", "env", "data"):
-    bad[key] = good[key]
-bad["packages"] = {k: v for k, v in bad["packages"].items() if k in good["packages"]}
-json.dump(good, open(f"{t}/good.json", "w"))
-json.dump(bad, open(f"{t}/bad.json", "w"))
-PY
+# The fixture's states, bad reduced to the cause plus one harmless difference.
+reduced_incident_states "$F" "$T"
 
 "$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$F/recipe.json" --wheels "$F/.build/wheels" \
   --store "$T/store" --out "$T/run" --no-probe \
