@@ -3,6 +3,7 @@
 #include "util/error.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <string>
 
@@ -153,13 +154,120 @@ std::string list_nodes(const std::vector<std::size_t>& list) {
   return text;
 }
 
+// One question of a round, and why it was chosen.
+struct Probe {
+  std::size_t node = 0;
+  std::string why;
+};
+
+// Keep as candidates only the ancestors of `node` (itself included): a bad commit's first bad is one.
+void keep_ancestors(const std::vector<DagNode>& nodes, std::size_t node, std::vector<char>& candidate) {
+  std::vector<char> ancestors(nodes.size(), 0);
+  mark_ancestors(nodes, node, ancestors);
+  for (std::size_t other = 0; other < nodes.size(); ++other) {
+    candidate[other] = candidate[other] != 0 && ancestors[other] != 0 ? 1 : 0;
+  }
+}
+
+// Return the one question git bisect would ask (dag_first_bad's rule): git's choice when it is
+// testable, else the untested candidate with the best min(reach, total - reach), ties to the highest.
+std::vector<Probe> serial_probe(const std::vector<DagNode>& nodes, const std::vector<char>& candidate,
+                                const std::vector<std::size_t>& reach, std::size_t total,
+                                const std::vector<char>& bad, const std::map<std::size_t, Verdict>& asked) {
+  const std::size_t none = nodes.size();
+  std::size_t best_score = 0;
+  std::size_t best_node = none;
+  std::size_t pick_score = 0;
+  std::size_t pick = none;
+  for (std::size_t node = 0; node < nodes.size(); ++node) {
+    if (candidate[node] == 0 || bad[node] != 0) {
+      continue;
+    }
+    const std::size_t score = std::min(reach[node], total - reach[node]);
+    if (score >= best_score) {
+      best_score = score;
+      best_node = node;
+    }
+    if (score >= pick_score && asked.count(node) == 0) {
+      pick_score = score;
+      pick = node;
+    }
+  }
+  if (pick == none) {
+    return {};
+  }
+  // Untestable commits aside, ask what git bisect would ask: the same questions, the same count.
+  if (const std::size_t git_pick = git_choice(nodes, candidate, reach);
+      bad[git_pick] == 0 && asked.count(git_pick) == 0) {
+    pick = git_pick;
+    best_node = git_pick;
+  }
+  std::string why = std::to_string(total) + " candidates: test " + std::to_string(pick) + ", reaching " +
+                    std::to_string(reach[pick]) + " of them";
+  if (pick != best_node) {
+    why += " (best split " + std::to_string(best_node) + " is untestable)";
+  }
+  return {Probe{pick, why}};
+}
+
+// Return up to k untested candidates for one round: for j = 1..k the one whose reach is closest to
+// j*total/(k+1) among those not yet picked (ties to the highest index); all of them when k or fewer.
+std::vector<Probe> round_probes(const std::vector<DagNode>& nodes, const std::vector<char>& candidate,
+                                const std::vector<std::size_t>& reach, std::size_t total, std::size_t k,
+                                int round, const std::vector<char>& bad, const std::map<std::size_t, Verdict>& asked) {
+  std::vector<std::size_t> untested;
+  for (std::size_t node = 0; node < nodes.size(); ++node) {
+    if (candidate[node] != 0 && bad[node] == 0 && asked.count(node) == 0) {
+      untested.push_back(node);
+    }
+  }
+  const std::size_t count = std::min(k, untested.size());
+  const std::string prefix = "round " + std::to_string(round) + ", " + std::to_string(count) + " at once over " +
+                             std::to_string(total) + " candidates: test ";
+  std::vector<Probe> probes;
+  std::vector<char> picked(nodes.size(), 0);
+  for (std::size_t j = 1; j <= count; ++j) {
+    const long long aim = static_cast<long long>(j * total);
+    const std::size_t none = nodes.size();
+    std::size_t best = none;
+    long long best_distance = 0;
+    for (std::size_t node : untested) {
+      if (picked[node] != 0) {
+        continue;
+      }
+      // |reach - j*total/(k+1)|, scaled by k+1 to stay in integers.
+      const long long distance = std::llabs(static_cast<long long>((k + 1) * reach[node]) - aim);
+      if (best == none || distance <= best_distance) {
+        best = node;
+        best_distance = distance;
+      }
+    }
+    picked[best] = 1;
+    probes.push_back(Probe{best, prefix + std::to_string(best) + ", reaching " + std::to_string(reach[best]) +
+                                     " of them (aim " + std::to_string((j * total + (k + 1) / 2) / (k + 1)) + ")"});
+  }
+  return probes;
+}
+
 }  // namespace
 
 DagBisection dag_first_bad(const std::vector<DagNode>& nodes, const DagOracle& oracle) {
-  DagBisection result;
+  // One question a round: the k-slot search with k = 1 is git's bisection.
+  return dag_first_bad_k(nodes, 1, [&](const std::vector<std::size_t>& batch) {
+           std::vector<Verdict> verdicts;
+           for (std::size_t node : batch) {
+             verdicts.push_back(oracle(node));
+           }
+           return verdicts;
+         }).bisection;
+}
+
+DagKaryBisection dag_first_bad_k(const std::vector<DagNode>& nodes, std::size_t k, const DagBatchOracle& oracle) {
+  DagKaryBisection out;
+  DagBisection& result = out.bisection;
   if (nodes.empty()) {
     result.note = "nothing to bisect: the range is empty";
-    return result;
+    return out;
   }
   for (std::size_t node = 0; node < nodes.size(); ++node) {
     for (std::size_t parent : nodes[node].parents) {
@@ -170,83 +278,108 @@ DagBisection dag_first_bad(const std::vector<DagNode>& nodes, const DagOracle& o
       }
     }
   }
+  k = std::max<std::size_t>(k, 1);
 
-  std::size_t bad = nodes.size() - 1;
+  std::vector<char> bad(nodes.size(), 0);         // bad (or intermediate) commits, the tip assumed
+  bad.back() = 1;
   std::vector<char> known_good(nodes.size(), 0);  // good commits and all their ancestors
   std::map<std::size_t, Verdict> asked;
   std::vector<std::string> notes;
+  // The candidates: ancestors of every bad commit (the tip's to start) that are not ancestors of a good one.
+  std::vector<char> candidate(nodes.size(), 0);
+  mark_ancestors(nodes, nodes.size() - 1, candidate);
+  std::size_t total = 0;
 
-  // Invariant: `bad` is bad; every candidate (ancestor of bad, not of a good commit) may be the first bad.
+  // Invariant: every candidate (ancestor of every bad commit, not of a good one) may be the first bad;
+  // with one question a round the bad commits form a line and the lowest of them is a candidate.
   while (true) {
-    std::vector<char> candidate(nodes.size(), 0);
-    mark_ancestors(nodes, bad, candidate);
-    std::size_t total = 0;
-    for (std::size_t node = 0; node < nodes.size(); ++node) {
-      candidate[node] = candidate[node] != 0 && known_good[node] == 0 ? 1 : 0;
-      total += candidate[node];
-    }
-    if (total == 1) {
-      result.found = true;
+    total = static_cast<std::size_t>(std::count(candidate.begin(), candidate.end(), 1));
+    if (total <= 1) {
       break;
     }
     const std::vector<std::size_t> reach = reach_counts(nodes, candidate);
-
-    // The best split overall, and the best among the candidates not yet found untestable.
-    std::size_t best_score = 0;
-    std::size_t best_node = bad;
-    std::size_t pick_score = 0;
-    std::size_t pick = bad;
-    for (std::size_t node = 0; node < bad; ++node) {
-      if (candidate[node] == 0) {
-        continue;
-      }
-      const std::size_t score = std::min(reach[node], total - reach[node]);
-      if (score >= best_score) {
-        best_score = score;
-        best_node = node;
-      }
-      if (score >= pick_score && asked.count(node) == 0) {
-        pick_score = score;
-        pick = node;
-      }
+    const std::vector<Probe> probes =
+        k == 1 ? serial_probe(nodes, candidate, reach, total, bad, asked)
+               : round_probes(nodes, candidate, reach, total, k, out.rounds + 1, bad, asked);
+    if (probes.empty()) {
+      break;  // every candidate but the bad ones is untestable: boxed in
     }
-    if (pick == bad) {
-      // Every candidate but the bad commit is untestable: boxed in.
-      break;
+    ++out.rounds;
+    std::vector<std::size_t> batch;
+    for (const Probe& probe : probes) {
+      batch.push_back(probe.node);
     }
-    // Untestable commits aside, ask what git bisect would ask: the same questions, the same count.
-    if (const std::size_t git_pick = git_choice(nodes, candidate, reach); git_pick != bad && asked.count(git_pick) == 0) {
-      pick = git_pick;
-      best_node = git_pick;
-    }
-    std::string why = std::to_string(total) + " candidates: test " + std::to_string(pick) + ", reaching " +
-                      std::to_string(reach[pick]) + " of them";
-    if (pick != best_node) {
-      why += " (best split " + std::to_string(best_node) + " is untestable)";
-    }
-    const Verdict verdict = oracle(pick);
-    asked.emplace(pick, verdict);
-    result.steps.push_back(DagStep{pick, verdict, why});
-    ++result.evaluations;
-    if (verdict == Verdict::good) {
-      mark_ancestors(nodes, pick, known_good);
-    } else if (verdict == Verdict::bad || verdict == Verdict::intermediate) {
-      if (verdict == Verdict::intermediate) {
-        notes.push_back("intermediate at " + std::to_string(pick) + ": treated as bad, a partial effect");
+    const std::vector<Verdict> verdicts = oracle(batch);
+    // Every verdict of the round applies, in the order asked; a missing one is a skip.
+    for (std::size_t i = 0; i < probes.size(); ++i) {
+      const std::size_t node = probes[i].node;
+      const Verdict verdict = i < verdicts.size() ? verdicts[i] : Verdict::skip;
+      asked.emplace(node, verdict);
+      result.steps.push_back(DagStep{node, verdict, probes[i].why});
+      ++result.evaluations;
+      if (verdict == Verdict::good) {
+        mark_ancestors(nodes, node, known_good);
+        for (std::size_t other = 0; other < nodes.size(); ++other) {
+          candidate[other] = candidate[other] != 0 && known_good[other] == 0 ? 1 : 0;
+        }
+      } else if (verdict == Verdict::bad || verdict == Verdict::intermediate) {
+        if (verdict == Verdict::intermediate) {
+          notes.push_back("intermediate at " + std::to_string(node) + ": treated as bad, a partial effect");
+        }
+        bad[node] = 1;
+        keep_ancestors(nodes, node, candidate);
+      } else {
+        notes.push_back(std::string(verdict == Verdict::skip ? "skip" : "unstable") + " at " + std::to_string(node) +
+                        ": untestable");
       }
-      bad = pick;
-    } else {
-      notes.push_back(std::string(verdict == Verdict::skip ? "skip" : "unstable") + " at " + std::to_string(pick) +
-                      ": untestable");
     }
   }
+  // At this point no question is left to ask: one candidate, none, or only untestable ones besides the bad.
 
-  result.first_bad = bad;
-  if (!result.found) {
-    std::vector<char> candidate(nodes.size(), 0);
-    mark_ancestors(nodes, bad, candidate);
+  // The lowest known bad: the bad candidate when there is one (always, with one question a round),
+  // else the lowest-numbered bad commit with no bad ancestor.
+  std::vector<std::size_t> lowest_bad;
+  std::vector<char> bad_above(nodes.size(), 0);  // a proper ancestor is bad; parents come first
+  for (std::size_t node = 0; node < nodes.size(); ++node) {
+    for (std::size_t parent : nodes[node].parents) {
+      bad_above[node] = bad_above[node] != 0 || bad_above[parent] != 0 || bad[parent] != 0 ? 1 : 0;
+    }
+    if (bad[node] != 0 && bad_above[node] == 0) {
+      lowest_bad.push_back(node);
+    }
+  }
+  result.first_bad = lowest_bad.front();
+  for (std::size_t node = 0; node < nodes.size(); ++node) {
+    if (candidate[node] != 0 && bad[node] != 0) {
+      result.first_bad = node;
+    }
+  }
+  if (total == 1) {
+    const auto sole = static_cast<std::size_t>(std::find(candidate.begin(), candidate.end(), 1) - candidate.begin());
+    if (bad[sole] != 0) {
+      result.found = true;
+      result.first_bad = sole;
+    } else if (asked.count(sole) == 0) {
+      // Bad commits on different lines share this one candidate ancestor: under one culprit it is the first bad.
+      result.found = true;
+      result.first_bad = sole;
+      notes.insert(notes.begin(), std::to_string(sole) + " inferred, not asked: the only candidate ancestor of the bad commits " +
+                                      list_nodes(lowest_bad));
+    } else {
+      // Untestable, and boxed in by bad commits: git would list it with them.
+      result.could_be = lowest_bad;
+      result.could_be.push_back(sole);
+      std::sort(result.could_be.begin(), result.could_be.end());
+      notes.insert(notes.begin(), "boxed in by untestable commits: the first bad could be any of " +
+                                      list_nodes(result.could_be));
+    }
+  } else if (total == 0) {
+    result.could_be = lowest_bad;
+    notes.insert(notes.begin(), "contradictory verdicts: no commit is an ancestor of every bad one and of no good one; "
+                                "the lowest bad ones are " + list_nodes(lowest_bad));
+  } else {
     for (std::size_t node = 0; node < nodes.size(); ++node) {
-      if (candidate[node] != 0 && known_good[node] == 0) {
+      if (candidate[node] != 0) {
         result.could_be.push_back(node);
       }
     }
@@ -256,7 +389,7 @@ DagBisection dag_first_bad(const std::vector<DagNode>& nodes, const DagOracle& o
   for (const std::string& note : notes) {
     result.note += (result.note.empty() ? "" : "; ") + note;
   }
-  return result;
+  return out;
 }
 
 }  // namespace envbisect

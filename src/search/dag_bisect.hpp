@@ -17,6 +17,10 @@ struct DagNode {
 // The DAG search's window on the world: the verdict for the commit at `node`.
 using DagOracle = std::function<Verdict(std::size_t node)>;
 
+// The k-slot DAG search's window on the world: the verdicts for several commits at once, in the order
+// asked (a caller with k slots measures them side by side).
+using DagBatchOracle = std::function<std::vector<Verdict>(const std::vector<std::size_t>& nodes)>;
+
 // One commit the DAG bisection asked about, and why.
 struct DagStep {
   std::size_t node = 0;
@@ -48,5 +52,23 @@ struct DagBisection {
 // Pure: calls only `oracle`, never twice for one node; ceil(log2(n)) questions on a chain of n
 // without skips. Throw Error when a parent index is not lower than its node's index.
 DagBisection dag_first_bad(const std::vector<DagNode>& nodes, const DagOracle& oracle);
+
+// The outcome of a k-slot DAG bisection: the same fields as dag_first_bad() gives, and how many rounds
+// (batches of at most k questions) it took.
+struct DagKaryBisection {
+  DagBisection bisection;  // steps in the order asked, round by round; evaluations = every question
+  int rounds = 0;          // batches asked
+};
+
+// Find the first bad commit of a range as dag_first_bad() does, asking up to `k` untested candidates
+// per round: with C candidates, those whose reach is closest to j*C/(k+1), j = 1..k (distinct, each
+// falling back to the next best), so the candidates shrink about k+1-fold a round; k = 1 (and 0) asks
+// exactly dag_first_bad()'s questions. After a round every verdict applies: the candidates become the
+// common ancestors of all bad (and intermediate) commits that are not ancestors of a good one; skip and
+// unstable commits are untestable and never asked again. A single candidate left is the first bad
+// (noted when it was inferred from bad descendants without being asked; not found when it was
+// untestable); contradictory verdicts that leave none end the search, not found. Pure: calls only
+// `oracle`, never twice for one node. Throw Error when a parent index is not lower than its node's.
+DagKaryBisection dag_first_bad_k(const std::vector<DagNode>& nodes, std::size_t k, const DagBatchOracle& oracle);
 
 }  // namespace envbisect
