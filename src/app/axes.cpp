@@ -162,10 +162,10 @@ EnvState with_axis_point(const EnvState& state, const std::vector<Delta>& deltas
   return out;
 }
 
-Bisection bisect_axis(const Axis& axis, const IndexOracle& oracle) {
-  if (axis.parents.empty()) {
-    return first_bad(axis.points.size(), oracle);
-  }
+namespace {
+
+// Return the DAG nodes of a commit axis with merges: points[1..] as nodes 0.., parents shifted alike.
+std::vector<DagNode> axis_nodes(const Axis& axis) {
   std::vector<DagNode> nodes;
   for (const std::vector<std::size_t>& parents : axis.parents) {
     DagNode node;
@@ -174,7 +174,11 @@ Bisection bisect_axis(const Axis& axis, const IndexOracle& oracle) {
     }
     nodes.push_back(node);
   }
-  DagBisection dag = dag_first_bad(nodes, [&](std::size_t node) { return oracle(node + 1); });
+  return nodes;
+}
+
+// Return a DAG bisection in the axis's indices, the assumed ends first, as the chain's bisection reads.
+Bisection axis_bisection(const Axis& axis, const DagBisection& dag) {
   Bisection out;
   out.found = dag.found;
   out.first_bad = dag.first_bad + 1;
@@ -188,6 +192,41 @@ Bisection bisect_axis(const Axis& axis, const IndexOracle& oracle) {
   for (const DagStep& step : dag.steps) {
     out.steps.push_back(BisectStep{step.node + 1, step.verdict, step.why, false});
   }
+  return out;
+}
+
+}  // namespace
+
+Bisection bisect_axis(const Axis& axis, const IndexOracle& oracle) {
+  if (axis.parents.empty()) {
+    return first_bad(axis.points.size(), oracle);
+  }
+  return axis_bisection(axis, dag_first_bad(axis_nodes(axis), [&](std::size_t node) { return oracle(node + 1); }));
+}
+
+KaryBisection bisect_axis_k(const Axis& axis, std::size_t slots, const BatchIndexOracle& oracle) {
+  KaryBisection out;
+  if (slots <= 1) {
+    // One point a round: exactly the serial questions, each asked as a batch of one.
+    out.bisection = bisect_axis(axis, [&](std::size_t index) {
+      const std::vector<Verdict> verdicts = oracle({index});
+      return verdicts.empty() ? Verdict::skip : verdicts.front();
+    });
+    out.rounds = out.bisection.evaluations;
+    return out;
+  }
+  if (axis.parents.empty()) {
+    return kary_first_bad(axis.points.size(), slots, oracle);
+  }
+  const DagKaryBisection dag = dag_first_bad_k(axis_nodes(axis), slots, [&](const std::vector<std::size_t>& nodes) {
+    std::vector<std::size_t> indices;
+    for (std::size_t node : nodes) {
+      indices.push_back(node + 1);
+    }
+    return oracle(indices);
+  });
+  out.bisection = axis_bisection(axis, dag.bisection);
+  out.rounds = dag.rounds;
   return out;
 }
 

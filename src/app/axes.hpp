@@ -11,6 +11,7 @@
 #include "core/state.hpp"
 #include "env/git_history.hpp"
 #include "search/bisect.hpp"
+#include "search/kary.hpp"
 
 namespace envbisect {
 
@@ -39,6 +40,11 @@ std::vector<Axis> plan_axes(const std::vector<Delta>& deltas, const EnvState& go
 // Find the first bad point of `axis` (0 assumed good, the last assumed bad): git's DAG bisection when
 // the axis has parents, a plain bisection of the chain otherwise. Steps and indices refer to `points`.
 Bisection bisect_axis(const Axis& axis, const IndexOracle& oracle);
+
+// Find the first bad point of `axis` as bisect_axis() does, asking up to `slots` points a round
+// through `oracle` (a caller with k slots measures a round's points side by side): kary_first_bad on
+// a chain, dag_first_bad_k on a DAG with merges; slots <= 1 asks bisect_axis()'s questions, one a round.
+KaryBisection bisect_axis_k(const Axis& axis, std::size_t slots, const BatchIndexOracle& oracle);
 
 // Return `state` with the axis's delta set to the axis point `index`.
 EnvState with_axis_point(const EnvState& state, const std::vector<Delta>& deltas, const Axis& axis,
