@@ -1,6 +1,8 @@
 #include "app/matrix.hpp"
 
 #include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +23,7 @@
 #include "core/version.hpp"
 #include "env/wheel_source.hpp"
 #include "exec/runner.hpp"
+#include "exec/slurm_array.hpp"
 #include "matrix/cells.hpp"
 #include "matrix/history.hpp"
 #include "matrix/night.hpp"
@@ -112,6 +115,15 @@ MatrixInputs load_matrix_inputs(const MatrixOptions& options) {
   if (options.jobs < 1) {
     problems.push_back("--jobs " + std::to_string(options.jobs) + ": must be at least 1");
   }
+  if (options.executor != "local" && options.executor != "slurm") {
+    problems.push_back("--executor " + options.executor + ": matrix cells are measured locally or as a Slurm job array (local, slurm)");
+  }
+  if (options.cell >= 0 && options.executor != "local") {
+    problems.push_back("--cell " + std::to_string(options.cell) + ": a cell is measured here (it is what a Slurm array task runs); drop --executor " + options.executor);
+  }
+  if (options.cell < -1) {
+    problems.push_back("--cell " + std::to_string(options.cell) + ": expected a cell index, 0 or more");
+  }
   in.spec = matrix::parse_matrix_spec(read_file(options.spec_path), options.spec_path);
   std::string spec_dir = parent_dir(options.spec_path);
   std::string base_path = absolute_path(in.spec.base_path, spec_dir);
@@ -140,6 +152,10 @@ MatrixInputs load_matrix_inputs(const MatrixOptions& options) {
   in.cells = matrix::expand_cells(in.spec);
   if (in.cells.empty()) {
     throw Error(options.spec_path + ": /exclude: every cell of the matrix is excluded", ExitCode::bad_input);
+  }
+  if (options.cell >= static_cast<int>(in.cells.size())) {
+    problems.push_back("--cell " + std::to_string(options.cell) + ": " + options.spec_path + " has " +
+                       std::to_string(in.cells.size()) + " cells (0-" + std::to_string(in.cells.size() - 1) + ")");
   }
   // "latest" means the newest version in tonight's wheel folders.
   std::map<std::string, std::string> latest;
@@ -208,16 +224,26 @@ Measured measured_from_json(const json& doc) {
   return out;
 }
 
+// Return what the cell's folder says was measured tonight for exactly this state, recipe and repeats
+// (by an earlier run of the night, or by a Slurm array task), or nothing.
+std::optional<Measured> measured_earlier(const MatrixInputs& in, std::size_t index, const std::string& cell_dir) {
+  std::string cell_file = cell_dir + "/cell.json";
+  if (!path_exists(cell_file)) {
+    return std::nullopt;
+  }
+  json doc = json::parse(read_file(cell_file), nullptr, false);
+  if (doc.is_discarded() || doc.value("state_hash", "") != in.state_hashes[index]) {
+    return std::nullopt;
+  }
+  return measured_from_json(doc);
+}
+
 // Measure one cell in its own folder with its own evaluator, journal and runner (so cells can run on
 // several threads), reusing what an earlier run of the same night measured.
 Measured measure_cell(const MatrixInputs& in, std::size_t index, const std::string& cell_dir) {
-  std::string cell_file = cell_dir + "/cell.json";
-  if (path_exists(cell_file)) {
-    json doc = json::parse(read_file(cell_file), nullptr, false);
-    if (!doc.is_discarded() && doc.value("state_hash", "") == in.state_hashes[index]) {
-      // Measured earlier tonight with the same state and recipe: nothing to rerun.
-      return measured_from_json(doc);
-    }
+  if (std::optional<Measured> earlier = measured_earlier(in, index, cell_dir)) {
+    // Measured earlier tonight with the same state and recipe: nothing to rerun.
+    return *earlier;
   }
   make_dirs(cell_dir);
   write_if_changed(cell_dir + "/state.json", state_to_json(in.states[index]).dump(2) + "\n");
@@ -262,8 +288,29 @@ Measured measure_cell(const MatrixInputs& in, std::size_t index, const std::stri
   json doc = {{"id", in.cells[index].id}, {"state_hash", in.state_hashes[index]}, {"runs", out.runs},
               {"failed", out.failed}, {"skipped", out.skipped}, {"first_error", out.first_error},
               {"median", out.median ? json(*out.median) : json(nullptr)}, {"metrics", metrics}};
-  write_if_changed(cell_file, doc.dump(2) + "\n");
+  write_if_changed(cell_dir + "/cell.json", doc.dump(2) + "\n");
   return out;
+}
+
+// Throw the first cell's error (an interruption first), saying how many other cells failed too.
+void throw_first_cell_error(const std::vector<Measured>& results) {
+  std::size_t failed = 0;
+  const Measured* first = nullptr;
+  for (const Measured& result : results) {
+    if (!result.error.empty()) {
+      ++failed;
+      if (first == nullptr || (result.error_code == ExitCode::interrupted && first->error_code != ExitCode::interrupted)) {
+        first = &result;
+      }
+    }
+  }
+  if (first == nullptr) {
+    return;
+  }
+  if (first->error_code == ExitCode::interrupted || failed == 1) {
+    throw Error(first->error, first->error_code);
+  }
+  throw Error(first->error + " (and " + std::to_string(failed - 1) + " more cells failed)", first->error_code);
 }
 
 // Measure every cell, `jobs` at a time; an Error in one cell is kept and rethrown after all stop.
@@ -292,16 +339,104 @@ std::vector<Measured> measure_cells(const MatrixInputs& in, const std::string& n
       thread.join();
     }
   }
-  for (const Measured& result : results) {
-    if (result.error_code == ExitCode::interrupted) {
-      throw Error(result.error, ExitCode::interrupted);
-    }
+  throw_first_cell_error(results);
+  return results;
+}
+
+// The folder name a cell's files live in tonight.
+std::string cell_dir_of(const MatrixInputs& in, const std::string& night_dir, std::size_t index) {
+  return night_dir + "/cells/" + in.cells[index].id;
+}
+
+// Return the environment of a Slurm array task: the allow-list (PATH, HOME, TMPDIR, ...) plus where the
+// default store lives; everything else the task needs is on its command line.
+std::map<std::string, std::string> array_task_env() {
+  std::map<std::string, std::string> env = allowed_parent_env();
+  if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache != nullptr && *cache != '\0') {
+    env["XDG_CACHE_HOME"] = cache;
   }
-  for (const Measured& result : results) {
-    if (!result.error.empty()) {
-      throw Error(result.error, result.error_code);
-    }
+  return env;
+}
+
+// Measure the night's unmeasured cells as ONE Slurm job array, a task per cell, each task this same
+// binary measuring one cell into its folder (`matrix ... --cell I`; the cluster shares the filesystem),
+// then read every cell's measurement from its folder as a rerun of the night does.
+std::vector<Measured> measure_cells_slurm(const MatrixInputs& in, const MatrixOptions& options,
+                                          const std::string& results_dir, const std::string& date,
+                                          const std::string& night_dir) {
+  std::vector<Measured> results(in.cells.size());
+  SlurmArrayRequest request;
+  request.target = SlurmTarget{options.slurm_gpus, options.slurm_partition};
+  request.dir = night_dir + "/slurm";
+  request.job_name = "envbisect-matrix";
+  if (in.recipe.timeout_s > 0) {
+    // Every run of the cell at its recipe's limit, plus ten minutes to build its environment.
+    request.task_limit = std::chrono::milliseconds(static_cast<long long>(in.recipe.timeout_s * 1000.0) * in.repeats + 600000);
   }
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  const std::map<std::string, std::string> env = array_task_env();
+  std::vector<std::string> prefix = {self};
+  if (spdlog::get_level() <= spdlog::level::info) {
+    prefix.push_back(spdlog::get_level() <= spdlog::level::debug ? "-vv" : "-v");
+  }
+  for (std::size_t index = 0; index < in.cells.size(); ++index) {
+    const std::string cell_dir = cell_dir_of(in, night_dir, index);
+    if (std::optional<Measured> earlier = measured_earlier(in, index, cell_dir)) {
+      results[index] = *earlier;  // measured earlier tonight: not submitted again
+      continue;
+    }
+    make_dirs(cell_dir);
+    SlurmArrayTask task;
+    task.index = static_cast<int>(index);
+    task.spec.argv = prefix;
+    for (const std::string& arg : {std::string("matrix"), absolute_path(options.spec_path, "."), std::string("--results"),
+                                   results_dir, std::string("--date"), date, std::string("--cell"), std::to_string(index)}) {
+      task.spec.argv.push_back(arg);
+    }
+    task.spec.env = env;
+    task.spec.cwd = cell_dir;
+    task.spec.stdout_path = cell_dir + "/slurm-task.out";
+    task.spec.stderr_path = cell_dir + "/slurm-task.err";
+    request.tasks.push_back(std::move(task));
+  }
+  if (request.tasks.empty()) {
+    return results;
+  }
+  // At this point every cell still to measure has its folder and its task.
+
+  std::cerr << "envbisect: matrix: measuring " << request.tasks.size() << " cells as one Slurm job array (script, sbatch's answer: "
+            << request.dir << ")\n";
+  const SlurmArrayOutcome outcome = run_slurm_array(request);
+  if (outcome.interrupted) {
+    throw Error(outcome.array_id.empty() ? std::string("interrupted before the Slurm job array was submitted")
+                                         : "interrupted; Slurm job array " + outcome.array_id + " was cancelled",
+                ExitCode::interrupted);
+  }
+  if (outcome.array_id.empty()) {
+    throw Error(outcome.submit_error + " (" + request.dir + "/array.sh)", ExitCode::environment);
+  }
+  // At this point every task has ended; what each measured is in its cell's folder.
+  for (const SlurmArrayTaskOutcome& task : outcome.tasks) {
+    const std::size_t index = static_cast<std::size_t>(task.index);
+    const std::string cell_dir = cell_dir_of(in, night_dir, index);
+    if (std::optional<Measured> measured = measured_earlier(in, index, cell_dir)) {
+      results[index] = *measured;
+      continue;
+    }
+    std::string how = task.timed_out ? "was cancelled after its limit of " +
+                                           std::to_string(request.task_limit.count() / 1000) + " s"
+                                     : "ended " + task.status.state;
+    if (!task.timed_out && task.status.exit_code >= 0) {
+      how += " (exit " + std::to_string(task.status.exit_code) +
+             (task.status.signal != 0 ? ", signal " + std::to_string(task.status.signal) : "") + ")";
+    }
+    results[index].error = "cell " + in.cells[index].id + ": Slurm array task " + outcome.array_id + "_" +
+                           std::to_string(task.index) + " " + how + " without writing its measurement; see " +
+                           cell_dir + "/slurm-task.err, slurm-task.out and " + request.dir + "/task-" +
+                           std::to_string(task.index) + ".err";
+    results[index].error_code = ExitCode::environment;
+  }
+  throw_first_cell_error(results);
   return results;
 }
 
@@ -426,11 +561,21 @@ ExitCode run_matrix(const MatrixOptions& options) {
   std::string date = options.date.empty() ? today_utc() : options.date;
   std::string results_dir = absolute_path(options.results_dir, ".");
   std::string night_dir = results_dir + "/" + date;
+  if (options.cell >= 0) {
+    // One Slurm array task: measure this cell into its folder; the controller judges the night.
+    const std::size_t index = static_cast<std::size_t>(options.cell);
+    Measured cell = measure_cell(in, index, cell_dir_of(in, night_dir, index));
+    std::cout << "cell " << in.cells[index].id << ": " << cell.runs << " runs, " << cell.failed << " failed, "
+              << cell.skipped << " skipped, median " << (cell.median ? std::to_string(*cell.median) : "none") << "\n";
+    return ExitCode::ok;
+  }
   std::map<std::string, std::vector<matrix::CellNight>> history = load_history(results_dir, date);
   // At this point every input is valid.
 
   make_dirs(night_dir + "/cells");
-  std::vector<Measured> measured = measure_cells(in, night_dir, options.jobs);
+  std::vector<Measured> measured = options.executor == "slurm"
+                                       ? measure_cells_slurm(in, options, results_dir, date, night_dir)
+                                       : measure_cells(in, night_dir, options.jobs);
   // At this point every cell has its runs for tonight, measured now or earlier tonight.
 
   // Judge each cell against its own history, then bisect the ones that turned red.

@@ -145,6 +145,13 @@ int cli_main(int argc, char** argv) {
   matrix_cmd->add_option("--results", matrix.results_dir, "Results folder; each night goes to DIR/<date>/")->required();
   matrix_cmd->add_option("--jobs", matrix.jobs, "Cells measured at once (default 1)")->check(CLI::Range(1, 256));
   matrix_cmd->add_option("--date", matrix.date, "The night's date, YYYY-MM-DD (default today, UTC)");
+  matrix_cmd->add_option("--executor", matrix.executor, "Where cells are measured: local (default) or slurm (one job array)")
+      ->check(CLI::IsMember({"local", "slurm"}));
+  matrix_cmd->add_option("--slurm-gpus", matrix.slurm_gpus, "slurm executor: GPUs per array task (--gres=gpu:N)")
+      ->check(CLI::Range(0, 1024));
+  matrix_cmd->add_option("--slurm-partition", matrix.slurm_partition, "slurm executor: partition to submit to");
+  // Internal: what each Slurm array task runs (docs/MATRIX.md); hidden from --help.
+  matrix_cmd->add_option("--cell", matrix.cell, "Measure only cell INDEX here")->check(CLI::NonNegativeNumber)->group("");
 
   try {
     app.parse(argc, argv);

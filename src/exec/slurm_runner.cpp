@@ -49,18 +49,6 @@ bool is_final_state(const std::string& state) {
   return final_states.count(state) != 0;
 }
 
-// The Slurm clients' environment: the allow-list plus SLURM_CONF, which says which cluster to talk to.
-std::map<std::string, std::string> client_env() {
-  std::map<std::string, std::string> env = allowed_parent_env();
-  if (const char* conf = std::getenv("SLURM_CONF")) {
-    env["SLURM_CONF"] = conf;
-  }
-  if (env.find("PATH") == env.end()) {
-    env["PATH"] = "/usr/local/bin:/usr/bin:/bin";
-  }
-  return env;
-}
-
 std::string read_or_empty(const std::string& path) {
   try {
     return read_file(path);
@@ -83,6 +71,17 @@ std::string job_dir(const ProcessSpec& spec) {
 }
 
 }  // namespace
+
+std::map<std::string, std::string> slurm_client_env() {
+  std::map<std::string, std::string> env = allowed_parent_env();
+  if (const char* conf = std::getenv("SLURM_CONF")) {
+    env["SLURM_CONF"] = conf;
+  }
+  if (env.find("PATH") == env.end()) {
+    env["PATH"] = "/usr/local/bin:/usr/bin:/bin";
+  }
+  return env;
+}
 
 std::optional<SlurmJobStatus> parse_scontrol_job(std::string_view text) {
   SlurmJobStatus status;
@@ -156,7 +155,7 @@ ProcessResult SlurmRunner::run(const ProcessSpec& spec) {
     result.spawn_error = "not started: interrupted";
     return result;
   }
-  const std::map<std::string, std::string> env = client_env();
+  const std::map<std::string, std::string> env = slurm_client_env();
   const std::string dir = job_dir(spec);
   const std::string script = dir + "/envbisect-slurm-job.sh";
   write_file_atomic(script, slurm_batch_script(spec, m_target.gpus > 0));

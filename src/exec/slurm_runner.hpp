@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +26,10 @@ struct SlurmJobStatus {
 
 // Return the status in one line of `scontrol show job -o` output, or nothing when it names no JobState.
 std::optional<SlurmJobStatus> parse_scontrol_job(std::string_view text);
+
+// Return the environment for the Slurm clients (sbatch, scontrol, scancel): the allowed parent
+// variables plus SLURM_CONF, which says which cluster to talk to, and a default PATH.
+std::map<std::string, std::string> slurm_client_env();
 
 // Return the batch script that runs `spec` on the node: `exec /usr/bin/env -i K=V... argv...`, every
 // word quoted for sh; with `keep_cuda_devices` Slurm's CUDA_VISIBLE_DEVICES (set by --gres) wins.
