@@ -1,0 +1,109 @@
+#include "app/axes.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+#include <vector>
+
+using envbisect::Axis;
+using envbisect::Bisection;
+using envbisect::KaryBisection;
+using envbisect::Verdict;
+
+namespace {
+
+// A commit axis with merges: points 0 (the good end) .. 14 (the bad end), each point's in-range
+// parents as indices into points (the DAG of test_search_dag_bisect's merges(), shifted by one).
+//   1 - 2 - 3 ------ 7 - 8 --------- 13 - 14
+//        \          /     \         /
+//         4 - 5 - 6        9 - 10 - 11     12 (branched from 2, merged at 14)
+Axis merge_axis() {
+  Axis axis;
+  axis.kind = "commits";
+  for (int point = 0; point <= 14; ++point) {
+    axis.points.push_back("c" + std::to_string(point));
+  }
+  axis.parents = {{}, {1}, {2}, {2}, {4}, {5}, {3, 6}, {7}, {8}, {9}, {10}, {2}, {8, 11}, {13, 12}};
+  return axis;
+}
+
+// Return whether point `point` of the axis is `culprit` or descends from it.
+bool descends(const Axis& axis, std::size_t point, std::size_t culprit) {
+  if (point == culprit) {
+    return true;
+  }
+  for (std::size_t parent : axis.parents[point - 1]) {
+    if (descends(axis, parent, culprit)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Bisect the axis k points a round with first bad `culprit`; no point is asked twice, no end asked.
+KaryBisection run_k(const Axis& axis, std::size_t k, std::size_t culprit) {
+  std::set<std::size_t> asked;
+  return envbisect::bisect_axis_k(axis, k, [&](const std::vector<std::size_t>& indices) {
+    CHECK(indices.size() <= std::max<std::size_t>(k, 1));
+    std::vector<Verdict> verdicts;
+    for (std::size_t index : indices) {
+      CHECK(asked.insert(index).second);
+      CHECK(index > 0);
+      CHECK(index + 1 < axis.points.size());
+      verdicts.push_back(descends(axis, index, culprit) ? Verdict::bad : Verdict::good);
+    }
+    return verdicts;
+  });
+}
+
+}  // namespace
+
+TEST_CASE("bisect_axis_k finds bisect_axis's first bad on a merge DAG, in fewer rounds", "[app][axes]") {
+  const Axis axis = merge_axis();
+  for (std::size_t culprit = 1; culprit <= 14; ++culprit) {
+    INFO("culprit " << culprit);
+    const Bisection serial =
+        envbisect::bisect_axis(axis, [&](std::size_t index) { return descends(axis, index, culprit) ? Verdict::bad : Verdict::good; });
+    REQUIRE(serial.found);
+    CHECK(serial.first_bad == culprit);
+    // One slot asks the same points in the same order.
+    const KaryBisection one = run_k(axis, 1, culprit);
+    REQUIRE(one.bisection.steps.size() == serial.steps.size());
+    for (std::size_t i = 0; i < serial.steps.size(); ++i) {
+      CHECK(one.bisection.steps[i].index == serial.steps[i].index);
+    }
+    CHECK(one.rounds == serial.evaluations);
+    for (std::size_t k : {2U, 4U}) {
+      const KaryBisection batched = run_k(axis, k, culprit);
+      REQUIRE(batched.bisection.found);
+      CHECK(batched.bisection.first_bad == culprit);
+      CHECK(batched.bisection.last_good == serial.last_good);  // the first bad's first parent
+      CHECK(batched.rounds <= serial.evaluations);
+      // The assumed ends come first, then the questions in the axis's indices.
+      REQUIRE(batched.bisection.steps.size() >= 2);
+      CHECK(batched.bisection.steps[0].assumed);
+      CHECK(batched.bisection.steps[1].index == 14);
+      CHECK(batched.bisection.evaluations == static_cast<int>(batched.bisection.steps.size()) - 2);
+    }
+  }
+}
+
+TEST_CASE("bisect_axis_k searches a chain k points a round", "[app][axes]") {
+  Axis axis;
+  axis.kind = "numbers";
+  for (int point = 1; point <= 28; ++point) {
+    axis.points.push_back(std::to_string(point));
+  }
+  const KaryBisection result = envbisect::bisect_axis_k(axis, 2, [](const std::vector<std::size_t>& indices) {
+    std::vector<Verdict> verdicts;
+    for (std::size_t index : indices) {
+      verdicts.push_back(index >= 20 ? Verdict::bad : Verdict::good);
+    }
+    return verdicts;
+  });
+  REQUIRE(result.bisection.found);
+  CHECK(result.bisection.first_bad == 20);
+  CHECK(result.bisection.last_good == 19);
+  CHECK(result.rounds == 3);  // 27 gaps, 3 slots' worth of thirds: log_3(27)
+}
