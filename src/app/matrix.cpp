@@ -404,7 +404,8 @@ std::vector<Measured> measure_cells_slurm(const MatrixInputs& in, const MatrixOp
   }
   // At this point every cell still to measure has its folder and its task.
 
-  std::cerr << "envbisect: matrix: measuring " << request.tasks.size() << " cells as one Slurm job array (script, sbatch's answer: "
+  std::cerr << "envbisect: matrix: measuring " << request.tasks.size() << (request.tasks.size() == 1 ? " cell" : " cells")
+            << " as one Slurm job array (script, sbatch's answer: "
             << request.dir << ")\n";
   const SlurmArrayOutcome outcome = run_slurm_array(request);
   if (outcome.interrupted) {
