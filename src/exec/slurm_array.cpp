@@ -219,9 +219,10 @@ SlurmArrayOutcome run_slurm_array(const SlurmArrayRequest& request) {
   array_id = array_id.substr(0, array_id.find(';'));
   if (!submitted.spawned || submitted.exit_code != 0 || !all_digits(array_id)) {
     outcome.interrupted = submitted.interrupted;
-    outcome.submit_error = "sbatch refused the job array: " +
-                           (submitted.spawned ? trim(read_or_empty(submit.stderr_path)) : submitted.spawn_error);
-    spdlog::warn("{}", outcome.submit_error);
+    std::string why = submitted.spawned ? trim(read_or_empty(submit.stderr_path)) : submitted.spawn_error;
+    std::replace(why.begin(), why.end(), '\n', ' ');  // one line: the caller reports it as one error
+    outcome.submit_error = "sbatch refused the job array: " + (why.empty() ? "it printed no job id" : why);
+    spdlog::debug("{}", outcome.submit_error);
     return outcome;
   }
   outcome.array_id = array_id;
