@@ -336,8 +336,8 @@ DagKaryBisection dag_first_bad_k(const std::vector<DagNode>& nodes, std::size_t 
   }
   // At this point no question is left to ask: one candidate, none, or only untestable ones besides the bad.
 
-  // The lowest known bad: the bad candidate when there is one (always, with one question a round),
-  // else the lowest-numbered bad commit with no bad ancestor.
+  // The lowest known bad commits (bad, no bad ancestor): a bad candidate is the only one, as always with
+  // one question a round; bad commits on two lines can leave several, none of them a candidate.
   std::vector<std::size_t> lowest_bad;
   std::vector<char> bad_above(nodes.size(), 0);  // a proper ancestor is bad; parents come first
   for (std::size_t node = 0; node < nodes.size(); ++node) {
@@ -349,37 +349,23 @@ DagKaryBisection dag_first_bad_k(const std::vector<DagNode>& nodes, std::size_t 
     }
   }
   result.first_bad = lowest_bad.front();
-  for (std::size_t node = 0; node < nodes.size(); ++node) {
-    if (candidate[node] != 0 && bad[node] != 0) {
-      result.first_bad = node;
-    }
-  }
-  if (total == 1) {
-    const auto sole = static_cast<std::size_t>(std::find(candidate.begin(), candidate.end(), 1) - candidate.begin());
-    if (bad[sole] != 0) {
-      result.found = true;
-      result.first_bad = sole;
-    } else if (asked.count(sole) == 0) {
+  const auto sole = static_cast<std::size_t>(std::find(candidate.begin(), candidate.end(), 1) - candidate.begin());
+  if (total == 1 && (bad[sole] != 0 || asked.count(sole) == 0)) {
+    result.found = true;
+    result.first_bad = sole;
+    if (bad[sole] == 0) {
       // Bad commits on different lines share this one candidate ancestor: under one culprit it is the first bad.
-      result.found = true;
-      result.first_bad = sole;
       notes.insert(notes.begin(), std::to_string(sole) + " inferred, not asked: the only candidate ancestor of the bad commits " +
                                       list_nodes(lowest_bad));
-    } else {
-      // Untestable, and boxed in by bad commits: git would list it with them.
-      result.could_be = lowest_bad;
-      result.could_be.push_back(sole);
-      std::sort(result.could_be.begin(), result.could_be.end());
-      notes.insert(notes.begin(), "boxed in by untestable commits: the first bad could be any of " +
-                                      list_nodes(result.could_be));
     }
   } else if (total == 0) {
     result.could_be = lowest_bad;
     notes.insert(notes.begin(), "contradictory verdicts: no commit is an ancestor of every bad one and of no good one; "
                                 "the lowest bad ones are " + list_nodes(lowest_bad));
   } else {
+    // Boxed in: the untestable candidates, and the lowest bad commits git would list with them.
     for (std::size_t node = 0; node < nodes.size(); ++node) {
-      if (candidate[node] != 0) {
+      if (candidate[node] != 0 || std::find(lowest_bad.begin(), lowest_bad.end(), node) != lowest_bad.end()) {
         result.could_be.push_back(node);
       }
     }

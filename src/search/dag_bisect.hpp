@@ -65,9 +65,11 @@ struct DagKaryBisection {
 // falling back to the next best), so the candidates shrink about k+1-fold a round; k = 1 (and 0) asks
 // exactly dag_first_bad()'s questions. After a round every verdict applies: the candidates become the
 // common ancestors of all bad (and intermediate) commits that are not ancestors of a good one; skip and
-// unstable commits are untestable and never asked again. A single candidate left is the first bad
-// (noted when it was inferred from bad descendants without being asked; not found when it was
-// untestable); contradictory verdicts that leave none end the search, not found. Pure: calls only
+// unstable commits are untestable and never asked again. One candidate left, bad or never asked, is
+// the first bad (noted when inferred from bad descendants without being asked). Boxed in by untestable
+// candidates, `could_be` lists them with the lowest bad commits (bad, no bad ancestor; several when
+// bad commits on two lines leave only untestable common ancestors; `first_bad` the lowest-numbered);
+// contradictory verdicts that leave no candidate end the search, not found. Pure: calls only
 // `oracle`, never twice for one node. Throw Error when a parent index is not lower than its node's.
 DagKaryBisection dag_first_bad_k(const std::vector<DagNode>& nodes, std::size_t k, const DagBatchOracle& oracle);
 

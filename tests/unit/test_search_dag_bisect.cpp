@@ -393,6 +393,12 @@ TEST_CASE("dag_first_bad_k intersects the ancestries of bad commits on different
   CHECK(boxed.bisection.could_be == std::vector<std::size_t>{1, 2, 3});
   CHECK(boxed.bisection.first_bad == 2);
   CHECK(boxed.bisection.note.rfind("boxed in by untestable commits: the first bad could be any of 1,2,3", 0) == 0);
+
+  // 0 and 1 both untestable under bad 2 and 3: both could be first bad, and (were they good) 2 or 3.
+  const DagKaryBisection two_left = run_k(nodes, 4, 0, {0, 1});
+  CHECK_FALSE(two_left.bisection.found);
+  CHECK(two_left.bisection.could_be == std::vector<std::size_t>{0, 1, 2, 3});
+  CHECK(two_left.bisection.first_bad == 2);
 }
 
 TEST_CASE("dag_first_bad_k: intermediate is bad, contradictions end the search", "[search][dag_bisect]") {
