@@ -417,12 +417,12 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
       return decide(evaluator.candidate_for(state, isolation.cause), "refine",
                     std::string(to_string(delta.dimension)) + "/" + delta.name + " = " + axis.points[index]);
     };
-    // With k slots a linear axis is searched k points a round: their first runs go side by side,
-    // then each point is decided in order (extra runs, if the statistics want them, one at a time).
+    // With k slots an axis (a chain, or a commit DAG with merges) is searched k points a round: their
+    // first runs go side by side, then each point is decided in order (extra runs one at a time).
     const auto slots = static_cast<std::size_t>(options.execution.slots);
     Bisection bisection =
-        slots > 1 && axis.parents.empty()
-            ? kary_first_bad(axis.points.size(), slots, [&](const std::vector<std::size_t>& indices) {
+        slots > 1
+            ? bisect_axis_k(axis, slots, [&](const std::vector<std::size_t>& indices) {
                 std::vector<Candidate> batch;
                 for (std::size_t index : indices) {
                   batch.push_back(evaluator.candidate_for(with_axis_point(cause_state, deltas, axis, index),
