@@ -152,3 +152,31 @@ TEST_CASE("slurm_array_script runs the task SLURM_ARRAY_TASK_ID names, in its fo
   REQUIRE(std::system(("CUDA_VISIBLE_DEVICES=3 SLURM_ARRAY_TASK_ID=0 sh " + script.string()).c_str()) == 0);
   CHECK(slurp(dir.path / "a" / "out-0") == "3\n");
 }
+
+// Needs a live cluster: `eval "$(scripts/slurm-local start DIR)"`, then
+// `envbisect_tests "[.slurm-live]"`. Hidden from the default run (no daemons there).
+TEST_CASE("run_slurm_array returns every task's end and cancels a task past its limit", "[.slurm-live]") {
+  REQUIRE(std::getenv("SLURM_CONF") != nullptr);
+  TempDir dir;
+  SlurmArrayRequest request;
+  request.dir = (dir.path / "array").string();
+  request.tasks = {task(0, {"sh", "-c", "echo zero"}, dir.path), task(2, {"sh", "-c", "exit 3"}, dir.path),
+                   task(5, {"sleep", "60"}, dir.path)};
+  request.task_limit = std::chrono::milliseconds(1500);
+  const auto start = std::chrono::steady_clock::now();
+  const envbisect::SlurmArrayOutcome outcome = envbisect::run_slurm_array(request);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
+  REQUIRE_FALSE(outcome.array_id.empty());
+  CHECK_FALSE(outcome.interrupted);
+  REQUIRE(outcome.tasks.size() == 3);
+  CHECK(outcome.tasks[0].status.state == "COMPLETED");
+  CHECK(outcome.tasks[0].status.exit_code == 0);
+  CHECK(slurp(dir.path / "out-0") == "zero\n");
+  CHECK(outcome.tasks[1].status.state == "FAILED");
+  CHECK(outcome.tasks[1].status.exit_code == 3);
+  CHECK(outcome.tasks[2].timed_out);
+  CHECK(slurp(dir.path / "array" / "submit.txt").find(outcome.array_id) == 0);
+  const std::string command =
+      "sleep 1; scontrol show job -o " + outcome.array_id + "_5 | grep -q JobState=CANCELLED";
+  CHECK(std::system(command.c_str()) == 0);
+}
