@@ -320,6 +320,9 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
     return *found->second;
   }
   auto built = std::make_unique<Built>();
+  if (m_remote_build && !candidate.state.python.use_as_is) {
+    return build_remotely(candidate, std::move(built));
+  }
   built->env_dir = m_setup.run_dir + "/envs/" + short_hash(candidate.env_hash);
   std::unique_ptr<FileLock> shared_env_lock;
   if (m_setup.builder == Builder::store && !candidate.state.python.use_as_is) {
@@ -383,6 +386,41 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
   if (built->venv.ok) {
     write_file_atomic(marker, record.dump());
   } else {
+    spdlog::warn("environment {} cannot be built: {}", short_hash(candidate.env_hash), built->venv.reason);
+  }
+  return *m_built.emplace(candidate.env_hash, std::move(built)).first->second;
+}
+
+const Evaluator::Built& Evaluator::build_remotely(const Candidate& candidate, std::unique_ptr<Built> built) {
+  // Named like a store-built environment here; it exists only on the remote side, where it is shared
+  // by every run staged to the same root (the remote builder locks and reuses it).
+  std::string root = m_setup.store.store_dir.empty() ? default_store_dir() : m_setup.store.store_dir;
+  json sources = {{"wheels", m_setup.wheel_dirs}, {"uv", m_setup.store.uv_cache_dirs},
+                  {"builder", m_setup.builder == Builder::store ? "store" : "installer"}};
+  built->env_dir = root + "/envs/" + short_hash(sha256_hex(candidate.env_hash + sources.dump()));
+  BuildEnvRequest request;
+  request.venv.python = candidate.state.python.interpreter.empty() ? "python3" : candidate.state.python.interpreter;
+  request.venv.python_version = candidate.state.python.version;
+  for (const auto& [name, pin] : candidate.state.packages) {
+    request.venv.packages[name] = pin.version;
+  }
+  request.venv.wheel_dirs = m_setup.wheel_dirs;
+  request.venv.index_url = m_setup.index_url;
+  request.venv.env_dir = built->env_dir;
+  request.venv.log_dir = m_setup.run_dir + "/logs/build-" + short_hash(candidate.env_hash);
+  request.builder = m_setup.builder == Builder::store ? "store" : "installer";
+  request.store = m_setup.store;
+  spdlog::info("building environment {} on the remote side ({} packages)", short_hash(candidate.env_hash),
+               request.venv.packages.size());
+  double start = now_seconds();
+  RemoteBuild remote = m_remote_build(request);
+  built->venv = remote.venv;
+  m_journal.append({{"type", "build"}, {"env_hash", candidate.env_hash}, {"ok", built->venv.ok},
+                    {"reason", built->venv.reason}, {"builder", built->venv.builder},
+                    {"python", built->venv.python_path}, {"installed", built->venv.installed},
+                    {"logs", built->venv.log_paths}, {"remote", true}, {"remote_reused", remote.reused},
+                    {"seconds", now_seconds() - start}, {"t", now_seconds()}});
+  if (!built->venv.ok) {
     spdlog::warn("environment {} cannot be built: {}", short_hash(candidate.env_hash), built->venv.reason);
   }
   return *m_built.emplace(candidate.env_hash, std::move(built)).first->second;

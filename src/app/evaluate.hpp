@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -10,6 +11,7 @@
 #include "core/outcome.hpp"
 #include "core/recipe.hpp"
 #include "core/state.hpp"
+#include "app/remote_build.hpp"
 #include "env/materialize.hpp"
 #include "env/venv_builder.hpp"
 
@@ -40,6 +42,9 @@ struct RunSetup {
   std::string index_url;                         // for Builder::installer only; "" = offline
 };
 
+// Builds an environment on the remote side (--remote-root) instead of here.
+using RemoteBuilder = std::function<RemoteBuild(const BuildEnvRequest&)>;
+
 // One candidate: the good state with some deltas applied, and what identifies it.
 struct Candidate {
   std::vector<std::size_t> applied;
@@ -55,6 +60,9 @@ public:
   // Prepare to evaluate; `previous` are the journal records of an earlier session of this run.
   Evaluator(const RunSetup& setup, Runner& runner, Journal& journal, const std::vector<nlohmann::json>& previous);
   ~Evaluator();
+
+  // Build every environment from now on with `builder` (on the remote side) instead of here.
+  void build_remotely_with(RemoteBuilder builder) { m_remote_build = std::move(builder); }
 
   // Return the candidate for `applied` (sorted delta indices).
   Candidate candidate(const std::vector<std::size_t>& applied) const;
@@ -86,6 +94,7 @@ public:
 private:
   struct Built;
   const Built& build(const Candidate& candidate);
+  const Built& build_remotely(const Candidate& candidate, std::unique_ptr<Built> built);
   RunResult run_attempt(const Candidate& candidate, const Built& built, int attempt, int slot = 0);
   void record(const Candidate& candidate, const RunResult& result);
   std::string warm_snapshot(const Candidate& candidate, const Built& built);
@@ -95,6 +104,7 @@ private:
   const RunSetup& m_setup;
   Runner& m_runner;
   Journal& m_journal;
+  RemoteBuilder m_remote_build;
   std::map<std::string, std::vector<RunResult>> m_attempts;   // by candidate hash
   std::map<std::string, std::unique_ptr<Built>> m_built;       // by env hash
   std::map<std::string, std::string> m_checkouts;              // "name@commit" -> directory

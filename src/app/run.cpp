@@ -13,8 +13,10 @@
 #include "app/evaluate.hpp"
 #include "app/report.hpp"
 #include "app/inputs.hpp"
+#include "app/remote_build.hpp"
 #include "core/delta.hpp"
 #include "exec/runner.hpp"
+#include "exec/staging.hpp"
 #include "report/delta_table.hpp"
 #include "app/axes.hpp"
 #include "search/bisect.hpp"
@@ -224,6 +226,9 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
     return ExitCode::ok;
   }
 
+  // The executor first: a bad option is refused before anything is written.
+  Execution execution = make_execution(execution_for(options, recipe, good, bad));
+
   // Record the run so `resume` can continue it.
   make_dirs(options.out_dir);
   std::string run_dir = absolute_path(options.out_dir, ".");
@@ -248,7 +253,9 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
                           {"isolation_base", options.execution.isolation_base},
                           {"ssh_config", options.execution.ssh_config},
                           {"slurm_gpus", options.execution.slurm_gpus},
-                          {"slurm_partition", options.execution.slurm_partition}};
+                          {"slurm_partition", options.execution.slurm_partition},
+                          {"remote_root", options.execution.remote_root},
+                          {"remote_bundle", options.execution.remote_bundle}};
   if (previous.empty()) {
     write_file_atomic(run_dir + "/run.json", run_doc.dump(2) + "\n");
   }
@@ -273,8 +280,15 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
             << options.bad_path << " (bad):\n"
             << render_delta_table(deltas);
   auto started = std::chrono::steady_clock::now();
-  std::unique_ptr<Runner> runner = make_runner(execution_for(options, recipe, good, bad));
-  Evaluator evaluator(setup, *runner, journal, previous);
+  Evaluator evaluator(setup, *execution.runner, journal, previous);
+  if (execution.staging != nullptr) {
+    // No shared filesystem: environments are built on the remote side by the bundled envbisect.
+    StagingRunner* staging = execution.staging;
+    std::string bundle = execution.bundle_dir;
+    evaluator.build_remotely_with([staging, bundle](const BuildEnvRequest& request) {
+      return build_venv_remotely(*staging, bundle, request);
+    });
+  }
 
   // Measure the anchors, interleaved so drift on a shared machine hits both alike; add pairs while
   // the preflight says more runs could tell them apart.
@@ -612,6 +626,8 @@ RunOptions load_run(const std::string& run_dir, std::vector<json>& records) {
     options.execution.ssh_config = execution.value("ssh_config", "");
     options.execution.slurm_gpus = execution.value("slurm_gpus", 0);
     options.execution.slurm_partition = execution.value("slurm_partition", "");
+    options.execution.remote_root = execution.value("remote_root", "");
+    options.execution.remote_bundle = execution.value("remote_bundle", "");
   }
   options.out_dir = run_dir;
   // The inputs must be the ones the run started with, or the journal's attempts mean nothing.

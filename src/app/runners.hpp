@@ -20,7 +20,26 @@ struct ExecutionOptions {
   std::string isolation = "none";   // "none", "bwrap", "podman" or "lxc"
   std::string isolation_base;       // container base: a rootfs folder or an image; "" = the host's /usr
   bool isolation_network = false;   // let isolated runs reach the network (the recipe's "network": true)
+  std::string remote_root;          // ssh without a shared filesystem: stage everything under this
+                                    // remote folder and build environments there; "" = same paths
+  std::string remote_bundle;        // with remote_root: the local envbisect bundle (scripts/bundle) sent
+                                    // to build environments; "" = the running envbisect's own bundle
 };
+
+class StagingRunner;
+
+// The runner `options` ask for, and the staging runner under it when environments are built on the
+// remote side (remote_root set), with the bundle folder to send there.
+struct Execution {
+  std::unique_ptr<Runner> runner;
+  StagingRunner* staging = nullptr;  // owned by `runner` (it is `runner` itself); null without remote_root
+  std::string bundle_dir;            // with staging: the bundle's local folder (holds an executable envbisect)
+};
+
+// Return the execution that `options` ask for. Throw Error (bad_input) naming the option when it
+// cannot be made: what make_runner refuses, --remote-root without --executor ssh or with --isolation,
+// or no bundle (the running envbisect is not one and --remote-bundle is not given or lacks envbisect).
+Execution make_execution(const ExecutionOptions& options);
 
 // Return the runner that `options` ask for. Throw Error (bad_input) naming the option when it cannot
 // be made (an unknown executor, ssh without a host, a missing container tool).

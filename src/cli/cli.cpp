@@ -10,6 +10,7 @@
 #include "app/diff.hpp"
 #include "app/locate.hpp"
 #include "app/matrix.hpp"
+#include "app/remote_build.hpp"
 #include "app/report.hpp"
 #include "app/store.hpp"
 #include "app/timeline.hpp"
@@ -83,6 +84,17 @@ int cli_main(int argc, char** argv) {
       ->check(CLI::IsMember({"none", "bwrap", "podman", "lxc"}));
   run_cmd->add_option("--isolation-base", run.execution.isolation_base,
                       "Container base: a rootfs folder or a podman image (default: the host's /usr, read-only)");
+  run_cmd->add_option("--remote-root", run.execution.remote_root,
+                      "ssh executor without a shared filesystem: stage inputs under this remote folder and build "
+                      "environments there");
+  run_cmd->add_option("--remote-bundle", run.execution.remote_bundle,
+                      "With --remote-root: the envbisect bundle (scripts/bundle) sent to build environments "
+                      "(default: this envbisect, when it is a bundle)");
+
+  std::string build_env_request;
+  CLI::App* build_env_cmd = app.add_subcommand(
+      "build-env", "Build one environment on this machine from a request file (what --remote-root runs remotely)");
+  build_env_cmd->add_option("request", build_env_request, "Request file (JSON, docs/EXECUTORS.md)")->required();
 
   std::string resume_dir;
   CLI::App* resume_cmd = app.add_subcommand("resume", "Continue a run that was stopped, reusing finished attempts");
@@ -177,6 +189,8 @@ int cli_main(int argc, char** argv) {
       code = run_run(run);
     } else if (resume_cmd->parsed()) {
       code = run_resume(resume_dir);
+    } else if (build_env_cmd->parsed()) {
+      code = run_build_env(build_env_request);
     } else if (locate_cmd->parsed()) {
       if (locate.uv_caches.empty()) {
         locate.uv_caches.push_back(default_uv_cache_dir());

@@ -328,9 +328,10 @@ ProcessResult LocalRunner::run(const ProcessSpec& spec) {
   const Fd out(open_output(spec.stdout_path));
   const Fd err(open_output(spec.stderr_path));
 
-  // stdin from /dev/null, our output files on 1 and 2, nothing else inherited.
+  // stdin from /dev/null (or the spec's file), our output files on 1 and 2, nothing else inherited.
   SpawnSetup setup;
-  posix_spawn_file_actions_addopen(&setup.actions, 0, "/dev/null", O_RDONLY, 0);
+  const std::string input = spec.stdin_path.empty() ? "/dev/null" : spec.stdin_path;
+  posix_spawn_file_actions_addopen(&setup.actions, 0, input.c_str(), O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&setup.actions, out.get(), 1);
   posix_spawn_file_actions_adddup2(&setup.actions, err.get(), 2);
   if (!spec.cwd.empty()) {

@@ -14,6 +14,7 @@ struct ProcessSpec {
   std::string cwd;                          // working directory; empty means the caller's
   std::string stdout_path;                  // file created or truncated; empty means /dev/null
   std::string stderr_path;                  // file created or truncated; empty means /dev/null
+  std::string stdin_path;                   // file read as stdin; empty means /dev/null
   std::chrono::milliseconds timeout{0};     // 0 means no limit
   // What the process must be able to reach, for runners that isolate or move it (containers, remote
   // hosts). A plain local runner ignores both lists.

@@ -99,8 +99,11 @@ std::string remote_kill_line(const std::string& prefix, const std::string& pgid_
                                  remote_shell_quote(pgid_file));
 }
 
-std::vector<std::string> ssh_argv(const SshTarget& target, const std::string& remote_line) {
+std::vector<std::string> ssh_argv(const SshTarget& target, const std::string& remote_line, SshStdin stdin_mode) {
   std::vector<std::string> argv = {"ssh", "-n", "-o", "BatchMode=yes"};
+  if (stdin_mode == SshStdin::pass) {
+    argv.erase(argv.begin() + 1);
+  }
   if (!target.ssh_config.empty()) {
     argv.push_back("-F");
     argv.push_back(target.ssh_config);
@@ -143,6 +146,23 @@ ProcessResult SshRunner::run(const ProcessSpec& spec) {
                  m_target.host, spec.stderr_path);
   }
   return result;
+}
+
+ProcessResult SshRunner::run_script(const std::string& script, const std::vector<std::string>& args,
+                                    const std::string& stdin_path, const std::string& stdout_path,
+                                    const std::string& stderr_path) {
+  std::string line = "sh -c " + remote_shell_quote(script) + " envbisect-stage";
+  for (const std::string& arg : args) {
+    line += " " + remote_shell_quote(arg);
+  }
+  ProcessSpec local;
+  local.argv = ssh_argv(m_target, with_prefix(m_target.prefix, line),
+                        stdin_path.empty() ? SshStdin::none : SshStdin::pass);
+  local.env = ssh_client_env();
+  local.stdin_path = stdin_path;
+  local.stdout_path = stdout_path;
+  local.stderr_path = stderr_path;
+  return m_local.run(local);
 }
 
 }  // namespace envbisect

@@ -30,8 +30,13 @@ std::string remote_command_line(const ProcessSpec& spec, const std::string& pref
 // after 0.5 s), waiting up to 2 s for the file to appear.
 std::string remote_kill_line(const std::string& prefix, const std::string& pgid_file);
 
-// Return the local ssh argv that runs `remote_line` on `target` (batch mode, stdin from /dev/null).
-std::vector<std::string> ssh_argv(const SshTarget& target, const std::string& remote_line);
+// Whether the remote command reads the local ssh's stdin (a file transfer) or nothing.
+enum class SshStdin { none, pass };
+
+// Return the local ssh argv that runs `remote_line` on `target` (batch mode; stdin from /dev/null
+// unless `stdin_mode` passes it on).
+std::vector<std::string> ssh_argv(const SshTarget& target, const std::string& remote_line,
+                                  SshStdin stdin_mode = SshStdin::none);
 
 // Runs each process on a remote host over ssh. Paths in the spec must mean the same on both sides (a
 // shared filesystem, or a bundle unpacked at the same paths): only stdout and stderr travel, streamed
@@ -44,6 +49,16 @@ public:
   // Run the process remotely to completion (or timeout) and return how it ended; on timeout or
   // interrupt the remote process group is killed by a second ssh. ssh's own failure is exit 255.
   ProcessResult run(const ProcessSpec& spec) override;
+
+  // Run `script` with `sh -c SCRIPT envbisect-stage ARGS...` on the remote side (after the prefix),
+  // reading the local file `stdin_path` as its stdin ("" = nothing) and writing its stdout and stderr
+  // into local files; for moving files. Return how the local ssh ended (ssh's failure is exit 255).
+  ProcessResult run_script(const std::string& script, const std::vector<std::string>& args,
+                           const std::string& stdin_path, const std::string& stdout_path,
+                           const std::string& stderr_path);
+
+  // Return where and how this runner reaches the remote side.
+  const SshTarget& target() const { return m_target; }
 
 private:
   SshTarget m_target;
