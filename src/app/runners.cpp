@@ -67,6 +67,9 @@ Execution make_execution(const ExecutionOptions& options) {
   if (options.slots < 1) {
     throw Error("--slots " + std::to_string(options.slots) + ": must be at least 1", ExitCode::bad_input);
   }
+  if (options.remote_root.front() != '/' || options.remote_root.find_first_not_of('/') == std::string::npos) {
+    throw Error("--remote-root " + options.remote_root + ": must be an absolute folder other than /", ExitCode::bad_input);
+  }
   out.bundle_dir = options.remote_bundle;
   if (out.bundle_dir.empty()) {
     // A bundle made by scripts/bundle holds BUNDLE.txt beside its envbisect.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 59 bad inputs (tests/cli/bad_inputs/): each exits with the documented code (2), prints exactly ONE
+# 69 bad inputs (tests/cli/bad_inputs/): each exits with the documented code (2), prints exactly ONE
 # stderr line "envbisect: error: FILE...: FIELD: what is wrong", and writes nothing: no run directory,
 # no store, nothing in the working directory or in $HOME.
 source "$(dirname "$0")/common.sh"
@@ -154,6 +154,19 @@ check 2 "$T/bad-wheel.json: /packages/alpha" "alpha==2.0+cu130 is in no wheel fo
 check 2 "--repeats" "not in range" -- run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --repeats 0 --out @OUT --store @STORE
 check 2 "--recipe" "required" -- run "$F/good.json" "$F/bad.json" --out @OUT --store @STORE
 check 2 "--builder" "magic" -- run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --builder magic --out @OUT --store @STORE
+
+# Remote staging (--remote-root): refused before anything is written or any host is contacted.
+run_args=(run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --out @OUT --store @STORE)
+check 2 "--remote-root" "needs --executor ssh" -- "${run_args[@]}" --remote-root /srv/stage
+check 2 "--remote-root stage" "must be an absolute folder" -- "${run_args[@]}" --executor ssh --host root@h --remote-root stage
+check 2 "--remote-root" "cannot be combined with --isolation bwrap" -- \
+  "${run_args[@]}" --executor ssh --host root@h --remote-root /srv/stage --isolation bwrap
+check 2 "--remote-root" "is not a bundle" -- "${run_args[@]}" --executor ssh --host root@h --remote-root /srv/stage
+check 2 "--remote-bundle $T/no-bundle" "no executable envbisect" -- \
+  "${run_args[@]}" --executor ssh --host root@h --remote-root /srv/stage --remote-bundle "$T/no-bundle"
+# What the remote side reads: a build request with a field missing names the file and the field.
+echo '{"python": "python3", "python_version": "", "packages": {}, "wheel_dirs": [], "index_url": ""}' >"$T/request.json"
+check 2 "$T/request.json: /env_dir" "missing" -- build-env "$T/request.json"
 
 [[ $cases -ge 40 ]] || { echo "only $cases cases"; exit 1; }
 echo "$cases bad inputs: exit 2, one error line naming file and field, nothing written"
