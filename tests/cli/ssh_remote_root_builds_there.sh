@@ -26,10 +26,10 @@ hide="bwrap --dev-bind / / --tmpfs $T --tmpfs $SRC --"
 # The hiding works: the remote side sees neither the states nor the fixture's wheels.
 ssh -F "$SSH_CONFIG" -n root@127.0.0.1 "$hide sh -c 'test ! -e $T/good.json && test ! -e $F/.build/wheels'"
 
-"$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$F/recipe.json" --wheels "$F/.build/wheels" \
-  --store "$T/store" --out "$T/run" --no-probe \
-  --executor ssh --host root@127.0.0.1 --ssh-config "$SSH_CONFIG" --prefix "$hide" \
-  --remote-root "$R" --remote-bundle "$T/bundle/envbisect" >"$T/out.txt"
+# Run from the bundle itself: without --remote-bundle it sends its own folder.
+"$T/bundle/envbisect/envbisect" run "$T/good.json" "$T/bad.json" --recipe "$F/recipe.json" \
+  --wheels "$F/.build/wheels" --store "$T/store" --out "$T/run" --no-probe \
+  --executor ssh --host root@127.0.0.1 --ssh-config "$SSH_CONFIG" --prefix "$hide" --remote-root "$R" >"$T/out.txt"
 expect_contains "$T/out.txt" "cause (2 differences, together):"
 expect_contains "$T/out.txt" "packages/fauxtorch 2.11.0+cu128 -> 2.11.0+cu130"
 expect_contains "$T/out.txt" "caches/inductor warm -> cold"
