@@ -1,0 +1,155 @@
+#include "env/venv_skeleton.hpp"
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+#include <sstream>
+#include <vector>
+
+#include "env/install_files.hpp"
+#include "env/link_tree.hpp"
+#include "env/store.hpp"
+#include "exec/runner.hpp"
+#include "util/error.hpp"
+#include "util/fs.hpp"
+
+namespace envbisect::detail {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::chrono::seconds k_probe_timeout{60};
+constexpr std::chrono::seconds k_venv_timeout{300};
+
+constexpr const char* k_version_snippet =
+    "import sys; print('%d.%d.%d' % sys.version_info[:3]); print(sys.executable)";
+
+// Return the text with every occurrence of `from` replaced by `to`.
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string process_failure(const std::string& what, const ProcessResult& r, const std::string& stderr_path) {
+  if (!r.spawned) {
+    return what + ": " + r.spawn_error;
+  }
+  std::string reason = what + (r.timed_out ? " timed out" : " failed (exit " + std::to_string(r.exit_code) + ")");
+  std::string text;
+  try {
+    text = read_file(stderr_path);
+  } catch (const Error&) {
+  }
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) {
+      lines.push_back(line);
+    }
+  }
+  for (std::size_t i = lines.size() > 5 ? lines.size() - 5 : 0; i < lines.size(); ++i) {
+    reason += "\n  " + lines[i];
+  }
+  return reason;
+}
+
+// Asked once per process (a pyenv shim costs 0.6 s a call); the memo is keyed by what decides which
+// interpreter a name means: PATH and the folder.
+std::optional<Interpreter> probe_interpreter(Runner& runner, const std::string& python,
+                                             const std::map<std::string, std::string>& env,
+                                             const std::string& log_dir, VenvResult& result) {
+  static std::mutex memo_mutex;
+  static std::map<std::string, Interpreter> memo;  // a cache of facts, not state: safe to lose
+  const auto path = env.find("PATH");
+  const std::string key = python + "\n" + (path == env.end() ? "" : path->second) + "\n" + fs::current_path().string();
+  {
+    const std::lock_guard<std::mutex> lock(memo_mutex);
+    if (const auto it = memo.find(key); it != memo.end() && path_is_file(it->second.executable)) {
+      return it->second;
+    }
+  }
+  ProcessSpec spec;
+  spec.argv = {python, "-I", "-c", k_version_snippet};
+  spec.env = env;
+  spec.stdout_path = log_dir + "/python-version.out.log";
+  spec.stderr_path = log_dir + "/python-version.err.log";
+  spec.timeout = k_probe_timeout;
+  const ProcessResult r = runner.run(spec);
+  result.log_paths.push_back(spec.stdout_path);
+  result.log_paths.push_back(spec.stderr_path);
+  if (!r.spawned || r.exit_code != 0) {
+    result.reason = process_failure("checking " + python + "'s version", r, spec.stderr_path);
+    return std::nullopt;
+  }
+  std::istringstream out(read_file(spec.stdout_path));
+  Interpreter found;
+  std::getline(out, found.version);
+  std::getline(out, found.executable);
+  if (found.executable.empty()) {
+    found.executable = python;
+  }
+  const std::lock_guard<std::mutex> lock(memo_mutex);
+  memo[key] = found;
+  return found;
+}
+
+std::optional<std::string> ensure_skeleton(Runner& runner, Store& store, const Interpreter& interpreter,
+                                           const std::map<std::string, std::string>& env,
+                                           const std::string& log_dir, VenvResult& result) {
+  try {
+    return store.skeleton(interpreter.executable, interpreter.version, [&](const std::string& temp) {
+      ProcessSpec spec;
+      spec.argv = {interpreter.executable, "-m", "venv", "--without-pip", temp};
+      spec.env = env;
+      spec.stdout_path = log_dir + "/venv.out.log";
+      spec.stderr_path = log_dir + "/venv.err.log";
+      spec.timeout = k_venv_timeout;
+      const ProcessResult r = runner.run(spec);
+      result.log_paths.push_back(spec.stdout_path);
+      result.log_paths.push_back(spec.stderr_path);
+      if (!r.spawned || r.exit_code != 0) {
+        throw Error(process_failure("creating the venv skeleton", r, spec.stderr_path), ExitCode::bad_input);
+      }
+    });
+  } catch (const Error& e) {
+    if (e.code() == ExitCode::environment) {
+      throw;
+    }
+    result.reason = e.what();
+    return std::nullopt;
+  }
+}
+
+void copy_skeleton(const std::string& skeleton, const std::string& env_dir) {
+  link_tree(skeleton, env_dir, TreeMode::copy);
+  const std::string origin = read_file(skeleton + "/origin");
+  ::unlink((env_dir + "/origin").c_str());
+  std::vector<std::string> texts = {env_dir + "/pyvenv.cfg"};
+  if (DIR* d = ::opendir((env_dir + "/bin").c_str())) {
+    while (const dirent* e = ::readdir(d)) {
+      if (std::strncmp(e->d_name, "activate", 8) == 0 || std::strncmp(e->d_name, "Activate", 8) == 0) {
+        texts.push_back(env_dir + "/bin/" + e->d_name);
+      }
+    }
+    ::closedir(d);
+  }
+  for (const std::string& path : texts) {
+    if (path_is_file(path)) {
+      const std::string text = read_file(path);
+      if (text.find(origin) != std::string::npos) {
+        write_plain(path, replace_all(text, origin, env_dir), 0644);
+      }
+    }
+  }
+}
+
+}  // namespace envbisect::detail
