@@ -7,14 +7,12 @@
 #include <vector>
 
 #include "exec/runner.hpp"
+#include "exec/sandbox_plan.hpp"
 
 namespace envbisect {
 
 // The container tool each benchmark run is wrapped in.
 enum class IsolationKind { none, bwrap, podman, lxc };
-
-// Whether a sandboxed run may reach the network.
-enum class Network { none, host };
 
 // Return the isolation kind called `name` ("none", "bwrap", "podman", "lxc"). Throw Error (bad_input)
 // naming the option otherwise.
@@ -28,48 +26,6 @@ struct IsolationOptions {
   Network network = Network::none;   // no interface but lo unless the recipe asks for the network
   std::string layers_dir;            // per-candidate layers, reused by hash across runs; "" = none kept
 };
-
-// What a sandboxed process may see, decided from the host's facts before any argv is built.
-struct SandboxPlan {
-  std::string root;                         // folder mounted read-only as /; "" = the host's base dirs
-  std::vector<std::string> env_dirs;        // candidate environments (venvs): read-only, or in the layer
-  std::vector<std::string> read_paths;      // read-only at the same path: recipe, checkouts, interpreters
-  std::vector<std::string> write_paths;     // writable at the same path: the attempt folder, its caches
-  std::vector<std::string> masked_paths;    // hidden under an empty tmpfs: a base interpreter's site-packages
-  std::string cwd;                          // working directory inside
-  Network network = Network::none;
-};
-
-// Return the plan for `spec`: read paths holding a pyvenv.cfg become env_dirs, each venv's base
-// interpreter prefix becomes readable (unless under /usr) with its site-packages masked when the venv
-// excludes system site-packages. Reads pyvenv.cfg files; spawns nothing.
-SandboxPlan plan_sandbox(const ProcessSpec& spec, const std::string& root, Network network);
-
-// Return the bwrap argv that runs `argv` inside `plan`: every namespace unshared (the network too
-// unless plan.network is host), a read-only base, a private /tmp, /proc and /dev. Pure.
-std::vector<std::string> bwrap_argv(const std::string& bwrap, const SandboxPlan& plan, bool env_in_root,
-                                    const std::vector<std::string>& argv);
-
-// Return the `podman run` argv that runs `argv` in `image` (which holds plan.env_dirs when
-// `env_in_image`), passing the variables `env_names` by name from podman's own environment. Masked
-// paths get the empty folder `empty_dir` bound over them (a podman tmpfs can land under a bind). Pure.
-std::vector<std::string> podman_run_argv(const std::string& podman, const SandboxPlan& plan, const std::string& image,
-                                         bool env_in_image, const std::vector<std::string>& env_names,
-                                         const std::string& empty_dir, int timeout_seconds,
-                                         const std::vector<std::string>& argv);
-
-// Return an LXC container config for `plan` with rootfs `overlay:<lower>:<upper>` and the environment
-// `env` set inside. Pure.
-std::string lxc_config(const SandboxPlan& plan, const std::string& lower, const std::string& upper,
-                       const std::map<std::string, std::string>& env);
-
-// Return the lxc-execute argv that runs `argv` as container `name` with config file `config`. Pure.
-std::vector<std::string> lxc_execute_argv(const std::string& lxc_execute, const std::string& lxc_path,
-                                          const std::string& name, const std::string& config,
-                                          const std::vector<std::string>& argv);
-
-// Return the variables of `env` sorted by name; the names podman should pass through. Pure.
-std::vector<std::string> env_names(const std::map<std::string, std::string>& env);
 
 // A Runner that wraps every process of an inner runner in a container (bwrap, podman or lxc). The
 // inner runner does the spawning, timeouts and reaping; this one only rewrites the ProcessSpec.
