@@ -1,9 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -11,21 +9,15 @@
 #include "core/recipe.hpp"
 #include "core/state.hpp"
 #include "exec/isolation.hpp"
+#include "exec_test_support.hpp"
 #include "util/error.hpp"
 
 using namespace envbisect;
+using envbisect::test::contains;
+using envbisect::test::find_seq;
+using envbisect::test::TempDir;
 
 namespace {
-
-// Index of the first occurrence of the consecutive items `needle` in `argv`, or npos.
-std::size_t find_seq(const std::vector<std::string>& argv, const std::vector<std::string>& needle) {
-  auto it = std::search(argv.begin(), argv.end(), needle.begin(), needle.end());
-  return it == argv.end() ? std::string::npos : static_cast<std::size_t>(it - argv.begin());
-}
-
-bool contains(const std::vector<std::string>& argv, const std::string& item) {
-  return std::find(argv.begin(), argv.end(), item) != argv.end();
-}
 
 SandboxPlan sample_plan() {
   SandboxPlan plan;
@@ -132,8 +124,8 @@ TEST_CASE("lxc config: overlay rootfs, empty network, binds and environment", "[
 
 TEST_CASE("plan_sandbox: a venv's base interpreter is readable, its site-packages masked", "[exec][isolation]") {
   namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() / ("envbisect-plan-" + std::to_string(getpid()));
-  fs::remove_all(dir);
+  TempDir temp("plan");
+  const fs::path& dir = temp.path;
   fs::create_directories(dir / "prefix/bin");
   fs::create_directories(dir / "prefix/lib/python3.11/site-packages");
   fs::create_directories(dir / "venv");
@@ -155,7 +147,6 @@ TEST_CASE("plan_sandbox: a venv's base interpreter is readable, its site-package
   std::ofstream(dir / "venv/pyvenv.cfg") << "home = " << (dir / "prefix/bin").string()
                                           << "\ninclude-system-site-packages = true\n";
   CHECK(plan_sandbox(spec, "", Network::none).masked_paths.empty());
-  fs::remove_all(dir);
 }
 
 TEST_CASE("a recipe may ask for an isolation and for the network", "[exec][isolation]") {

@@ -5,45 +5,21 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
+
+#include "exec_test_support.hpp"
 
 namespace fs = std::filesystem;
 using envbisect::LocalRunner;
 using envbisect::ProcessResult;
 using envbisect::ProcessSpec;
+using envbisect::test::shell_spec;
+using envbisect::test::slurp;
+using envbisect::test::TempDir;
 
 namespace {
-
-// A fresh temporary directory, removed at the end of the test.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "envbisect-runner-XXXXXX").string();
-    path = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-};
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-ProcessSpec shell(const std::string& script) {
-  ProcessSpec spec;
-  spec.argv = {"sh", "-c", script};
-  spec.env = {{"PATH", "/usr/bin:/bin"}};
-  return spec;
-}
 
 bool process_exists(pid_t pid) {
   return fs::exists("/proc/" + std::to_string(pid));
@@ -53,28 +29,28 @@ bool process_exists(pid_t pid) {
 
 TEST_CASE("runner reports exit codes and signals apart", "[exec][runner]") {
   LocalRunner runner;
-  const ProcessResult ok = runner.run(shell("exit 0"));
+  const ProcessResult ok = runner.run(shell_spec("exit 0"));
   CHECK(ok.spawned);
   CHECK(ok.exit_code == 0);
   CHECK(ok.signal == 0);
 
-  const ProcessResult nine = runner.run(shell("exit 9"));
+  const ProcessResult nine = runner.run(shell_spec("exit 9"));
   CHECK(nine.exit_code == 9);
   CHECK(nine.signal == 0);
 
-  const ProcessResult killed = runner.run(shell("kill -9 $$"));
+  const ProcessResult killed = runner.run(shell_spec("kill -9 $$"));
   CHECK(killed.exit_code == -1);
   CHECK(killed.signal == SIGKILL);
   CHECK_FALSE(killed.timed_out);
 
-  const ProcessResult termed = runner.run(shell("kill -TERM $$"));
+  const ProcessResult termed = runner.run(shell_spec("kill -TERM $$"));
   CHECK(termed.signal == SIGTERM);
 }
 
 TEST_CASE("runner writes stdout and stderr to their files", "[exec][runner]") {
   TempDir dir;
   LocalRunner runner;
-  ProcessSpec spec = shell("echo out; echo err >&2; read x || echo stdin-empty");
+  ProcessSpec spec = shell_spec("echo out; echo err >&2; read x || echo stdin-empty");
   spec.stdout_path = (dir.path / "out.log").string();
   spec.stderr_path = (dir.path / "err.log").string();
   const ProcessResult result = runner.run(spec);
@@ -133,7 +109,7 @@ TEST_CASE("runner resolves argv[0] on the child's PATH only", "[exec][runner]") 
 TEST_CASE("runner runs in the given working directory", "[exec][runner]") {
   TempDir dir;
   LocalRunner runner;
-  ProcessSpec spec = shell("pwd");
+  ProcessSpec spec = shell_spec("pwd");
   spec.cwd = dir.path.string();
   spec.stdout_path = (dir.path / "pwd.log").string();
   REQUIRE(runner.run(spec).exit_code == 0);
@@ -150,7 +126,7 @@ TEST_CASE("runner timeout kills the child's whole group", "[exec][runner]") {
   TempDir dir;
   LocalRunner runner;
   // The grandchild ignores SIGTERM, so only the SIGKILL after the grace period stops it.
-  ProcessSpec spec = shell("(trap '' TERM; exec sleep 30) & echo $! > gc.pid; sleep 30");
+  ProcessSpec spec = shell_spec("(trap '' TERM; exec sleep 30) & echo $! > gc.pid; sleep 30");
   spec.cwd = dir.path.string();
   spec.timeout = std::chrono::milliseconds(200);
   const ProcessResult result = runner.run(spec);
@@ -167,7 +143,7 @@ TEST_CASE("runner kills what a finished child left in its group", "[exec][runner
   envbisect::install_process_guards();
   TempDir dir;
   LocalRunner runner;
-  ProcessSpec spec = shell("sleep 30 & echo $! > daemon.pid; exit 4");
+  ProcessSpec spec = shell_spec("sleep 30 & echo $! > daemon.pid; exit 4");
   spec.cwd = dir.path.string();
   const ProcessResult result = runner.run(spec);
   CHECK(result.exit_code == 4);
@@ -187,7 +163,7 @@ TEST_CASE("runner stops the child soon after SIGTERM reaches us", "[exec][runner
       ::kill(::getpid(), SIGTERM);
     });
     LocalRunner runner;
-    const ProcessResult result = runner.run(shell("sleep 30"));
+    const ProcessResult result = runner.run(shell_spec("sleep 30"));
     signaller.join();
     const bool good = envbisect::interrupt_requested() && result.interrupted && !result.timed_out &&
                       result.signal == SIGTERM && result.wall_seconds < 0.5;

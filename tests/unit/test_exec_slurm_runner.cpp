@@ -2,43 +2,18 @@
 
 #include <catch2/catch.hpp>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-#include <unistd.h>
+
+#include "exec_test_support.hpp"
 
 namespace fs = std::filesystem;
 using envbisect::ProcessSpec;
-
-namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "envbisect-slurm-XXXXXX").string();
-    path = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-};
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-bool has(const std::vector<std::string>& argv, const std::string& word) {
-  return std::find(argv.begin(), argv.end(), word) != argv.end();
-}
-
-}  // namespace
+using envbisect::test::contains;
+using envbisect::test::slurp;
+using envbisect::test::TempDir;
 
 TEST_CASE("parse_scontrol_job reads JobState and ExitCode of a one-line record", "[exec][slurm]") {
   auto running = envbisect::parse_scontrol_job(
@@ -88,15 +63,15 @@ TEST_CASE("sbatch_argv asks for the output files, the folder, a backstop time an
   spec.timeout = std::chrono::milliseconds(60000);
   auto argv = envbisect::sbatch_argv(spec, {2, "gpu"}, "/runs/job.sh");
   CHECK(argv.front() == "sbatch");
-  CHECK(has(argv, "--parsable"));
-  CHECK(has(argv, "--output=/runs/a/attempts/x/0/stdout.txt"));
-  CHECK(has(argv, "--error=/dev/null"));
-  CHECK(has(argv, "--chdir=/runs/a/attempts/x/0"));
-  CHECK(has(argv, "--time=2"));
-  CHECK(has(argv, "--gres=gpu:2"));
-  CHECK(has(argv, "--partition=gpu"));
+  CHECK(contains(argv, "--parsable"));
+  CHECK(contains(argv, "--output=/runs/a/attempts/x/0/stdout.txt"));
+  CHECK(contains(argv, "--error=/dev/null"));
+  CHECK(contains(argv, "--chdir=/runs/a/attempts/x/0"));
+  CHECK(contains(argv, "--time=2"));
+  CHECK(contains(argv, "--gres=gpu:2"));
+  CHECK(contains(argv, "--partition=gpu"));
   CHECK(argv.back() == "/runs/job.sh");
-  CHECK_FALSE(has(envbisect::sbatch_argv(spec, {0, ""}, "/j.sh"), "--gres=gpu:0"));
+  CHECK_FALSE(contains(envbisect::sbatch_argv(spec, {0, ""}, "/j.sh"), "--gres=gpu:0"));
 }
 
 // Needs a live cluster: `eval "$(scripts/slurm-local start DIR)"`, then

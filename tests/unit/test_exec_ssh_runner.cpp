@@ -5,38 +5,19 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <thread>
-#include <unistd.h>
 
+#include "exec_test_support.hpp"
 #include "util/error.hpp"
 
 namespace fs = std::filesystem;
 using envbisect::LocalRunner;
 using envbisect::ProcessResult;
 using envbisect::ProcessSpec;
+using envbisect::test::slurp;
+using envbisect::test::TempDir;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "envbisect-ssh-XXXXXX").string();
-    path = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-};
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 // Run `line` the way sshd does: the login shell gets it as one string after -c.
 ProcessResult run_as_remote(const std::string& line, const fs::path& out, std::chrono::milliseconds timeout = {}) {

@@ -1,0 +1,70 @@
+#pragma once
+
+// Helpers shared by the exec unit tests (test_exec_*.cpp): a temporary folder, reading a file back,
+// a shell spec, and searching an argv. Header-only: everything is inline in envbisect::test.
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "exec/runner.hpp"
+#include "util/error.hpp"
+
+namespace envbisect::test {
+
+// A fresh temporary folder named envbisect-<name>-XXXXXX, removed with everything in it at scope end.
+class TempDir {
+public:
+  // Create the folder under the system's temp directory. Throw Error when it cannot be created.
+  explicit TempDir(const std::string& name = "test") {
+    std::string pattern = (std::filesystem::temp_directory_path() / ("envbisect-" + name + "-XXXXXX")).string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      throw Error(pattern + ": cannot create a temporary folder: " + std::strerror(errno), ExitCode::environment);
+    }
+    path = pattern;
+  }
+  // Remove the folder and everything in it; errors are ignored.
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  std::filesystem::path path;
+};
+
+// Return the whole content of the file at `path`; "" when it is missing or unreadable.
+inline std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// Return a spec that runs `script` with `sh -c`, with PATH=/usr/bin:/bin as its whole environment.
+inline ProcessSpec shell_spec(const std::string& script) {
+  ProcessSpec spec;
+  spec.argv = {"sh", "-c", script};
+  spec.env = {{"PATH", "/usr/bin:/bin"}};
+  return spec;
+}
+
+// Return whether `argv` holds `word` as one whole item.
+inline bool contains(const std::vector<std::string>& argv, const std::string& word) {
+  return std::find(argv.begin(), argv.end(), word) != argv.end();
+}
+
+// Return the index of the first occurrence of the consecutive items `needle` in `argv`, or npos.
+inline std::size_t find_seq(const std::vector<std::string>& argv, const std::vector<std::string>& needle) {
+  auto it = std::search(argv.begin(), argv.end(), needle.begin(), needle.end());
+  return it == argv.end() ? std::string::npos : static_cast<std::size_t>(it - argv.begin());
+}
+
+}  // namespace envbisect::test
