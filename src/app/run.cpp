@@ -14,6 +14,7 @@
 #include "app/report.hpp"
 #include "app/inputs.hpp"
 #include "app/remote_build.hpp"
+#include "app/run_stages.hpp"
 #include "core/delta.hpp"
 #include "exec/runner.hpp"
 #include "exec/staging.hpp"
@@ -416,86 +417,14 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   }
   // At this point the minimal cause is known (or the search said why not).
 
-  // Refine each culprit inside its ordered axis, the other culprits held at their bad values.
-  json refinements = json::array();
+  // Refine each culprit inside its ordered axis, the other culprits held at their bad values; then probe
+  // where it bites: thread counts, with the caches as the cause has them and flipped.
   EnvState cause_state = apply_deltas(good, bad, deltas, isolation.cause);
-  for (const Axis& axis : axes) {
-    if (!isolation.found || std::find(isolation.cause.begin(), isolation.cause.end(), axis.delta) == isolation.cause.end()) {
-      continue;
-    }
-    const Delta& delta = deltas[axis.delta];
-    std::cout << "refine " << to_string(delta.dimension) << "/" << delta.name << " over " << axis.points.size() - 2
-              << " inner " << axis.kind << ":\n";
-    IndexOracle refine_point = [&](std::size_t index) {
-      EnvState state = with_axis_point(cause_state, deltas, axis, index);
-      return decide(evaluator.candidate_for(state, isolation.cause), "refine",
-                    std::string(to_string(delta.dimension)) + "/" + delta.name + " = " + axis.points[index]);
-    };
-    // With k slots an axis (a chain, or a commit DAG with merges) is searched k points a round: their
-    // first runs go side by side, then each point is decided in order (extra runs one at a time).
-    const auto slots = static_cast<std::size_t>(options.execution.slots);
-    Bisection bisection =
-        slots > 1
-            ? bisect_axis_k(axis, slots, [&](const std::vector<std::size_t>& indices) {
-                std::vector<Candidate> batch;
-                for (std::size_t index : indices) {
-                  batch.push_back(evaluator.candidate_for(with_axis_point(cause_state, deltas, axis, index),
-                                                          isolation.cause));
-                }
-                evaluator.measure_all(batch, policy.min_runs, options.execution.slots);
-                std::vector<Verdict> verdicts;
-                for (std::size_t index : indices) {
-                  verdicts.push_back(refine_point(index));
-                }
-                return verdicts;
-              }).bisection
-            : bisect_axis(axis, refine_point);
-    json entry = {{"delta", delta_to_json(delta)}, {"kind", axis.kind}, {"points", axis.points},
-                  {"found", bisection.found}, {"last_good", axis.points[bisection.last_good]},
-                  {"first_bad", axis.points[bisection.first_bad]}, {"evaluations", bisection.evaluations},
-                  {"note", bisection.note}};
-    journal.append({{"type", "refine"}, {"refine", entry}});
-    refinements.push_back(entry);
-    std::cout << "  first bad " << axis.kind << ": " << axis.points[bisection.first_bad] << " (last good "
-              << axis.points[bisection.last_good] << ")" << (bisection.note.empty() ? "" : "; " + bisection.note) << "\n";
-  }
-
-  // Probe the modifiers with the cause applied: at which thread counts does it bite, with the caches
-  // as the cause has them and with each warm/cold cache flipped (a grid: threads x cache state)?
-  json probes = json::array();
-  if (isolation.found && !options.no_probe) {
-    std::vector<EnvState> variants = {cause_state};
-    for (const auto& [name, cache] : cause_state.caches) {
-      if (cache.state == "warm" || cache.state == "cold") {
-        EnvState flipped = cause_state;
-        flipped.caches[name].state = cache.state == "warm" ? "cold" : "warm";
-        variants.push_back(flipped);
-      }
-    }
-    for (const auto& [knob, count] : cause_state.threads) {
-      std::int64_t top = std::max<std::int64_t>(4, count);
-      for (const EnvState& variant : variants) {
-        std::vector<std::string> cache_states;
-        for (const auto& [name, cache] : variant.caches) {
-          cache_states.push_back(name + ":" + cache.state);
-        }
-        std::string caches = join(cache_states, ",");
-        std::cout << "probe threads/" << knob << " 1.." << top << " with the cause applied"
-                  << (caches.empty() ? "" : ", caches " + caches) << ":\n";
-        for (std::int64_t value = 1; value <= top; ++value) {
-          EnvState state = variant;
-          state.threads[knob] = value;
-          std::string label = "threads/" + knob + " = " + std::to_string(value) + (caches.empty() ? "" : ", " + caches);
-          Verdict verdict = decide(evaluator.candidate_for(state, isolation.cause), "probe", label);
-          json probe = {{"type", "probe"}, {"knob", "threads/" + knob}, {"value", value},
-                        {"cache", caches}, {"verdict", to_string(verdict)},
-                        {"median", verdict_log.back()["median"]}};
-          journal.append(probe);
-          probes.push_back(probe);
-        }
-      }
-    }
-  }
+  DecideCandidate decide_candidate = decide;
+  StageContext stages{deltas, evaluator, journal, decide_candidate, options.execution.slots, policy.min_runs};
+  json refinements = isolation.found ? refine_cause(stages, axes, isolation.cause, cause_state) : json::array();
+  json probes = isolation.found && !options.no_probe ? probe_modifiers(stages, isolation.cause, cause_state)
+                                                     : json::array();
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
   // Write the result, then the summary.
@@ -536,35 +465,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   // The postmortem is rendered from the journal alone, so `envbisect report` gives the same bytes.
   write_reports(run_dir);
 
-  if (!isolation.found) {
-    std::cout << "no minimal cause isolated: " << isolation.note << "\n";
-  } else {
-    std::cout << "cause (" << isolation.cause.size() << (isolation.cause.size() == 1 ? " difference" : " differences, together")
-              << "):\n";
-    for (std::size_t index : isolation.cause) {
-      std::cout << "  " << describe(deltas[index]) << "\n";
-    }
-    std::cout << "verified: good + cause -> " << (isolation.verified_forward ? "bad" : "NOT bad")
-              << "; bad - cause -> " << (isolation.verified_reverse ? "good" : "NOT good") << "\n";
-    if (!isolation.note.empty()) {
-      std::cout << "note: " << isolation.note << "\n";
-    }
-    for (const json& refinement : refinements) {
-      std::cout << "inside " << refinement["delta"]["dimension"].get<std::string>() << "/"
-                << refinement["delta"]["name"].get<std::string>() << ": first bad "
-                << refinement["first_bad"].get<std::string>() << ", last good " << refinement["last_good"].get<std::string>()
-                << "\n";
-    }
-    std::map<std::string, std::vector<std::string>> bites;
-    for (const json& probe : probes) {
-      std::string cache = probe["cache"].get<std::string>();
-      bites[probe["knob"].get<std::string>() + (cache.empty() ? "" : ", " + cache)].push_back(
-          std::to_string(probe["value"].get<std::int64_t>()) + ": " + probe["verdict"].get<std::string>());
-    }
-    for (const auto& [knob, values] : bites) {
-      std::cout << "when it bites (" << knob << "): " << join(values, ", ") << "\n";
-    }
-  }
+  print_outcome(std::cout, deltas, isolation, refinements, probes);
   char elapsed[32];
   std::snprintf(elapsed, sizeof elapsed, "%.0f s", seconds);
   std::cout << "evaluations: " << isolation.evaluations << " candidates, " << evaluator.attempts_run()

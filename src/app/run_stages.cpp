@@ -1,0 +1,137 @@
+#include "app/run_stages.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <iostream>
+#include <map>
+
+#include "stats/samples.hpp"
+#include "store/journal.hpp"
+#include "util/strings.hpp"
+
+namespace envbisect {
+
+using nlohmann::json;
+
+nlohmann::json refine_cause(const StageContext& context, const std::vector<Axis>& axes, const DeltaSet& cause,
+                            const EnvState& cause_state) {
+  json refinements = json::array();
+  const std::vector<Delta>& deltas = context.deltas;
+  for (const Axis& axis : axes) {
+    if (std::find(cause.begin(), cause.end(), axis.delta) == cause.end()) {
+      continue;
+    }
+    const Delta& delta = deltas[axis.delta];
+    std::cout << "refine " << to_string(delta.dimension) << "/" << delta.name << " over " << axis.points.size() - 2
+              << " inner " << axis.kind << ":\n";
+    IndexOracle refine_point = [&](std::size_t index) {
+      EnvState state = with_axis_point(cause_state, deltas, axis, index);
+      return context.decide(context.evaluator.candidate_for(state, cause), "refine",
+                            std::string(to_string(delta.dimension)) + "/" + delta.name + " = " + axis.points[index]);
+    };
+    // With k slots an axis (a chain, or a commit DAG with merges) is searched k points a round: their
+    // first runs go side by side, then each point is decided in order (extra runs one at a time).
+    const auto slots = static_cast<std::size_t>(context.slots);
+    Bisection bisection =
+        slots > 1
+            ? bisect_axis_k(axis, slots, [&](const std::vector<std::size_t>& indices) {
+                std::vector<Candidate> batch;
+                for (std::size_t index : indices) {
+                  batch.push_back(
+                      context.evaluator.candidate_for(with_axis_point(cause_state, deltas, axis, index), cause));
+                }
+                context.evaluator.measure_all(batch, context.min_runs, context.slots);
+                std::vector<Verdict> verdicts;
+                for (std::size_t index : indices) {
+                  verdicts.push_back(refine_point(index));
+                }
+                return verdicts;
+              }).bisection
+            : bisect_axis(axis, refine_point);
+    json entry = {{"delta", delta_to_json(delta)}, {"kind", axis.kind}, {"points", axis.points},
+                  {"found", bisection.found}, {"last_good", axis.points[bisection.last_good]},
+                  {"first_bad", axis.points[bisection.first_bad]}, {"evaluations", bisection.evaluations},
+                  {"note", bisection.note}};
+    context.journal.append({{"type", "refine"}, {"refine", entry}});
+    refinements.push_back(entry);
+    std::cout << "  first bad " << axis.kind << ": " << axis.points[bisection.first_bad] << " (last good "
+              << axis.points[bisection.last_good] << ")" << (bisection.note.empty() ? "" : "; " + bisection.note)
+              << "\n";
+  }
+  return refinements;
+}
+
+nlohmann::json probe_modifiers(const StageContext& context, const DeltaSet& cause, const EnvState& cause_state) {
+  json probes = json::array();
+  std::vector<EnvState> variants = {cause_state};
+  for (const auto& [name, cache] : cause_state.caches) {
+    if (cache.state == "warm" || cache.state == "cold") {
+      EnvState flipped = cause_state;
+      flipped.caches[name].state = cache.state == "warm" ? "cold" : "warm";
+      variants.push_back(flipped);
+    }
+  }
+  for (const auto& [knob, count] : cause_state.threads) {
+    std::int64_t top = std::max<std::int64_t>(4, count);
+    for (const EnvState& variant : variants) {
+      std::vector<std::string> cache_states;
+      for (const auto& [name, cache] : variant.caches) {
+        cache_states.push_back(name + ":" + cache.state);
+      }
+      std::string caches = join(cache_states, ",");
+      std::cout << "probe threads/" << knob << " 1.." << top << " with the cause applied"
+                << (caches.empty() ? "" : ", caches " + caches) << ":\n";
+      for (std::int64_t value = 1; value <= top; ++value) {
+        EnvState state = variant;
+        state.threads[knob] = value;
+        std::string label = "threads/" + knob + " = " + std::to_string(value) + (caches.empty() ? "" : ", " + caches);
+        Candidate candidate = context.evaluator.candidate_for(state, cause);
+        Verdict verdict = context.decide(candidate, "probe", label);
+        stats::SampleSet samples;
+        for (const RunResult& attempt : context.evaluator.attempts(candidate)) {
+          samples.samples.push_back(stats::to_sample(attempt));
+        }
+        json probe = {{"type", "probe"}, {"knob", "threads/" + knob}, {"value", value},
+                      {"cache", caches}, {"verdict", to_string(verdict)},
+                      {"median", stats::median(samples.metrics())}};
+        context.journal.append(probe);
+        probes.push_back(probe);
+      }
+    }
+  }
+  return probes;
+}
+
+void print_outcome(std::ostream& out, const std::vector<Delta>& deltas, const Isolation& isolation,
+                   const nlohmann::json& refinements, const nlohmann::json& probes) {
+  if (!isolation.found) {
+    out << "no minimal cause isolated: " << isolation.note << "\n";
+    return;
+  }
+  out << "cause (" << isolation.cause.size() << (isolation.cause.size() == 1 ? " difference" : " differences, together")
+      << "):\n";
+  for (std::size_t index : isolation.cause) {
+    out << "  " << describe(deltas[index]) << "\n";
+  }
+  out << "verified: good + cause -> " << (isolation.verified_forward ? "bad" : "NOT bad") << "; bad - cause -> "
+      << (isolation.verified_reverse ? "good" : "NOT good") << "\n";
+  if (!isolation.note.empty()) {
+    out << "note: " << isolation.note << "\n";
+  }
+  for (const json& refinement : refinements) {
+    out << "inside " << refinement["delta"]["dimension"].get<std::string>() << "/"
+        << refinement["delta"]["name"].get<std::string>() << ": first bad " << refinement["first_bad"].get<std::string>()
+        << ", last good " << refinement["last_good"].get<std::string>() << "\n";
+  }
+  std::map<std::string, std::vector<std::string>> bites;
+  for (const json& probe : probes) {
+    std::string cache = probe["cache"].get<std::string>();
+    bites[probe["knob"].get<std::string>() + (cache.empty() ? "" : ", " + cache)].push_back(
+        std::to_string(probe["value"].get<std::int64_t>()) + ": " + probe["verdict"].get<std::string>());
+  }
+  for (const auto& [knob, values] : bites) {
+    out << "when it bites (" << knob << "): " << join(values, ", ") << "\n";
+  }
+}
+
+}  // namespace envbisect

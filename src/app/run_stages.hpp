@@ -1,0 +1,53 @@
+#pragma once
+
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/axes.hpp"
+#include "app/evaluate.hpp"
+#include "core/delta.hpp"
+#include "core/outcome.hpp"
+#include "core/state.hpp"
+#include "search/isolate.hpp"
+
+namespace envbisect {
+
+class Journal;
+
+// Decides one candidate: measures it until the statistics decide, journals the decision (labelled
+// with the search stage and a label a reader understands) and returns its verdict.
+using DecideCandidate = std::function<Verdict(const Candidate&, const std::string& stage, const std::string& label)>;
+
+// What the stages after isolation work with: the run's differences, its evaluator and journal, how a
+// candidate is decided, and how many candidates may be measured at once.
+struct StageContext {
+  const std::vector<Delta>& deltas;
+  Evaluator& evaluator;
+  Journal& journal;
+  const DecideCandidate& decide;
+  int slots = 1;      // candidates measured at once (their first runs side by side)
+  int min_runs = 1;   // first runs of each candidate
+};
+
+// Refine each culprit of `cause` that has an ordered axis (versions, commits, thread counts) inside
+// that axis, the other culprits held at their bad values (`cause_state`): a bisection, k points a round
+// with k slots. Journal and return one entry per refined axis ({delta, kind, points, found, last_good,
+// first_bad, evaluations, note}); print one line per axis and one per first bad point.
+nlohmann::json refine_cause(const StageContext& context, const std::vector<Axis>& axes, const DeltaSet& cause,
+                            const EnvState& cause_state);
+
+// Probe the modifiers with the cause applied: every thread knob from 1 to max(4, its count), with the
+// caches as the cause has them and with each warm/cold cache flipped (a threads x cache grid). Journal
+// and return one entry per point ({type, knob, value, cache, verdict, median}).
+nlohmann::json probe_modifiers(const StageContext& context, const DeltaSet& cause, const EnvState& cause_state);
+
+// Print the end of a run: the cause and its verification (or why none was isolated), where it bites
+// inside its axes and across the probes.
+void print_outcome(std::ostream& out, const std::vector<Delta>& deltas, const Isolation& isolation,
+                   const nlohmann::json& refinements, const nlohmann::json& probes);
+
+}  // namespace envbisect
