@@ -3,36 +3,19 @@
 #include "exec/runner.hpp"
 #include "util/error.hpp"
 
+#include "env_test_support.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 namespace fs = std::filesystem;
+using envbisect::env_test::slurp;
+using envbisect::env_test::TempDir;
 
 namespace {
-
-// A fresh temporary directory, removed at the end of the test.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "envbisect-git-XXXXXX").string();
-    path = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-};
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 void write(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());
@@ -41,7 +24,7 @@ void write(const fs::path& path, const std::string& text) {
 
 // A repository made with the git CLI: three commits with fixed dates, ids kept in `commits`.
 struct ThreeCommitRepo {
-  TempDir dir;
+  TempDir dir{"git"};
   fs::path repo = dir.path / "repo";
   std::vector<std::string> commits;
   envbisect::LocalRunner runner;

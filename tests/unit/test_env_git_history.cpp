@@ -2,6 +2,8 @@
 
 #include "util/error.hpp"
 
+#include "env_test_support.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <git2.h>
@@ -15,12 +17,13 @@
 namespace fs = std::filesystem;
 using envbisect::CommitRange;
 using envbisect::FirstParent;
+using envbisect::env_test::TempDir;
 
 namespace {
 
 // A repository built in-process with libgit2: commits with empty trees, fixed times, named parents.
 struct DagRepo {
-  fs::path dir;
+  TempDir dir{"history"};  // removed after the destructor frees the repository
   git_repository* repo = nullptr;
   git_oid empty_tree{};
   std::map<std::string, std::string> ids;  // name -> hex id
@@ -29,9 +32,7 @@ struct DagRepo {
 
   DagRepo() {
     git_libgit2_init();
-    std::string pattern = (fs::temp_directory_path() / "envbisect-history-XXXXXX").string();
-    dir = ::mkdtemp(pattern.data());
-    REQUIRE(git_repository_init(&repo, dir.string().c_str(), 0) == 0);
+    REQUIRE(git_repository_init(&repo, dir.path.string().c_str(), 0) == 0);
     git_treebuilder* builder = nullptr;
     REQUIRE(git_treebuilder_new(&builder, repo, nullptr) == 0);
     REQUIRE(git_treebuilder_write(&empty_tree, builder) == 0);
@@ -39,8 +40,6 @@ struct DagRepo {
   }
   ~DagRepo() {
     git_repository_free(repo);
-    std::error_code ignored;
-    fs::remove_all(dir, ignored);
     git_libgit2_shutdown();
   }
 
@@ -73,7 +72,7 @@ struct DagRepo {
     ids[name] = text;
   }
 
-  std::string path() const { return dir.string(); }
+  std::string path() const { return dir.path.string(); }
 };
 
 // Return the names of a range's commits and, per commit, its parents' names.

@@ -7,6 +7,8 @@
 #include "util/error.hpp"
 #include "util/fs.hpp"
 
+#include "env_test_support.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
@@ -15,63 +17,57 @@
 #include <filesystem>
 #include <sstream>
 #include <thread>
+#include <tuple>
+#include <vector>
 
 namespace fs = std::filesystem;
 using envbisect::StoreOptions;
 using envbisect::VenvRequest;
 using envbisect::VenvResult;
+using envbisect::env_test::build_wheels;
+using envbisect::env_test::slurp;
+using envbisect::env_test::TempDir;
+using envbisect::env_test::TestWheel;
+using envbisect::env_test::WheelLayout;
 
 namespace {
 
-// A fresh temporary directory, removed at the end of the test.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "envbisect-store-XXXXXX").string();
-    path = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-};
-
-// Build the test wheels in one Python call: two local labels of alpha (their files differ), a
-// package pinned to alpha, one needing an alpha that does not exist, and `tool`, written by hand to
-// carry what installers must handle: console scripts, a .pth file, a .data/scripts script.
+// The test wheels, built once: two local labels of alpha (their files differ), a package pinned to
+// alpha, one needing an alpha that does not exist, and `tool`, laid out by hand to carry what
+// installers must handle: console scripts, a .pth file, a .data/scripts script.
 const fs::path& wheelhouse() {
-  static TempDir dir;
+  static const TempDir dir("store-wheels");
   static const bool built = [] {
-    envbisect::LocalRunner runner;
-    envbisect::ProcessSpec spec;
-    spec.argv = {"python3", "-I", "-c",
-                 "import sys, zipfile; sys.path.insert(0, sys.argv[1]); from make_wheel import build_wheel\n"
-                 "out = sys.argv[2]\n"
-                 "for name, version, req in [('alpha', '1.0+cu128', []), ('alpha', '1.0+cu130', []),\n"
-                 "    ('beta_pkg', '2.0', ['alpha==1.0']), ('gamma', '1.0', ['alpha==3.0']),\n"
-                 "    ('delta', '1.0', ['alpha>=1.0; python_version >= \"3\"', 'missing; extra == \"x\"'])]:\n"
-                 "    build_wheel(name, version, {name + '/__init__.py': 'LABEL = %r\\n' % version}, out, requires=req)\n"
-                 "di = 'tool-1.0.dist-info'\n"
-                 "files = {'tool/__init__.py': '', 'tool/cli.py': 'def main():\\n    print(\"tool says hi\")\\n',\n"
-                 "  'tool.pth': '/nonexistent/extra/path\\n', 'tool-1.0.data/scripts/tool-sh': '#!python\\nprint(42)\\n',\n"
-                 "  di + '/METADATA': 'Metadata-Version: 2.1\\nName: tool\\nVersion: 1.0\\n',\n"
-                 "  di + '/WHEEL': 'Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n',\n"
-                 "  di + '/entry_points.txt': '[console_scripts]\\ntool-run = tool.cli:main\\n'}\n"
-                 "files[di + '/RECORD'] = ''.join(k + ',,\\n' for k in files)\n"
-                 "with zipfile.ZipFile(out + '/tool-1.0-py3-none-any.whl', 'w', zipfile.ZIP_DEFLATED) as z:\n"
-                 "    for k, v in files.items(): z.writestr(k, v)\n",
-                 std::string(ENVBISECT_SOURCE_DIR) + "/scripts", dir.path.string()};
-    spec.env = envbisect::allowed_parent_env();
-    spec.stderr_path = (dir.path / "make_wheel.err").string();
-    return runner.run(spec).exit_code == 0;
+    std::vector<TestWheel> wheels;
+    for (const auto& [name, version, requires_dist] : std::vector<std::tuple<std::string, std::string, std::vector<std::string>>>{
+             {"alpha", "1.0+cu128", {}},
+             {"alpha", "1.0+cu130", {}},
+             {"beta_pkg", "2.0", {"alpha==1.0"}},
+             {"gamma", "1.0", {"alpha==3.0"}},
+             {"delta", "1.0", {"alpha>=1.0; python_version >= \"3\"", "missing; extra == \"x\""}}}) {
+      wheels.push_back({name, version, {{name + "/__init__.py", "LABEL = '" + version + "'\n"}}, requires_dist});
+    }
+    const std::string di = "tool-1.0.dist-info";
+    wheels.push_back({"tool", "1.0",
+                      {{"tool/__init__.py", ""},
+                       {"tool/cli.py", "def main():\n    print(\"tool says hi\")\n"},
+                       {"tool.pth", "/nonexistent/extra/path\n"},
+                       {"tool-1.0.data/scripts/tool-sh", "#!python\nprint(42)\n"},
+                       {di + "/METADATA", "Metadata-Version: 2.1\nName: tool\nVersion: 1.0\n"},
+                       {di + "/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"},
+                       {di + "/entry_points.txt", "[console_scripts]\ntool-run = tool.cli:main\n"}},
+                      {},
+                      WheelLayout::as_given});
+    build_wheels(dir.path, wheels);
+    return true;
   }();
-  REQUIRE(built);
+  (void)built;
   return dir.path;
 }
 
 // One store shared by the tests that do not need their own: the venv skeleton is made once.
 const fs::path& shared_store() {
-  static TempDir dir;
+  static const TempDir dir("store");
   return dir.path;
 }
 
@@ -107,14 +103,10 @@ ino_t inode_of(const fs::path& path) {
   return st.st_ino;
 }
 
-std::string slurp(const fs::path& path) {
-  return envbisect::read_file(path.string());
-}
-
 }  // namespace
 
 TEST_CASE("a candidate is hard links into the store, and the store is reused", "[env_store]") {
-  TempDir dir;
+  TempDir dir("store");
   envbisect::LocalRunner runner;
   const StoreOptions options = store_at(dir.path / "store");
   const VenvResult first = envbisect::materialize_venv(runner, request_in(dir, {{"alpha", "1.0+cu128"}, {"beta-pkg", "2.0"}}, "one"), options);
@@ -150,7 +142,7 @@ TEST_CASE("a candidate is hard links into the store, and the store is reused", "
 }
 
 TEST_CASE("console scripts, .data scripts and .pth files are installed as an installer would", "[env_store]") {
-  TempDir dir;
+  TempDir dir("store");
   envbisect::LocalRunner runner;
   const VenvResult built = envbisect::materialize_venv(runner, request_in(dir, {{"tool", "1.0"}}), store_at(shared_store()));
   REQUIRE(built.ok);
@@ -181,11 +173,11 @@ TEST_CASE("console scripts, .data scripts and .pth files are installed as an ins
 }
 
 TEST_CASE("two concurrent materializations share one cold store safely", "[env_store]") {
-  TempDir dir;
+  TempDir dir("store");
   envbisect::LocalRunner runner;
   const StoreOptions options = store_at(dir.path / "store");
   const std::map<std::string, std::string> packages = {{"alpha", "1.0+cu130"}, {"beta-pkg", "2.0"}, {"tool", "1.0"}};
-  wheelhouse();  // built here: Catch assertions must not run on the other thread
+  wheelhouse();  // built here, once, before the threads race
   VenvResult results[2];
   std::string errors[2];
   auto build = [&](int i) {
@@ -208,7 +200,7 @@ TEST_CASE("two concurrent materializations share one cold store safely", "[env_s
 }
 
 TEST_CASE("an interrupted unpack is never visible, and is cleaned up", "[env_store]") {
-  TempDir dir;
+  TempDir dir("store");
   envbisect::Store store((dir.path / "store").string());
   const auto alpha = envbisect::find_distribution({{wheelhouse().string()}, {}}, "alpha", "1.0+cu128", "3.11");
   REQUIRE(alpha);
@@ -235,7 +227,7 @@ TEST_CASE("an interrupted unpack is never visible, and is cleaned up", "[env_sto
 }
 
 TEST_CASE("a pinned group moves together; an unresolvable mix is a skip with the resolver's reason", "[env_store]") {
-  TempDir dir;
+  TempDir dir("store");
   envbisect::LocalRunner runner;
   const StoreOptions options = store_at(shared_store());
   // beta-pkg pins alpha==1.0, which every local label of 1.0 satisfies.
@@ -259,7 +251,7 @@ TEST_CASE("a pinned group moves together; an unresolvable mix is a skip with the
 }
 
 TEST_CASE("an exact local-label build is restored from a uv cache layout", "[env_store]") {
-  TempDir dir;
+  TempDir dir("store");
   envbisect::LocalRunner runner;
   // uv keeps each wheel unpacked in archive-v0/<random id>/, its dist-info beside the package files.
   const fs::path cache = dir.path / "uv-cache";
@@ -297,7 +289,7 @@ TEST_CASE("an exact local-label build is restored from a uv cache layout", "[env
 }
 
 TEST_CASE("gc removes shared environments unused for the period, never one being built", "[env_store]") {
-  TempDir dir;
+  TempDir dir("store");
   envbisect::Store store((dir.path / "store").string());
   const fs::path envs = dir.path / "store" / "envs";
   auto make_env = [&](const std::string& name, std::chrono::hours age) {

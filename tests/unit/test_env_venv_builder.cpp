@@ -3,6 +3,8 @@
 #include "exec/runner.hpp"
 #include "util/error.hpp"
 
+#include "env_test_support.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -11,40 +13,23 @@
 namespace fs = std::filesystem;
 using envbisect::VenvRequest;
 using envbisect::VenvResult;
+using envbisect::env_test::build_wheels;
+using envbisect::env_test::TempDir;
 
 namespace {
 
-// A fresh temporary directory, removed at the end of the test.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "envbisect-venv-XXXXXX").string();
-    path = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-};
-
-// Build the wheels the tests share, in one Python call to scripts/make_wheel.py's library: two local
-// labels of one version, a dependent one and an unsatisfiable one.
+// The wheels the tests share, built once: two local labels of one version, a dependent one and an
+// unsatisfiable one.
 const fs::path& wheelhouse() {
-  static TempDir dir;
+  static const TempDir dir("venv-wheels");
   static const bool built = [] {
-    envbisect::LocalRunner runner;
-    envbisect::ProcessSpec spec;
-    spec.argv = {"python3", "-I", "-c",
-                 "import sys; sys.path.insert(0, sys.argv[1]); from make_wheel import build_wheel\n"
-                 "for name, version, req in [('alpha', '1.0+cu128', []), ('alpha', '1.0+cu130', []),\n"
-                 "    ('beta_pkg', '2.0', ['alpha==1.0']), ('gamma', '1.0', ['alpha==3.0'])]:\n"
-                 "    build_wheel(name, version, {name + '/__init__.py': b'X = 1\\n'}, sys.argv[2], requires=req)\n",
-                 std::string(ENVBISECT_SOURCE_DIR) + "/scripts", dir.path.string()};
-    spec.env = envbisect::allowed_parent_env();
-    spec.stderr_path = (dir.path / "make_wheel.err").string();
-    return runner.run(spec).exit_code == 0;
+    build_wheels(dir.path, {{"alpha", "1.0+cu128", {{"alpha/__init__.py", "X = 1\n"}}, {}},
+                            {"alpha", "1.0+cu130", {{"alpha/__init__.py", "X = 1\n"}}, {}},
+                            {"beta_pkg", "2.0", {{"beta_pkg/__init__.py", "X = 1\n"}}, {"alpha==1.0"}},
+                            {"gamma", "1.0", {{"gamma/__init__.py", "X = 1\n"}}, {"alpha==3.0"}}});
+    return true;
   }();
-  REQUIRE(built);
+  (void)built;
   return dir.path;
 }
 
@@ -60,7 +45,7 @@ VenvRequest request_in(const TempDir& dir) {
 }  // namespace
 
 TEST_CASE("build_venv installs exactly the pinned wheels and reports what is inside", "[env][venv]") {
-  TempDir dir;
+  TempDir dir("venv");
   envbisect::LocalRunner runner;
   // Leaks that must not reach pip: a find-links dir that would offer nothing, bytecode settings.
   ::setenv("PIP_FIND_LINKS", "/nonexistent/wheels", 1);
@@ -88,7 +73,7 @@ TEST_CASE("build_venv installs exactly the pinned wheels and reports what is ins
 }
 
 TEST_CASE("build_venv turns a resolver conflict into a reason", "[env][venv]") {
-  TempDir dir;
+  TempDir dir("venv");
   envbisect::LocalRunner runner;
   VenvRequest request = request_in(dir);
   request.packages = {{"alpha", "1.0+cu128"}, {"gamma", "1.0"}};
@@ -99,7 +84,7 @@ TEST_CASE("build_venv turns a resolver conflict into a reason", "[env][venv]") {
 }
 
 TEST_CASE("build_venv rejects an interpreter of the wrong version without building", "[env][venv]") {
-  TempDir dir;
+  TempDir dir("venv");
   envbisect::LocalRunner runner;
   VenvRequest request = request_in(dir);
   request.python_version = "2.7";

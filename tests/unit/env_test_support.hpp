@@ -1,0 +1,108 @@
+#pragma once
+
+// Helpers shared by the env unit tests (test_env_*.cpp): a temporary folder, reading a file back, and
+// building test wheels locally (no PyPI here). Header-only: everything is inline in envbisect::env_test
+// (not envbisect::test, whose TempDir in exec_test_support.hpp is another class of the same binary).
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "exec/runner.hpp"
+#include "util/error.hpp"
+
+namespace envbisect::env_test {
+
+// A fresh temporary folder named envbisect-<name>-XXXXXX, removed with everything in it at scope end.
+class TempDir {
+public:
+  // Create the folder under the system's temp directory. Throw Error when it cannot be created.
+  explicit TempDir(const std::string& name = "env") {
+    std::string pattern = (std::filesystem::temp_directory_path() / ("envbisect-" + name + "-XXXXXX")).string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      throw Error(pattern + ": cannot create a temporary folder: " + std::strerror(errno), ExitCode::environment);
+    }
+    path = pattern;
+  }
+  // Remove the folder and everything in it; errors are ignored.
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  std::filesystem::path path;
+};
+
+// Return the whole content of the file at `path`; "" when it is missing or unreadable.
+inline std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// How `build_wheels` lays out one wheel.
+enum class WheelLayout {
+  make_wheel,  // scripts/make_wheel.py writes METADATA (with `requires_dist`), WHEEL and a hashed RECORD; stored
+  as_given,    // exactly `files` (dist-info included) plus a RECORD naming them without hashes; deflated,
+               // as a hand-made wheel: for what make_wheel refuses (entry_points.txt, .data folders)
+};
+
+// One test wheel: NAME-VERSION-py3-none-any.whl holding `files` (archive name -> text).
+struct TestWheel {
+  std::string name;
+  std::string version;
+  std::map<std::string, std::string> files;
+  std::vector<std::string> requires_dist;  // Requires-Dist lines (make_wheel layout only)
+  WheelLayout layout = WheelLayout::make_wheel;
+};
+
+// Build `wheels` into the folder `out` (created) with one Python call to scripts/make_wheel.py's
+// library; python's stderr goes to `out`/make_wheel.err. Throw Error with it when the build fails.
+inline void build_wheels(const std::filesystem::path& out, const std::vector<TestWheel>& wheels) {
+  nlohmann::json specs = nlohmann::json::array();
+  for (const TestWheel& wheel : wheels) {
+    specs.push_back({{"name", wheel.name},
+                     {"version", wheel.version},
+                     {"files", wheel.files},
+                     {"requires", wheel.requires_dist},
+                     {"as_given", wheel.layout == WheelLayout::as_given}});
+  }
+  std::filesystem::create_directories(out);
+  const std::filesystem::path err = out / "make_wheel.err";
+  LocalRunner runner;
+  ProcessSpec spec;
+  spec.argv = {"python3", "-I", "-c",
+               "import json, sys, zipfile; sys.path.insert(0, sys.argv[1])\n"
+               "from make_wheel import build_wheel, wheel_filename\n"
+               "out = sys.argv[2]\n"
+               "for w in json.loads(sys.argv[3]):\n"
+               "    if not w['as_given']:\n"
+               "        build_wheel(w['name'], w['version'], w['files'], out, requires=w['requires'])\n"
+               "        continue\n"
+               "    files = dict(w['files'])\n"
+               "    record = [k for k in files if k.endswith('.dist-info/METADATA')][0][:-len('METADATA')] + 'RECORD'\n"
+               "    files[record] = ''.join(k + ',,\\n' for k in files)\n"
+               "    with zipfile.ZipFile(out + '/' + wheel_filename(w['name'], w['version']), 'w', zipfile.ZIP_DEFLATED) as z:\n"
+               "        for k, v in files.items(): z.writestr(k, v)\n",
+               std::string(ENVBISECT_SOURCE_DIR) + "/scripts", out.string(), specs.dump()};
+  spec.env = allowed_parent_env();
+  spec.stderr_path = err.string();
+  const ProcessResult result = runner.run(spec);
+  if (!result.spawned || result.exit_code != 0) {
+    throw Error("building the test wheels in " + out.string() + " failed: " + result.spawn_error + slurp(err),
+                ExitCode::environment);
+  }
+}
+
+}  // namespace envbisect::env_test
