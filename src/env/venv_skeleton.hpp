@@ -35,8 +35,9 @@ std::optional<std::string> ensure_skeleton(Runner& runner, Store& store, const I
                                            const std::map<std::string, std::string>& env,
                                            const std::string& log_dir, VenvResult& result);
 
-// Copy the venv skeleton at `skeleton` to `env_dir`, pointing its text files (pyvenv.cfg, activate
-// scripts) at the new place. Throw Error (environment) when a file cannot be read or written.
+// Copy the venv skeleton at `skeleton` to `env_dir` (its parent must exist), pointing its text files
+// (pyvenv.cfg, activate scripts) at the new place. Throw Error (environment) when a file cannot be
+// read or written.
 void copy_skeleton(const std::string& skeleton, const std::string& env_dir);
 
 // Describe how a helper process `what` ended: its spawn error, or its exit and the last five

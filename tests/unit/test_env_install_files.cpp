@@ -1,0 +1,119 @@
+#include "env/install_files.hpp"
+#include "env/venv_skeleton.hpp"
+
+#include "exec/runner.hpp"
+
+#include "env_test_support.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using envbisect::detail::console_script;
+using envbisect::detail::installed_record_path;
+using envbisect::env_test::slurp;
+using envbisect::env_test::TempDir;
+
+namespace {
+
+void write(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+}
+
+}  // namespace
+
+TEST_CASE("console scripts call the entry point with the environment's python, as pip writes them", "[env][install_files]") {
+  CHECK(console_script("/e/bin/python", "tool.cli:main") ==
+        "#!/e/bin/python\n# -*- coding: utf-8 -*-\nimport re\nimport sys\nfrom tool.cli import main\n"
+        "if __name__ == '__main__':\n"
+        "    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n"
+        "    sys.exit(main())\n");
+  // A dotted attribute imports its root; extras and spaces are dropped.
+  const std::string dotted = console_script("/e/bin/python", " pkg.mod : App.run [cli] ");
+  CHECK(dotted.find("from pkg.mod import App\n") != std::string::npos);
+  CHECK(dotted.find("    sys.exit(App.run())\n") != std::string::npos);
+  // No attribute: the module itself is called, as pip does.
+  const std::string bare = console_script("/e/bin/python", "tool");
+  CHECK(bare.find("import tool\n") != std::string::npos);
+  CHECK(bare.find("    sys.exit(tool())\n") != std::string::npos);
+}
+
+TEST_CASE("RECORD paths of .data files move where the installer put them", "[env][install_files]") {
+  const std::string data = "tool-1.0.data";
+  struct Row { const char* wheel_path; const char* installed; };
+  const Row rows[] = {
+      {"tool/__init__.py", "tool/__init__.py"},
+      {"tool-1.0.dist-info/METADATA", "tool-1.0.dist-info/METADATA"},
+      {"tool-1.0.data/purelib/extra/x.py", "extra/x.py"},
+      {"tool-1.0.data/platlib/ext.so", "ext.so"},
+      {"tool-1.0.data/scripts/tool-sh", "../../../bin/tool-sh"},
+      {"tool-1.0.data/data/share/man/tool.1", "../../../share/man/tool.1"},
+      {"tool-1.0.data/headers/tool.h", "tool-1.0.data/headers/tool.h"},
+      {"other-1.0.data/scripts/x", "other-1.0.data/scripts/x"},
+  };
+  for (const Row& row : rows) {
+    INFO(row.wheel_path);
+    CHECK(installed_record_path(row.wheel_path, data) == row.installed);
+  }
+  CHECK(installed_record_path("tool-1.0.data/scripts/x", "") == "tool-1.0.data/scripts/x");
+}
+
+TEST_CASE("write_plain makes scripts executable past the umask and replaces what was there", "[env][install_files]") {
+  TempDir dir("install");
+  const fs::path script = dir.path / "script";
+  const mode_t old_mask = ::umask(0077);
+  envbisect::detail::write_plain(script.string(), "#!/bin/sh\n", 0755);
+  ::umask(old_mask);
+  CHECK((fs::status(script).permissions() & fs::perms::all) == (fs::perms::owner_all | fs::perms::group_read |
+                                                                 fs::perms::group_exec | fs::perms::others_read |
+                                                                 fs::perms::others_exec));
+  envbisect::detail::write_plain(script.string(), "x", 0755);
+  CHECK(slurp(script) == "x");
+  CHECK_THROWS_AS(envbisect::detail::write_plain((dir.path / "no" / "such").string(), "x", 0644), envbisect::Error);
+}
+
+TEST_CASE("a copied venv skeleton points its text files at the new place", "[env][venv_skeleton]") {
+  TempDir dir("skeleton");
+  const fs::path skeleton = dir.path / "skeleton";
+  const std::string origin = (dir.path / "made-here").string();
+  write(skeleton / "origin", origin);
+  write(skeleton / "pyvenv.cfg", "home = /usr/bin\ncommand = /usr/bin/python3 -m venv " + origin + "\n");
+  write(skeleton / "bin" / "activate", "VIRTUAL_ENV=\"" + origin + "\"\nPATH=\"" + origin + "/bin:$PATH\"\n");
+  write(skeleton / "bin" / "other", "mentions " + origin + " but is no activate script\n");
+  write(skeleton / "lib" / "python3.11" / "site-packages" / "keep.txt", origin);
+  fs::create_symlink("/usr/bin/python3", skeleton / "bin" / "python");
+
+  const fs::path env = dir.path / "envs" / "candidate";
+  fs::create_directories(env.parent_path());
+  envbisect::detail::copy_skeleton(skeleton.string(), env.string());
+  CHECK_FALSE(fs::exists(env / "origin"));
+  CHECK(slurp(env / "pyvenv.cfg") == "home = /usr/bin\ncommand = /usr/bin/python3 -m venv " + env.string() + "\n");
+  CHECK(slurp(env / "bin" / "activate") == "VIRTUAL_ENV=\"" + env.string() + "\"\nPATH=\"" + env.string() + "/bin:$PATH\"\n");
+  CHECK(slurp(env / "bin" / "other") == "mentions " + origin + " but is no activate script\n");
+  CHECK(slurp(env / "lib" / "python3.11" / "site-packages" / "keep.txt") == origin);
+  CHECK(fs::read_symlink(env / "bin" / "python") == "/usr/bin/python3");
+  // The skeleton itself is untouched: it is copied again for the next candidate.
+  CHECK(slurp(skeleton / "bin" / "activate").find(origin) != std::string::npos);
+}
+
+TEST_CASE("a helper's failure names it and quotes the end of its stderr", "[env][venv_skeleton]") {
+  TempDir dir("failure");
+  const fs::path err = dir.path / "err.log";
+  write(err, "one\ntwo\n\nthree\nfour\nfive\nsix\nseven\n");
+  envbisect::ProcessResult failed;
+  failed.spawned = true;
+  failed.exit_code = 2;
+  CHECK(envbisect::detail::process_failure("creating the venv skeleton", failed, err.string()) ==
+        "creating the venv skeleton failed (exit 2)\n  three\n  four\n  five\n  six\n  seven");
+  failed.timed_out = true;
+  CHECK(envbisect::detail::process_failure("x", failed, (dir.path / "missing").string()) == "x timed out");
+  envbisect::ProcessResult not_spawned;
+  not_spawned.spawn_error = "no such file";
+  CHECK(envbisect::detail::process_failure("checking python9's version", not_spawned, err.string()) ==
+        "checking python9's version: no such file");
+}
