@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "core/json_input.hpp"
+#include "env/git_checkout.hpp"
 #include "env/wheel_source.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -87,6 +88,13 @@ void check_run_inputs(const EnvState& good, const std::string& good_path, const 
       std::error_code error;
       if (!std::filesystem::is_directory(repo.path, error)) {
         state_problems->add("/repos/" + pointer_token(name) + "/path", repo.path + " is not a directory");
+        continue;
+      }
+      // The commit must be in the repository now, not when its checkout is first needed mid-run.
+      try {
+        resolve_commit(repo.path, repo.commit);
+      } catch (const Error& unresolved) {
+        state_problems->add("/repos/" + pointer_token(name) + "/commit", unresolved.what());
       }
     }
   }

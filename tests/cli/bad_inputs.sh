@@ -137,7 +137,7 @@ for side, rev in (("good", commit), ("bad", "dead" * 10)):
     doc["repos"] = {"app": {"path": "repo", "commit": rev}}
     json.dump(doc, open(f"{t}/{side}-repo.json", "w"))
 PY
-check 2 "$T/repo" "cannot resolve revision 'deaddeaddeaddeaddeaddeaddeaddeaddeaddead'" -- \
+check 2 "$T/bad-repo.json: /repos/app/commit: git repository" "cannot resolve revision 'deaddeaddeaddeaddeaddeaddeaddeaddeaddead'" -- \
   run "$T/good-repo.json" "$T/bad-repo.json" --recipe "$F/recipe.json" --out @OUT --store @STORE
 
 # A pinned build that no wheel folder holds (here: the wrong local label): named before anything is written.
