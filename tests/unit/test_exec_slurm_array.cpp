@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "exec_test_support.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -15,27 +17,10 @@
 namespace fs = std::filesystem;
 using envbisect::SlurmArrayRequest;
 using envbisect::SlurmArrayTask;
+using envbisect::test::slurp;
+using envbisect::test::TempDir;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "envbisect-slurm-array-XXXXXX").string();
-    path = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-};
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 SlurmArrayTask task(int index, std::vector<std::string> argv, const fs::path& dir) {
   SlurmArrayTask out;

@@ -2,15 +2,11 @@
 
 #include <catch2/catch.hpp>
 
-#include <cstdlib>
-#include <filesystem>
 #include <fstream>
-#include <sstream>
-#include <unistd.h>
 
+#include "exec_test_support.hpp"
 #include "util/error.hpp"
 
-namespace fs = std::filesystem;
 using envbisect::map_local_paths;
 using envbisect::outermost_paths;
 
@@ -57,28 +53,17 @@ TEST_CASE("StagingRunner refuses a root that is not an absolute folder", "[exec]
 }
 
 TEST_CASE("LocalRunner feeds a file as stdin when the spec names one", "[exec][staging]") {
-  std::string pattern = (fs::temp_directory_path() / "envbisect-stdin-XXXXXX").string();
-  const fs::path dir = ::mkdtemp(pattern.data());
+  const envbisect::test::TempDir dir("stdin");
   {
-    std::ofstream(dir / "in.txt") << "tar stream stand-in\n";
+    std::ofstream(dir.path / "in.txt") << "tar stream stand-in\n";
   }
-  envbisect::ProcessSpec spec;
-  spec.argv = {"cat"};
-  spec.env = {{"PATH", "/usr/bin:/bin"}};
-  spec.stdin_path = (dir / "in.txt").string();
-  spec.stdout_path = (dir / "out.txt").string();
+  envbisect::ProcessSpec spec = envbisect::test::shell_spec("cat");
+  spec.stdin_path = (dir.path / "in.txt").string();
+  spec.stdout_path = (dir.path / "out.txt").string();
   envbisect::LocalRunner runner;
-  const envbisect::ProcessResult result = runner.run(spec);
-  CHECK(result.exit_code == 0);
-  std::ifstream in(dir / "out.txt");
-  std::stringstream text;
-  text << in.rdbuf();
-  CHECK(text.str() == "tar stream stand-in\n");
+  CHECK(runner.run(spec).exit_code == 0);
+  CHECK(envbisect::test::slurp(dir.path / "out.txt") == "tar stream stand-in\n");
   spec.stdin_path.clear();
   CHECK(runner.run(spec).exit_code == 0);
-  std::ifstream again(dir / "out.txt");
-  std::stringstream empty;
-  empty << again.rdbuf();
-  CHECK(empty.str().empty());  // /dev/null by default
-  fs::remove_all(dir);
+  CHECK(envbisect::test::slurp(dir.path / "out.txt").empty());  // /dev/null by default
 }
