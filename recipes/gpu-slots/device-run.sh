@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# recipes/gpu-slots/device-run.sh OUTDIR
+# recipes/gpu-slots/device-run.sh OUTDIR [BAD_STATE]   (BAD_STATE: bad.json, or bad-many.json for seven differences)
 # On a machine with 2 GPUs: the same bisection run twice, serially (--slots 1) and with --slots 2, the
 # states' GPU split one GPU wide, so slot 0 runs on GPU 0 and slot 1 on GPU 1. Then checks, from every
 # attempt's own output, which GPU ran it and when: each slot on its own GPU, attempts overlapping in
 # time, and the same cause and verification as the serial run. Needs build-bundle/envbisect
 # (scripts/bundle --out build-bundle/envbisect) carried along. Writes a few small files into OUTDIR.
 set -uo pipefail
-OUT="$1"
+OUT="$1"; BAD="${2:-bad.json}"
 R="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$R/../.." && pwd)"
 B="$ROOT/build-bundle/envbisect/envbisect"
@@ -17,7 +17,7 @@ nvidia-smi -L
 for slots in 1 2; do
   t0=$(date +%s.%N)
   rc=0
-  timeout -s INT -k 10 240 "$B" run "$R/good.json" "$R/bad.json" --recipe "$R/recipe.json" --out "$W/slots$slots" \
+  timeout -s INT -k 10 240 "$B" run "$R/good.json" "$R/$BAD" --recipe "$R/recipe.json" --out "$W/slots$slots" \
     --anchor-runs 3 --max-runs 6 --slots "$slots" > "$W/slots$slots.stdout" 2> "$W/slots$slots.stderr" || rc=$?
   t1=$(date +%s.%N)
   echo "slots $slots: rc $rc, $(python3 -c "print(round($t1 - $t0, 1))") s"
