@@ -63,7 +63,7 @@ MatrixInputs load_matrix_inputs(const MatrixOptions& options) {
   if (!options.date.empty() && !is_date(options.date)) {
     problems.push_back("--date " + options.date + ": expected YYYY-MM-DD");
   }
-  if (options.jobs < 1) {
+  if (options.jobs < 0) {
     problems.push_back("--jobs " + std::to_string(options.jobs) + ": must be at least 1");
   }
   if (options.executor != "local" && options.executor != "slurm") {
@@ -298,7 +298,7 @@ ExitCode run_matrix(const MatrixOptions& options) {
   make_dirs(night_dir + "/cells");
   std::vector<CellMeasurement> measured = options.executor == "slurm"
                                        ? measure_cells_slurm(in, options, results_dir, date, night_dir)
-                                       : measure_cells(in, night_dir, options.jobs);
+                                       : measure_cells(in, night_dir, std::max(1, options.jobs));
   // At this point every cell has its runs for tonight, measured now or earlier tonight.
 
   // Judge each cell against its own history, then bisect the ones that turned red.

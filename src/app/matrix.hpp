@@ -10,7 +10,8 @@ namespace envbisect {
 struct MatrixOptions {
   std::string spec_path;
   std::string results_dir;
-  int jobs = 1;      // cells measured at once, one worker thread (and one evaluator) per cell
+  int jobs = 0;      // cells measured at once: worker threads locally (0 = 1), array tasks running at
+                     // once on Slurm (--array=...%N; 0 = as Slurm schedules)
   std::string date;  // the night's folder name; "" = today (UTC)
   std::string executor = "local";  // where cells are measured: "local" (--jobs threads) or "slurm" (one job array)
   int slurm_gpus = 0;               // slurm: `--gres=gpu:N` per array task; 0 = no GPUs asked for

@@ -200,6 +200,7 @@ std::vector<CellMeasurement> measure_cells_slurm(const MatrixInputs& in, const M
   request.target = SlurmTarget{options.slurm_gpus, options.slurm_partition};
   request.dir = night_dir + "/slurm";
   request.job_name = "envbisect-matrix";
+  request.max_running = options.jobs;  // --jobs N: at most N cells at once on the cluster too
   if (in.recipe.timeout_s > 0) {
     // Every run of the cell at its recipe's limit, plus ten minutes to build its environment.
     request.task_limit = std::chrono::milliseconds(static_cast<long long>(in.recipe.timeout_s * 1000.0) * in.repeats + 600000);

@@ -155,7 +155,7 @@ int cli_main(int argc, char** argv) {
   CLI::App* matrix_cmd = app.add_subcommand("matrix", "Run the nightly compatibility matrix; bisect cells that turned red");
   matrix_cmd->add_option("spec", matrix.spec_path, "Matrix spec (JSON, docs/MATRIX.md)")->required();
   matrix_cmd->add_option("--results", matrix.results_dir, "Results folder; each night goes to DIR/<date>/")->required();
-  matrix_cmd->add_option("--jobs", matrix.jobs, "Cells measured at once (default 1)")->check(CLI::Range(1, 256));
+  matrix_cmd->add_option("--jobs", matrix.jobs, "Cells measured at once (default 1; with --executor slurm: array tasks at once, default no limit)")->check(CLI::Range(1, 256));
   matrix_cmd->add_option("--date", matrix.date, "The night's date, YYYY-MM-DD (default today, UTC)");
   matrix_cmd->add_option("--executor", matrix.executor, "Where cells are measured: local (default) or slurm (one job array)")
       ->check(CLI::IsMember({"local", "slurm"}));

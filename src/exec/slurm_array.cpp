@@ -144,7 +144,8 @@ std::vector<std::string> sbatch_array_argv(const SlurmArrayRequest& request, con
   std::vector<std::string> argv = {"sbatch",
                                    "--parsable",
                                    "--job-name=" + request.job_name,
-                                   "--array=" + slurm_array_indices(indices),
+                                   "--array=" + slurm_array_indices(indices) +
+                                       (request.max_running > 0 ? "%" + std::to_string(request.max_running) : ""),
                                    "--nodes=1",
                                    "--ntasks=1",
                                    "--chdir=" + request.dir,

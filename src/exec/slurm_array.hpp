@@ -25,6 +25,7 @@ struct SlurmArrayRequest {
   std::string dir;                             // the script, sbatch's answer, Slurm's own task-%a.out/.err
   std::string job_name = "envbisect";
   std::chrono::milliseconds task_limit{0};     // per task, counted from its start; 0 = none
+  int max_running = 0;                         // tasks running at once (--array=...%N); 0 = as Slurm schedules
 };
 
 // How one array task ended, as scontrol last reported it (or as we ended it).
@@ -51,8 +52,8 @@ std::string slurm_array_indices(std::vector<int> indices);
 // an index not in the list exits 125. With `keep_cuda_devices` Slurm's CUDA_VISIBLE_DEVICES wins.
 std::string slurm_array_script(const std::vector<SlurmArrayTask>& tasks, bool keep_cuda_devices);
 
-// Return the sbatch argv that submits `script_path` as the request's array (--parsable, --array,
-// Slurm's own output as DIR/task-%a.out and .err, --time a minute above task_limit, GPUs, partition).
+// Return the sbatch argv that submits `script_path` as the request's array (--parsable, --array with
+// %max_running when set, Slurm's own output as DIR/task-%a.out and .err, --time a minute above task_limit, GPUs, partition).
 std::vector<std::string> sbatch_array_argv(const SlurmArrayRequest& request, const std::string& script_path);
 
 // Return each array task's status in `scontrol show job -o ARRAYID` output, keyed by task id: one line

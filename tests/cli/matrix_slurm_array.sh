@@ -33,15 +33,16 @@ trap 'rc=$?; "$SRC/scripts/slurm-local" stop "$T/slurm"; (exit $rc); _cli_on_exi
 L="$T/local"
 S="$T/on-slurm"
 jobs_in_cluster() { scontrol show jobs -o | grep -c '^JobId=' || true; }
-# night DATE EXIT: the night run locally and on Slurm; same exit, same summary, same verdict per cell,
-# and the Slurm night is one array of 4 tasks whose output lies in the cells' folders.
+# night DATE EXIT [SLURM ARGS...]: the night run locally and on Slurm; same exit, same summary, same
+# verdict per cell, and the Slurm night is one array of 4 tasks whose output lies in the cells' folders.
 night() {
   local date="$1" want="$2" rc=0 before
+  shift 2
   "$ENVBISECT" matrix "$FX/spec.json" --results "$L" --date "$date" >"$T/local-$date.txt" 2>/dev/null || rc=$?
   [[ $rc -eq $want ]]
   before=$(jobs_in_cluster)
   rc=0
-  "$ENVBISECT" matrix "$FX/spec.json" --results "$S" --date "$date" --executor slurm >"$T/slurm-$date.txt" \
+  "$ENVBISECT" matrix "$FX/spec.json" --results "$S" --date "$date" --executor slurm "$@" >"$T/slurm-$date.txt" \
     2>"$T/slurm-$date.err" || rc=$?
   [[ $rc -eq $want ]]
   diff <(sed "s|$L/|DIR/|" "$T/local-$date.txt") <(sed "s|$S/|DIR/|" "$T/slurm-$date.txt")
@@ -66,7 +67,9 @@ PY
 }
 night 2026-11-01 0
 "$PY" "$SRC/fixtures/matrix/make-fixture" "$FX" --night 2 >/dev/null
-night 2026-11-02 1
+night 2026-11-02 1 --jobs 2
+# --jobs 2 on Slurm throttles the array: at most 2 tasks at once.
+scontrol show job -o "$(cat "$S/2026-11-02/slurm/submit.txt")" | grep -q 'ArrayTaskThrottle=2'
 expect_contains "$T/slurm-2026-11-02.txt" "2 red (2 new)"
 expect_contains "$T/slurm-2026-11-02.txt" "(cause: packages/fauxlib 1.1 -> 1.2)"
 

@@ -101,6 +101,10 @@ TEST_CASE("sbatch_array_argv submits one array with Slurm's own output per task"
   CHECK(std::find(argv.begin(), argv.end(), "--partition=gpu") != argv.end());
   CHECK(std::none_of(argv.begin(), argv.end(), [](const std::string& a) { return a.rfind("--time", 0) == 0; }));
   CHECK(argv.back() == "/s.sh");
+  // A throttle: at most 2 tasks at once.
+  request.max_running = 2;
+  argv = envbisect::sbatch_array_argv(request, "/s.sh");
+  CHECK(std::find(argv.begin(), argv.end(), "--array=0-1,3%2") != argv.end());
 }
 
 TEST_CASE("slurm_array_script runs the task SLURM_ARRAY_TASK_ID names, in its folder, into its files",
