@@ -210,15 +210,22 @@ RemoteBuild build_venv_remotely(StagingRunner& staging, const std::string& bundl
     out.venv.reason = "building on " + staging.where() + " failed (" + why + "); see " + spec.stderr_path;
     return out;
   }
-  out.venv.ok = doc.value("ok", false);
-  out.venv.reason = doc.value("reason", "");
-  out.venv.builder = doc.value("builder", request.builder);
-  out.venv.python_path = staging.local_path(doc.value("python", ""));
-  out.venv.installed = doc.value("installed", std::map<std::string, std::string>{});
-  for (const std::string& path : doc.value("logs", std::vector<std::string>{})) {
-    out.venv.log_paths.push_back(staging.local_path(path));
+  try {
+    out.venv.ok = doc.value("ok", false);
+    out.venv.reason = doc.value("reason", "");
+    out.venv.builder = doc.value("builder", request.builder);
+    out.venv.python_path = staging.local_path(doc.value("python", ""));
+    out.venv.installed = doc.value("installed", std::map<std::string, std::string>{});
+    for (const std::string& path : doc.value("logs", std::vector<std::string>{})) {
+      out.venv.log_paths.push_back(staging.local_path(path));
+    }
+    out.reused = doc.value("reused", false);
+  } catch (const json::exception& error) {
+    // Another envbisect version answering in another shape: say so rather than guess.
+    out.venv.ok = false;
+    out.venv.reason = "the remote builder's answer in " + spec.stdout_path + " is not understood (" + error.what() +
+                      "); is the bundle this envbisect's version?";
   }
-  out.reused = doc.value("reused", false);
   return out;
 }
 

@@ -150,7 +150,7 @@ ProcessResult SshRunner::run(const ProcessSpec& spec) {
 
 ProcessResult SshRunner::run_script(const std::string& script, const std::vector<std::string>& args,
                                     const std::string& stdin_path, const std::string& stdout_path,
-                                    const std::string& stderr_path) {
+                                    const std::string& stderr_path, std::chrono::milliseconds timeout) {
   std::string line = "sh -c " + remote_shell_quote(script) + " envbisect-stage";
   for (const std::string& arg : args) {
     line += " " + remote_shell_quote(arg);
@@ -158,6 +158,10 @@ ProcessResult SshRunner::run_script(const std::string& script, const std::vector
   ProcessSpec local;
   local.argv = ssh_argv(m_target, with_prefix(m_target.prefix, line),
                         stdin_path.empty() ? SshStdin::none : SshStdin::pass);
+  // A stalled transfer must not hold the run (and every slot waiting to send) forever.
+  local.argv.insert(local.argv.begin() + 1, {"-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=4"});
+  local.timeout = timeout;
+  spdlog::debug("ssh {}: staging script with {} arguments", m_target.host, args.size());
   local.env = ssh_client_env();
   local.stdin_path = stdin_path;
   local.stdout_path = stdout_path;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <string>
 #include <string_view>
@@ -30,7 +31,7 @@ std::string remote_command_line(const ProcessSpec& spec, const std::string& pref
 // after 0.5 s), waiting up to 2 s for the file to appear.
 std::string remote_kill_line(const std::string& prefix, const std::string& pgid_file);
 
-// Whether the remote command reads the local ssh's stdin (a file transfer) or nothing.
+// Says whether the remote command reads the local ssh's stdin (a file transfer) or nothing.
 enum class SshStdin { none, pass };
 
 // Return the local ssh argv that runs `remote_line` on `target` (batch mode; stdin from /dev/null
@@ -52,10 +53,12 @@ public:
 
   // Run `script` with `sh -c SCRIPT envbisect-stage ARGS...` on the remote side (after the prefix),
   // reading the local file `stdin_path` as its stdin ("" = nothing) and writing its stdout and stderr
-  // into local files; for moving files. Return how the local ssh ended (ssh's failure is exit 255).
+  // into local files; for moving files. A connection silent for a minute is dropped (ssh keepalives);
+  // `timeout` 0 = no other limit. Return how the local ssh ended (ssh's failure is exit 255).
   ProcessResult run_script(const std::string& script, const std::vector<std::string>& args,
                            const std::string& stdin_path, const std::string& stdout_path,
-                           const std::string& stderr_path);
+                           const std::string& stderr_path,
+                           std::chrono::milliseconds timeout = std::chrono::milliseconds(0));
 
   // Return where and how this runner reaches the remote side.
   const SshTarget& target() const { return m_target; }

@@ -1,7 +1,9 @@
 #include "exec/staging.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -20,15 +22,21 @@ namespace fs = std::filesystem;
 namespace {
 
 // Receives one tar stream under the root: $1 is the root, the other arguments are paths (relative to
-// it) to remove first, so that a write path holds exactly what was sent.
+// it) to remove first, so that a path sent holds exactly what was sent (and fetched paths go away).
+// TMPDIR of staged runs is ROOT/tmp.
 constexpr std::string_view k_receive =
-    "root=$1; shift; mkdir -p \"$root\" && cd \"$root\" || exit 1; "
-    "for w do rm -rf -- \"./$w\"; done; exec tar -xf -";
+    "root=$1; shift; mkdir -p \"$root/tmp\" && cd \"$root\" || exit 1; "
+    "for w do rm -rf -- \"./$w\"; done; exec tar --no-same-owner -xf -";
 
-// Sends $2 (relative to the folder $1) as a tar stream and removes it; nothing when it is not there.
+// Sends $2 (relative to the folder $1) as a tar stream; nothing when it is not there. It is removed
+// there only after it was unpacked here (by the next send, or when the runner ends).
 constexpr std::string_view k_send_back =
-    "cd \"$1\" 2>/dev/null || exit 0; [ -e \"./$2\" ] || exit 0; "
-    "tar -cf - -- \"$2\"; rc=$?; rm -rf -- \"./$2\"; exit $rc";
+    "cd \"$1\" || exit 3; [ -e \"./$2\" ] || exit 0; exec tar -cf - -- \"$2\"";
+
+// Removes the paths given (relative to the root $1).
+constexpr std::string_view k_remove = "cd \"$1\" || exit 0; shift; for w do rm -rf -- \"./$w\"; done";
+
+constexpr std::chrono::seconds k_cleanup_limit{30};
 
 bool is_name_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || std::strchr("._-+@~%,", c) != nullptr;
@@ -138,6 +146,17 @@ StagingRunner::StagingRunner(SshTarget target, std::string remote_root)
 }
 
 StagingRunner::~StagingRunner() {
+  // The last fetched folders are still on the remote side: remove them (best effort).
+  if (!m_fetched.empty()) {
+    std::vector<std::string> args = {m_root};
+    for (const std::string& path : m_fetched) {
+      args.push_back(relative_to_slash(path));
+    }
+    ProcessResult removed = m_ssh.run_script(std::string(k_remove), args, "", "", "", k_cleanup_limit);
+    if (!removed.spawned || removed.exit_code != 0) {
+      spdlog::warn("could not remove {} fetched folders on {}", m_fetched.size(), where());
+    }
+  }
   remove_tree(m_scratch);
 }
 
@@ -172,6 +191,7 @@ bool StagingRunner::send(const std::vector<std::string>& paths, const std::vecto
   }
   pack.env = allowed_parent_env();
   pack.stderr_path = tar_err;
+  spdlog::debug("staging: sending {} paths to {}", paths.size(), where());
   ProcessResult packed = m_local.run(pack);
   if (!packed.spawned || packed.exit_code != 0) {
     error = "packing " + join(paths, " ") + " failed: " +
@@ -241,14 +261,17 @@ ProcessResult StagingRunner::run(const ProcessSpec& spec) {
     }
   }
 
-  // Send what the remote side lacks: read paths once per runner, write paths every time. Sends are
-  // one at a time, so two slots never send the same read path twice.
+  // Send what the remote side lacks: read paths once per runner (replacing what an earlier run left
+  // there), write paths every time; folders fetched back earlier are removed there on the way. Sends
+  // are one at a time, so two slots never send the same read path twice.
   {
     std::lock_guard<std::mutex> lock(m_send_mutex);
     std::vector<std::string> to_send;
+    std::vector<std::string> replaced = writes;
     for (const std::string& path : reads) {
       if (m_sent.count(path) == 0 && path_exists(path)) {
         to_send.push_back(path);
+        replaced.push_back(path);
       }
     }
     for (const std::string& path : writes) {
@@ -256,13 +279,20 @@ ProcessResult StagingRunner::run(const ProcessSpec& spec) {
         to_send.push_back(path);
       }
     }
+    {
+      std::lock_guard<std::mutex> fetched_lock(m_mutex);
+      replaced.insert(replaced.end(), m_fetched.begin(), m_fetched.end());
+      m_fetched.clear();
+    }
     std::string error;
-    if (!to_send.empty() && !send(outermost_paths(to_send), writes, error)) {
-      ProcessResult refused;
-      refused.spawn_error = error;
-      refused.interrupted = interrupt_requested();
-      spdlog::warn("{}", error);
-      return refused;
+    if (!to_send.empty() && !send(outermost_paths(to_send), replaced, error)) {
+      if (interrupt_requested()) {
+        ProcessResult interrupted;
+        interrupted.interrupted = true;
+        return interrupted;
+      }
+      // Not the benchmark's failure: a verdict must never rest on a transfer. The run stops (resumable).
+      throw Error(error, ExitCode::environment);
     }
     m_sent.insert(reads.begin(), reads.end());
   }
@@ -284,13 +314,21 @@ ProcessResult StagingRunner::run(const ProcessSpec& spec) {
   for (const std::string& path : writes) {
     remote.write_paths.push_back(remote_path(path));
   }
+  if (remote.env.count("TMPDIR") != 0) {
+    remote.env["TMPDIR"] = m_root + "/tmp";  // this machine's TMPDIR may not exist there
+  }
   ProcessResult result = m_ssh.run(remote);
-
+  if (result.interrupted || interrupt_requested()) {
+    return result;
+  }
   for (const std::string& path : writes) {
     std::string error;
     if (!fetch(path, error)) {
-      spdlog::warn("{}", error);
+      // What the run wrote (its output, a warm-up's caches) must not silently go missing.
+      throw Error(error, ExitCode::environment);
     }
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_fetched.push_back(path);
   }
   return result;
 }

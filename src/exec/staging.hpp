@@ -27,8 +27,9 @@ std::vector<std::string> outermost_paths(const std::vector<std::string>& paths);
 // a run the read paths not yet sent (by this runner) and the write paths are sent as one tar stream
 // over ssh (write paths replace what is there); argv, environment values and cwd are rewritten to the
 // remote paths; the run goes through SshRunner (stdout and stderr stream back as before); after it the
-// write paths are fetched back into their local folders and removed on the remote side. Read paths
-// that do not exist locally are only renamed (things built on the remote side, like environments).
+// write paths are fetched back into their local folders (and removed on the remote side once they are
+// here: with the next send, or when the runner ends). Read paths that do not exist locally are only
+// renamed (things built on the remote side, like environments). Staged runs get TMPDIR=ROOT/tmp.
 class StagingRunner : public Runner {
 public:
   // Prepare to stage under `remote_root` on `target`. Throw Error (bad_input) when the root is not an
@@ -38,8 +39,9 @@ public:
   StagingRunner(const StagingRunner&) = delete;
   StagingRunner& operator=(const StagingRunner&) = delete;
 
-  // Send, run remotely, fetch back; a failed send gives spawned=false with the reason (ssh's or tar's
-  // last words); a failed fetch is logged and leaves the run's result as it was.
+  // Send, run remotely, fetch back. Throw Error (environment) naming the paths and the host when a
+  // send or a fetch fails (ssh's or tar's last words): a transfer is never counted as the benchmark's
+  // failure. After an interrupt, return interrupted without fetching.
   ProcessResult run(const ProcessSpec& spec) override;
 
   // Return the remote path that stands for the local absolute path `local`.
@@ -62,8 +64,9 @@ private:
   LocalRunner m_local;
   std::mutex m_send_mutex;           // serialises sends; guards m_sent
   std::set<std::string> m_sent;      // read paths already on the remote side
-  std::mutex m_mutex;                // guards m_transfers
+  std::mutex m_mutex;                // guards the two members below
   int m_transfers = 0;               // numbers scratch files
+  std::vector<std::string> m_fetched;  // fetched back, still to remove on the remote side
 };
 
 }  // namespace envbisect

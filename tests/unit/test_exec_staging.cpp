@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <fstream>
 
 #include "exec_test_support.hpp"
@@ -66,4 +67,88 @@ TEST_CASE("LocalRunner feeds a file as stdin when the spec names one", "[exec][s
   spec.stdin_path.clear();
   CHECK(runner.run(spec).exit_code == 0);
   CHECK(envbisect::test::slurp(dir.path / "out.txt").empty());  // /dev/null by default
+}
+
+namespace {
+
+// Puts a stand-in `ssh` first on PATH for one test: it runs the remote line with a local sh (a loopback
+// host sharing nothing but this machine's /), and refuses any line containing `refuse` with exit 255
+// as a dropped connection does. PATH is restored at scope end.
+class LoopbackSsh {
+public:
+  LoopbackSsh(const std::filesystem::path& dir, const std::string& refuse) : m_old(std::getenv("PATH")) {
+    std::ofstream(dir / "ssh") << "#!/bin/sh\n"
+                                  "for last; do :; done\n"
+                                  "case \"$last\" in *'" << refuse << "'*) echo 'Connection reset by peer' >&2; exit 255;; esac\n"
+                                  "exec sh -c \"$last\"\n";
+    std::filesystem::permissions(dir / "ssh", std::filesystem::perms::owner_all);
+    ::setenv("PATH", (dir.string() + ":" + m_old).c_str(), 1);
+  }
+  ~LoopbackSsh() { ::setenv("PATH", m_old.c_str(), 1); }
+  LoopbackSsh(const LoopbackSsh&) = delete;
+  LoopbackSsh& operator=(const LoopbackSsh&) = delete;
+
+private:
+  std::string m_old;
+};
+
+}  // namespace
+
+TEST_CASE("StagingRunner sends, runs under the root, fetches back, and never counts a transfer as the run's",
+          "[exec][staging]") {
+  const envbisect::test::TempDir dir("staging");
+  const std::filesystem::path bin = dir.path / "bin";
+  const std::filesystem::path root = dir.path / "root";
+  const std::filesystem::path attempt = dir.path / "run" / "attempt";
+  std::filesystem::create_directories(bin);
+  std::filesystem::create_directories(attempt);
+  std::ofstream(attempt / "input.txt") << "sent\n";
+  envbisect::ProcessSpec spec = envbisect::test::shell_spec("cat input.txt; echo made >output.txt; pwd");
+  spec.cwd = attempt.string();
+  spec.write_paths = {attempt.string()};
+  spec.stdout_path = (dir.path / "stdout.txt").string();
+  spec.stderr_path = (dir.path / "stderr.txt").string();
+  {
+    const LoopbackSsh ssh(bin, "no line refused");
+    envbisect::StagingRunner runner(envbisect::SshTarget{"root@loopback", "", ""}, root.string());
+    const envbisect::ProcessResult result = runner.run(spec);
+    CHECK(result.exit_code == 0);
+    // It ran in the remote copy of the attempt folder, and what it wrote came back.
+    CHECK(envbisect::test::slurp(dir.path / "stdout.txt") == "sent\n" + (root.string() + attempt.string()) + "\n");
+    CHECK(envbisect::test::slurp(attempt / "output.txt") == "made\n");
+  }
+  // The runner's end removed the fetched folder on the remote side.
+  CHECK_FALSE(std::filesystem::exists(root.string() + attempt.string()));
+
+  // A fetch that fails is an environment error naming the path and the host, and what the run wrote
+  // is still there on the remote side (removed only once it is here).
+  std::filesystem::remove(attempt / "output.txt");
+  const LoopbackSsh ssh(bin, "tar -cf");
+  envbisect::StagingRunner runner(envbisect::SshTarget{"root@loopback", "", ""}, root.string());
+  try {
+    runner.run(spec);
+    FAIL("a failed fetch must throw");
+  } catch (const envbisect::Error& error) {
+    CHECK(error.code() == envbisect::ExitCode::environment);
+    CHECK(std::string(error.what()).find("fetching " + attempt.string() + " from root@loopback") != std::string::npos);
+    CHECK(std::string(error.what()).find("Connection reset by peer") != std::string::npos);
+  }
+  CHECK(envbisect::test::slurp(root.string() + attempt.string() + "/output.txt") == "made\n");
+}
+
+TEST_CASE("StagingRunner: a send that fails stops the run instead of failing the benchmark", "[exec][staging]") {
+  const envbisect::test::TempDir dir("staging-send");
+  std::filesystem::create_directories(dir.path / "bin");
+  std::filesystem::create_directories(dir.path / "attempt");
+  const LoopbackSsh ssh(dir.path / "bin", "tar ");
+  envbisect::StagingRunner runner(envbisect::SshTarget{"root@loopback", "", ""}, (dir.path / "root").string());
+  envbisect::ProcessSpec spec = envbisect::test::shell_spec("true");
+  spec.write_paths = {(dir.path / "attempt").string()};
+  try {
+    runner.run(spec);
+    FAIL("a failed send must throw");
+  } catch (const envbisect::Error& error) {
+    CHECK(error.code() == envbisect::ExitCode::environment);
+    CHECK(std::string(error.what()).find("sending 1 paths to root@loopback") != std::string::npos);
+  }
 }
