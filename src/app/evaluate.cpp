@@ -6,7 +6,6 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -25,11 +24,6 @@ namespace envbisect {
 using nlohmann::json;
 
 // A candidate environment that was built (or could not be).
-struct Evaluator::Built {
-  VenvResult venv;
-  std::string env_dir;
-};
-
 namespace {
 
 std::string short_hash(const std::string& hash) { return hash.substr(0, 16); }
@@ -103,6 +97,22 @@ std::string read_tail(const std::string& path) {
 
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// Return what the candidate's environment must hold, to be built into `env_dir`, logs in the run's
+// logs/build-HASH folder.
+VenvRequest venv_request(const Candidate& candidate, const RunSetup& setup, const std::string& env_dir) {
+  VenvRequest request;
+  request.python = candidate.state.python.interpreter.empty() ? "python3" : candidate.state.python.interpreter;
+  request.python_version = candidate.state.python.version;
+  for (const auto& [name, pin] : candidate.state.packages) {
+    request.packages[name] = pin.version;
+  }
+  request.wheel_dirs = setup.wheel_dirs;
+  request.index_url = setup.index_url;
+  request.env_dir = env_dir;
+  request.log_dir = setup.run_dir + "/logs/build-" + short_hash(candidate.env_hash);
+  return request;
 }
 
 }  // namespace
@@ -215,105 +225,6 @@ void Evaluator::record(const Candidate& candidate, const RunResult& result) {
   done.push_back(result);
 }
 
-void Evaluator::measure_all(const std::vector<Candidate>& candidates, int count, int slots) {
-  if (slots <= 1) {
-    for (const Candidate& candidate : candidates) {
-      measure(candidate, count);
-    }
-    return;
-  }
-  // Plan the attempts serially: environments are built (or found unbuildable) before anything runs.
-  struct Job {
-    const Candidate* candidate;
-    const Built* built;
-    int attempt;
-  };
-  std::vector<Job> jobs;
-  {
-    const std::lock_guard<std::recursive_mutex> lock(m_mutex);
-    std::vector<std::pair<const Candidate*, const Built*>> runnable;
-    for (const Candidate& candidate : candidates) {
-      bool seen = false;
-      for (const auto& [other, built] : runnable) {
-        seen = seen || other->hash == candidate.hash;
-      }
-      if (seen || static_cast<int>(m_attempts[candidate.hash].size()) >= count) {
-        continue;
-      }
-      if (m_setup.missing == MissingAttempt::refuse) {
-        measure(candidate, count);  // a replay: throws, naming the attempt the journal lacks
-        continue;
-      }
-      const Built& built = build(candidate);
-      if (!built.venv.ok) {
-        measure(candidate, count);  // one skip attempt carrying the reason
-        continue;
-      }
-      runnable.emplace_back(&candidate, &built);
-    }
-    // Interleaved, attempt by attempt, so drift on a shared machine hits every candidate alike.
-    for (int attempt = 0; attempt < count; ++attempt) {
-      for (const auto& [candidate, built] : runnable) {
-        if (attempt >= static_cast<int>(m_attempts[candidate->hash].size())) {
-          jobs.push_back(Job{candidate, built, attempt});
-        }
-      }
-    }
-  }
-  // At this point every job's environment exists; workers take jobs in order, `slots` at a time.
-  std::mutex queue_mutex;
-  std::size_t next = 0;
-  std::exception_ptr failure;
-  std::map<std::string, std::map<int, RunResult>> finished;  // by candidate hash, then attempt
-  auto worker = [&](int slot) {
-    for (;;) {
-      Job job{};
-      {
-        const std::lock_guard<std::mutex> queue_lock(queue_mutex);
-        if (failure || next >= jobs.size()) {
-          return;
-        }
-        job = jobs[next++];
-      }
-      try {
-        if (interrupt_requested()) {
-          throw Error("interrupted; `envbisect resume " + m_setup.run_dir + "` continues this run",
-                      ExitCode::interrupted);
-        }
-        RunResult result = run_attempt(*job.candidate, *job.built, job.attempt, slot);
-        const std::lock_guard<std::recursive_mutex> lock(m_mutex);
-        ++m_attempts_run;
-        // Journal in attempt order: a resumed run reads a candidate's attempts back in that order.
-        std::map<int, RunResult>& waiting = finished[job.candidate->hash];
-        waiting.emplace(job.attempt, std::move(result));
-        std::vector<RunResult>& done = m_attempts[job.candidate->hash];
-        for (auto it = waiting.find(static_cast<int>(done.size())); it != waiting.end();
-             it = waiting.find(static_cast<int>(done.size()))) {
-          record(*job.candidate, it->second);
-          waiting.erase(it);
-        }
-      } catch (...) {
-        const std::lock_guard<std::mutex> queue_lock(queue_mutex);
-        if (!failure) {
-          failure = std::current_exception();
-        }
-        return;
-      }
-    }
-  };
-  std::vector<std::thread> threads;
-  const std::size_t width = std::min(jobs.size(), static_cast<std::size_t>(slots));
-  for (std::size_t i = 0; i < width; ++i) {
-    threads.emplace_back(worker, static_cast<int>(i));
-  }
-  for (std::thread& thread : threads) {
-    thread.join();
-  }
-  if (failure) {
-    std::rethrow_exception(failure);
-  }
-}
-
 const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
   auto found = m_built.find(candidate.env_hash);
   if (found != m_built.end()) {
@@ -362,20 +273,11 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
     return *m_built.emplace(candidate.env_hash, std::move(built)).first->second;
   }
   remove_tree(built->env_dir);
-  VenvRequest request;
-  request.python = candidate.state.python.interpreter.empty() ? "python3" : candidate.state.python.interpreter;
-  request.python_version = candidate.state.python.version;
-  for (const auto& [name, pin] : candidate.state.packages) {
-    request.packages[name] = pin.version;
-  }
-  request.wheel_dirs = m_setup.wheel_dirs;
-  request.env_dir = built->env_dir;
-  request.log_dir = m_setup.run_dir + "/logs/build-" + short_hash(candidate.env_hash);
+  VenvRequest request = venv_request(candidate, m_setup, built->env_dir);
   spdlog::info("building environment {} ({} packages)", short_hash(candidate.env_hash), request.packages.size());
   double start = now_seconds();
   // Hard links into the content-addressed store: each wheel is unpacked once across all runs. The
   // installer (uv or pip) is the fallback a user can choose, e.g. to reach a package index.
-  request.index_url = m_setup.index_url;
   built->venv = m_setup.builder == Builder::store ? materialize_venv(m_runner, request, m_setup.store)
                                                   : build_venv(m_runner, request);
   json record = {{"type", "build"}, {"env_hash", candidate.env_hash}, {"ok", built->venv.ok},
@@ -399,15 +301,7 @@ const Evaluator::Built& Evaluator::build_remotely(const Candidate& candidate, st
                   {"builder", m_setup.builder == Builder::store ? "store" : "installer"}};
   built->env_dir = root + "/envs/" + short_hash(sha256_hex(candidate.env_hash + sources.dump()));
   BuildEnvRequest request;
-  request.venv.python = candidate.state.python.interpreter.empty() ? "python3" : candidate.state.python.interpreter;
-  request.venv.python_version = candidate.state.python.version;
-  for (const auto& [name, pin] : candidate.state.packages) {
-    request.venv.packages[name] = pin.version;
-  }
-  request.venv.wheel_dirs = m_setup.wheel_dirs;
-  request.venv.index_url = m_setup.index_url;
-  request.venv.env_dir = built->env_dir;
-  request.venv.log_dir = m_setup.run_dir + "/logs/build-" + short_hash(candidate.env_hash);
+  request.venv = venv_request(candidate, m_setup, built->env_dir);
   request.builder = m_setup.builder == Builder::store ? "store" : "installer";
   request.store = m_setup.store;
   spdlog::info("building environment {} on the remote side ({} packages)", short_hash(candidate.env_hash),

@@ -92,7 +92,11 @@ public:
   int attempts_reused() const { return m_attempts_reused; }
 
 private:
-  struct Built;
+  // A candidate's environment: how its build went, and where it is.
+  struct Built {
+    VenvResult venv;
+    std::string env_dir;
+  };
   const Built& build(const Candidate& candidate);
   const Built& build_remotely(const Candidate& candidate, std::unique_ptr<Built> built);
   RunResult run_attempt(const Candidate& candidate, const Built& built, int attempt, int slot = 0);
