@@ -421,7 +421,8 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   // where it bites: thread counts, with the caches as the cause has them and flipped.
   EnvState cause_state = apply_deltas(good, bad, deltas, isolation.cause);
   DecideCandidate decide_candidate = decide;
-  StageContext stages{deltas, evaluator, journal, decide_candidate, options.execution.slots, policy.min_runs};
+  StageContext stages{deltas, evaluator, journal, decide_candidate, verdict_log, options.execution.slots,
+                      policy.min_runs};
   json refinements = isolation.found ? refine_cause(stages, axes, isolation.cause, cause_state) : json::array();
   json probes = isolation.found && !options.no_probe ? probe_modifiers(stages, isolation.cause, cause_state)
                                                      : json::array();

@@ -5,7 +5,6 @@
 #include <iostream>
 #include <map>
 
-#include "stats/samples.hpp"
 #include "store/journal.hpp"
 #include "util/strings.hpp"
 
@@ -85,15 +84,11 @@ nlohmann::json probe_modifiers(const StageContext& context, const DeltaSet& caus
         EnvState state = variant;
         state.threads[knob] = value;
         std::string label = "threads/" + knob + " = " + std::to_string(value) + (caches.empty() ? "" : ", " + caches);
-        Candidate candidate = context.evaluator.candidate_for(state, cause);
-        Verdict verdict = context.decide(candidate, "probe", label);
-        stats::SampleSet samples;
-        for (const RunResult& attempt : context.evaluator.attempts(candidate)) {
-          samples.samples.push_back(stats::to_sample(attempt));
-        }
+        Verdict verdict = context.decide(context.evaluator.candidate_for(state, cause), "probe", label);
+        // The median the decision saw (anchor runs added after it do not count).
         json probe = {{"type", "probe"}, {"knob", "threads/" + knob}, {"value", value},
                       {"cache", caches}, {"verdict", to_string(verdict)},
-                      {"median", stats::median(samples.metrics())}};
+                      {"median", context.decisions.back()["median"]}};
         context.journal.append(probe);
         probes.push_back(probe);
       }

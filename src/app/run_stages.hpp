@@ -29,6 +29,7 @@ struct StageContext {
   Evaluator& evaluator;
   Journal& journal;
   const DecideCandidate& decide;
+  const std::vector<nlohmann::json>& decisions;  // every decision journaled so far; decide appends one
   int slots = 1;      // candidates measured at once (their first runs side by side)
   int min_runs = 1;   // first runs of each candidate
 };
