@@ -64,7 +64,7 @@ MatrixInputs load_matrix_inputs(const MatrixOptions& options) {
     problems.push_back("--date " + options.date + ": expected YYYY-MM-DD");
   }
   if (options.jobs < 0) {
-    problems.push_back("--jobs " + std::to_string(options.jobs) + ": must be at least 1");
+    problems.push_back("--jobs " + std::to_string(options.jobs) + ": must be 1 or more");
   }
   if (options.executor != "local" && options.executor != "slurm") {
     problems.push_back("--executor " + options.executor + ": matrix cells are measured locally or as a Slurm job array (local, slurm)");

@@ -165,6 +165,10 @@ std::vector<CellMeasurement> measure_cells(const MatrixInputs& in, const std::st
       } catch (const Error& error) {
         results[index].error = error.what();
         results[index].error_code = error.code();
+      } catch (const std::exception& error) {
+        // Anything else must not escape a worker thread (std::terminate): it fails the cell, named.
+        results[index].error = "cell " + in.cells[index].id + ": " + error.what();
+        results[index].error_code = ExitCode::environment;
       }
     }
   };
@@ -203,9 +207,16 @@ std::vector<CellMeasurement> measure_cells_slurm(const MatrixInputs& in, const M
   request.max_running = options.jobs;  // --jobs N: at most N cells at once on the cluster too
   if (in.recipe.timeout_s > 0) {
     // Every run of the cell at its recipe's limit, plus ten minutes to build its environment.
-    request.task_limit = std::chrono::milliseconds(static_cast<long long>(in.recipe.timeout_s * 1000.0) * in.repeats + 600000);
+    // (repeats + 1: a cell with warm caches runs the recipe's warm-up first.)
+    request.task_limit =
+        std::chrono::milliseconds(static_cast<long long>(in.recipe.timeout_s * 1000.0) * (in.repeats + 1) + 600000);
   }
-  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  std::error_code self_error;
+  const std::string self = fs::read_symlink("/proc/self/exe", self_error).string();
+  if (self_error) {
+    throw Error("/proc/self/exe: cannot find this envbisect to run in the array tasks: " + self_error.message(),
+                ExitCode::environment);
+  }
   const std::map<std::string, std::string> env = array_task_env();
   std::vector<std::string> prefix = {self};
   if (spdlog::get_level() <= spdlog::level::info) {

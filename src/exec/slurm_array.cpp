@@ -19,7 +19,7 @@ namespace {
 
 constexpr std::chrono::milliseconds k_poll_interval{100};
 constexpr std::chrono::milliseconds k_client_limit{30000};  // one sbatch / scontrol / scancel call
-constexpr int k_max_misses = 50;                             // polls (~5 s) without news of a task
+constexpr int k_max_misses = 600;                            // polls (~1 min) without news of a task
 
 // Return the value of the word `key=...` in one `scontrol -o` line, or "".
 std::string word_value(std::string_view line, std::string_view key) {
@@ -110,7 +110,8 @@ std::string slurm_array_script(const std::vector<SlurmArrayTask>& tasks, bool ke
   for (const SlurmArrayTask& task : tasks) {
     std::string line = "  " + std::to_string(task.index) + ")";
     if (!task.spec.cwd.empty()) {
-      line += " cd " + remote_shell_quote(task.spec.cwd) + " &&";
+      // A folder the node cannot enter is not the cell's failure: skip (125), like the ssh wrapper.
+      line += " cd " + remote_shell_quote(task.spec.cwd) + " || exit 125;";
     }
     line += " exec /usr/bin/env -i";
     for (const auto& [name, value] : task.spec.env) {
@@ -235,6 +236,8 @@ SlurmArrayOutcome run_slurm_array(const SlurmArrayRequest& request) {
   ProcessSpec poll;
   poll.argv = {"scontrol", "show", "job", "-o", array_id};
   poll.env = env;
+  // Pending tasks are listed as ranges ("1,3,5-9%2"): the whole list, not cut at 64 characters.
+  poll.env["SLURM_BITSTR_LEN"] = "0";
   poll.stdout_path = request.dir + "/poll.txt";
   poll.timeout = k_client_limit;
   using Clock = std::chrono::steady_clock;
@@ -283,10 +286,12 @@ SlurmArrayOutcome run_slurm_array(const SlurmArrayRequest& request) {
     }
     misses = all_reported ? 0 : misses + 1;
     if (misses >= k_max_misses) {
-      // The controller forgot these tasks (MinJobAge) or cannot be reached for 5 s: give up on them.
+      // The controller forgot these tasks (MinJobAge) or could not be reached for a minute: give up on
+      // them, and cancel them so nothing of this night keeps running unseen.
       for (SlurmArrayTaskOutcome& task : outcome.tasks) {
         if (!task.status.finished) {
-          spdlog::warn("slurm array task {}_{}: scontrol no longer reports it", array_id, task.index);
+          spdlog::warn("slurm array task {}_{}: scontrol no longer reports it; cancelling it", array_id, task.index);
+          run_cleanup_command({"scancel", array_id + "_" + std::to_string(task.index)}, env, k_client_limit);
           task.status = SlurmJobStatus{"UNKNOWN", -1, 0, true};
         }
       }

@@ -168,5 +168,5 @@ check 2 "--remote-bundle $T/no-bundle" "no executable envbisect" -- \
 echo '{"python": "python3", "python_version": "", "packages": {}, "wheel_dirs": [], "index_url": ""}' >"$T/request.json"
 check 2 "$T/request.json: /env_dir" "missing" -- build-env "$T/request.json"
 
-[[ $cases -ge 40 ]] || { echo "only $cases cases"; exit 1; }
+[[ $cases -ge 69 ]] || { echo "only $cases cases"; exit 1; }
 echo "$cases bad inputs: exit 2, one error line naming file and field, nothing written"

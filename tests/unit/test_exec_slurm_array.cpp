@@ -134,6 +134,13 @@ TEST_CASE("slurm_array_script runs the task SLURM_ARRAY_TASK_ID names, in its fo
   CHECK(WEXITSTATUS(unknown) == 125);
   CHECK(slurp(dir.path / "unknown.err").find("array task 9 is not in this script") != std::string::npos);
 
+  // A folder the node cannot enter: exit 125 (skip), not a failure of the cell's benchmark.
+  std::vector<SlurmArrayTask> lost = {task(0, {"true"}, dir.path / "a")};
+  lost[0].spec.cwd = (dir.path / "gone").string();
+  std::ofstream(script) << envbisect::slurm_array_script(lost, false);
+  const int unreachable = std::system((base + "0 sh " + script.string() + " 2>/dev/null").c_str());
+  CHECK(WEXITSTATUS(unreachable) == 125);
+
   // With GPUs asked of Slurm, the devices Slurm gave the task pass through.
   std::vector<SlurmArrayTask> gpu = {task(0, {"sh", "-c", "echo \"$CUDA_VISIBLE_DEVICES\""}, dir.path / "a")};
   gpu[0].spec.env["CUDA_VISIBLE_DEVICES"] = "0,1";
