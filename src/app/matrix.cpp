@@ -287,7 +287,15 @@ ExitCode run_matrix(const MatrixOptions& options) {
   if (options.cell >= 0) {
     // One Slurm array task: measure this cell into its folder; the controller judges the night.
     const std::size_t index = static_cast<std::size_t>(options.cell);
-    CellMeasurement cell = measure_cell(in, index, cell_dir_of(in, night_dir, index));
+    const std::string cell_dir = cell_dir_of(in, night_dir, index);
+    // The controller wrote the state it submitted; a wheel landing since would make "latest" another.
+    const std::string submitted = cell_dir + "/state.json";
+    if (path_exists(submitted) && read_file(submitted) != state_to_json(in.states[index]).dump(2) + "\n") {
+      throw Error("cell " + in.cells[index].id + ": " + submitted + " (the state the night submitted) differs from " +
+                      "this task's (a wheel folder changed since?); rerun the night",
+                  ExitCode::environment);
+    }
+    CellMeasurement cell = measure_cell(in, index, cell_dir);
     std::cout << "cell " << in.cells[index].id << ": " << cell.runs << " runs, " << cell.failed << " failed, "
               << cell.skipped << " skipped, median " << (cell.median ? std::to_string(*cell.median) : "none") << "\n";
     return ExitCode::ok;

@@ -222,6 +222,9 @@ std::vector<CellMeasurement> measure_cells_slurm(const MatrixInputs& in, const M
   if (spdlog::get_level() <= spdlog::level::info) {
     prefix.push_back(spdlog::get_level() <= spdlog::level::debug ? "-vv" : "-v");
   }
+  // Array task ids are positions 0..n-1 (Slurm refuses ids of MaxArraySize, 1001 by default, or more);
+  // each task's cell index is on its command line.
+  std::vector<std::size_t> cell_of_task;
   for (std::size_t index = 0; index < in.cells.size(); ++index) {
     const std::string cell_dir = cell_dir_of(in, night_dir, index);
     if (std::optional<CellMeasurement> earlier = measured_earlier(in, index, cell_dir)) {
@@ -229,8 +232,11 @@ std::vector<CellMeasurement> measure_cells_slurm(const MatrixInputs& in, const M
       continue;
     }
     make_dirs(cell_dir);
+    // The state this night submits: the task refuses to measure another one ("latest" moved meanwhile).
+    write_if_changed(cell_dir + "/state.json", state_to_json(in.states[index]).dump(2) + "\n");
     SlurmArrayTask task;
-    task.index = static_cast<int>(index);
+    task.index = static_cast<int>(cell_of_task.size());
+    cell_of_task.push_back(index);
     task.spec.argv = prefix;
     for (const std::string& arg : {std::string("matrix"), absolute_path(options.spec_path, "."), std::string("--results"),
                                    results_dir, std::string("--date"), date, std::string("--cell"), std::to_string(index)}) {
@@ -261,7 +267,7 @@ std::vector<CellMeasurement> measure_cells_slurm(const MatrixInputs& in, const M
   }
   // At this point every task has ended; what each measured is in its cell's folder.
   for (const SlurmArrayTaskOutcome& task : outcome.tasks) {
-    const std::size_t index = static_cast<std::size_t>(task.index);
+    const std::size_t index = cell_of_task.at(static_cast<std::size_t>(task.index));
     const std::string cell_dir = cell_dir_of(in, night_dir, index);
     if (std::optional<CellMeasurement> measured = measured_earlier(in, index, cell_dir)) {
       results[index] = *measured;

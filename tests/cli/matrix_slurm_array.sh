@@ -22,6 +22,20 @@ bad "--cell 4: $FX/spec.json has 4 cells (0-3)" --cell 4
 bad "--executor: ssh not in {local,slurm}" --executor ssh
 bad "--cell 0: a cell is measured here" --cell 0 --executor slurm
 
+# A task whose reading of the spec gives another state than the one the night submitted (its
+# state.json) refuses to measure: exit 4, naming the cell and the file (no Slurm needed).
+mkdir -p "$T/moved/2026-11-01/cells"
+rc=0
+"$ENVBISECT" matrix "$FX/spec.json" --results "$T/moved" --date 2026-11-01 --cell 0 >/dev/null 2>"$T/moved.err" || rc=$?
+[[ $rc -eq 0 ]]  # the first time, the task measures (no submitted state to compare with)
+for dir0 in "$T"/moved/2026-11-01/cells/*/; do :; done
+echo '{"format": 1, "name": "another state"}' >"$dir0/state.json"
+rm -f "$dir0/cell.json"
+rc=0
+"$ENVBISECT" matrix "$FX/spec.json" --results "$T/moved" --date 2026-11-01 --cell 0 >/dev/null 2>"$T/moved.err" || rc=$?
+[[ $rc -eq 4 ]]
+expect_contains "$T/moved.err" "(the state the night submitted) differs from this task's"
+
 if [[ ! -x /usr/sbin/slurmctld || ! -x /usr/sbin/munged ]]; then
   [[ $(id -u) -eq 0 ]] || skip "slurm-wlm/munge missing and not root"
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null 2>&1 ||
@@ -89,6 +103,8 @@ rc=0
 [[ $rc -eq 4 ]]
 array_id=$(cat "$S/2026-11-03/slurm/submit.txt")
 expect_contains "$T/fail.err" "envbisect: error: cell $broken: Slurm array task ${array_id}_3 ended FAILED (exit 2) without writing its measurement; see $S/2026-11-03/cells/$broken/slurm-task.err"
+# Task ids are positions: the cell index travels on the task's command line.
+grep -q -- ' --cell 3' "$S/2026-11-03/slurm/array.sh"
 expect_contains "$S/2026-11-03/cells/$broken/slurm-task.err" "journal.jsonl: cannot read: is a directory"
 # Repaired, the rerun submits only that cell; the cells still red since night 2 are not new (exit 0).
 rmdir "$S/2026-11-03/cells/$broken/journal.jsonl"
@@ -96,6 +112,8 @@ rc=0
 "$ENVBISECT" matrix "$FX/spec.json" --results "$S" --date 2026-11-03 --executor slurm >"$T/repaired.txt" 2>"$T/repaired.err" || rc=$?
 [[ $rc -eq 0 ]]
 expect_contains "$T/repaired.err" "measuring 1 cell as one Slurm job array"
-grep -q '^  3)' "$S/2026-11-03/slurm/array.sh"
+# One task, id 0 (a position), measuring cell 3.
+grep -q '^  0)' "$S/2026-11-03/slurm/array.sh"
 [[ $(grep -c '^  [0-9]*)' "$S/2026-11-03/slurm/array.sh") -eq 1 ]]
+grep -q -- ' --cell 3' "$S/2026-11-03/slurm/array.sh"
 expect_contains "$T/repaired.txt" "4 cells: 2 green, 2 red (0 new)"
