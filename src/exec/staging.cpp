@@ -261,6 +261,17 @@ ProcessResult StagingRunner::run(const ProcessSpec& spec) {
     }
   }
 
+  // stdout and stderr stream back into their local files: an older copy inside a write path must not
+  // travel there and come back over them (a rebuild's answer in the same log folder did).
+  for (const std::string* output : {&spec.stdout_path, &spec.stderr_path}) {
+    for (const std::string& path : writes) {
+      if (!output->empty() && clean(*output).rfind(path + "/", 0) == 0) {
+        std::error_code ignored;
+        fs::remove(*output, ignored);
+      }
+    }
+  }
+
   // Send what the remote side lacks: read paths once per runner (replacing what an earlier run left
   // there), write paths every time; folders fetched back earlier are removed there on the way. Sends
   // are one at a time, so two slots never send the same read path twice.

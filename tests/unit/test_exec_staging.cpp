@@ -69,30 +69,6 @@ TEST_CASE("LocalRunner feeds a file as stdin when the spec names one", "[exec][s
   CHECK(envbisect::test::slurp(dir.path / "out.txt").empty());  // /dev/null by default
 }
 
-namespace {
-
-// Puts a stand-in `ssh` first on PATH for one test: it runs the remote line with a local sh (a loopback
-// host sharing nothing but this machine's /), and refuses any line containing `refuse` with exit 255
-// as a dropped connection does. PATH is restored at scope end.
-class LoopbackSsh {
-public:
-  LoopbackSsh(const std::filesystem::path& dir, const std::string& refuse) : m_old(std::getenv("PATH")) {
-    std::ofstream(dir / "ssh") << "#!/bin/sh\n"
-                                  "for last; do :; done\n"
-                                  "case \"$last\" in *'" << refuse << "'*) echo 'Connection reset by peer' >&2; exit 255;; esac\n"
-                                  "exec sh -c \"$last\"\n";
-    std::filesystem::permissions(dir / "ssh", std::filesystem::perms::owner_all);
-    ::setenv("PATH", (dir.string() + ":" + m_old).c_str(), 1);
-  }
-  ~LoopbackSsh() { ::setenv("PATH", m_old.c_str(), 1); }
-  LoopbackSsh(const LoopbackSsh&) = delete;
-  LoopbackSsh& operator=(const LoopbackSsh&) = delete;
-
-private:
-  std::string m_old;
-};
-
-}  // namespace
 
 TEST_CASE("StagingRunner sends, runs under the root, fetches back, and never counts a transfer as the run's",
           "[exec][staging]") {
@@ -109,7 +85,7 @@ TEST_CASE("StagingRunner sends, runs under the root, fetches back, and never cou
   spec.stdout_path = (dir.path / "stdout.txt").string();
   spec.stderr_path = (dir.path / "stderr.txt").string();
   {
-    const LoopbackSsh ssh(bin, "no line refused");
+    const envbisect::test::LoopbackSsh ssh(bin, "no line refused");
     envbisect::StagingRunner runner(envbisect::SshTarget{"root@loopback", "", ""}, root.string());
     const envbisect::ProcessResult result = runner.run(spec);
     CHECK(result.exit_code == 0);
@@ -123,7 +99,7 @@ TEST_CASE("StagingRunner sends, runs under the root, fetches back, and never cou
   // A fetch that fails is an environment error naming the path and the host, and what the run wrote
   // is still there on the remote side (removed only once it is here).
   std::filesystem::remove(attempt / "output.txt");
-  const LoopbackSsh ssh(bin, "tar -cf");
+  const envbisect::test::LoopbackSsh ssh(bin, "tar -cf");
   envbisect::StagingRunner runner(envbisect::SshTarget{"root@loopback", "", ""}, root.string());
   try {
     runner.run(spec);
@@ -140,7 +116,7 @@ TEST_CASE("StagingRunner: a send that fails stops the run instead of failing the
   const envbisect::test::TempDir dir("staging-send");
   std::filesystem::create_directories(dir.path / "bin");
   std::filesystem::create_directories(dir.path / "attempt");
-  const LoopbackSsh ssh(dir.path / "bin", "tar ");
+  const envbisect::test::LoopbackSsh ssh(dir.path / "bin", "tar ");
   envbisect::StagingRunner runner(envbisect::SshTarget{"root@loopback", "", ""}, (dir.path / "root").string());
   envbisect::ProcessSpec spec = envbisect::test::shell_spec("true");
   spec.write_paths = {(dir.path / "attempt").string()};
