@@ -83,7 +83,9 @@ night 2026-11-01 0
 "$PY" "$SRC/fixtures/matrix/make-fixture" "$FX" --night 2 >/dev/null
 night 2026-11-02 1 --jobs 2
 # --jobs 2 on Slurm throttles the array: at most 2 tasks at once.
-scontrol show job -o "$(cat "$S/2026-11-02/slurm/submit.txt")" | grep -q 'ArrayTaskThrottle=2'
+# (scontrol's answer read whole first: `scontrol | grep -q` can die of SIGPIPE under pipefail.)
+array_info=$(scontrol show job -o "$(cat "$S/2026-11-02/slurm/submit.txt")")
+grep -q 'ArrayTaskThrottle=2' <<<"$array_info"
 expect_contains "$T/slurm-2026-11-02.txt" "2 red (2 new)"
 expect_contains "$T/slurm-2026-11-02.txt" "(cause: packages/fauxlib 1.1 -> 1.2)"
 
