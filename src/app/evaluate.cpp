@@ -87,12 +87,8 @@ std::string last_line(const std::string& text) {
 }
 
 std::string read_tail(const std::string& path) {
-  try {
-    std::string text = read_file(path);
-    return text.size() > 65536 ? text.substr(text.size() - 65536) : text;
-  } catch (const Error&) {
-    return "";
-  }
+  std::string text = read_file_or_empty(path);
+  return text.size() > 65536 ? text.substr(text.size() - 65536) : text;
 }
 
 double now_seconds() {

@@ -191,12 +191,7 @@ RemoteBuild build_venv_remotely(StagingRunner& staging, const std::string& bundl
   RemoteBuild out;
   out.venv.builder = request.builder;
   out.venv.log_paths = {spec.stdout_path, spec.stderr_path};
-  std::string answer;
-  try {
-    answer = read_file(spec.stdout_path);
-  } catch (const Error&) {
-    answer.clear();
-  }
+  std::string answer = read_file_or_empty(spec.stdout_path);
   // The answer is the last line of stdout (one JSON object).
   while (!answer.empty() && (answer.back() == '\n' || answer.back() == '\r')) {
     answer.pop_back();

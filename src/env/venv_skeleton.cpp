@@ -44,11 +44,7 @@ std::string process_failure(const std::string& what, const ProcessResult& r, con
     return what + ": " + r.spawn_error;
   }
   std::string reason = what + (r.timed_out ? " timed out" : " failed (exit " + std::to_string(r.exit_code) + ")");
-  std::string text;
-  try {
-    text = read_file(stderr_path);
-  } catch (const Error&) {
-  }
+  const std::string text = read_file_or_empty(stderr_path);
   std::vector<std::string> lines;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {

@@ -108,14 +108,6 @@ std::string lxc_escape(const std::string& path) {
 
 }  // namespace
 
-std::string clean_path(const std::string& path) {
-  std::string clean = fs::path(path).lexically_normal().string();
-  while (clean.size() > 1 && clean.back() == '/') {
-    clean.pop_back();
-  }
-  return clean;
-}
-
 SandboxPlan plan_sandbox(const ProcessSpec& spec, const std::string& root, Network network) {
   SandboxPlan plan;
   plan.root = root;

@@ -15,10 +15,6 @@ namespace envbisect {
 // Whether a sandboxed run may reach the network.
 enum class Network { none, host };
 
-// Return `path` lexically normalised ("a/./b/../c" -> "a/c"), without a trailing slash (but "/").
-// Pure: the file system is not consulted.
-std::string clean_path(const std::string& path);
-
 // What a sandboxed process may see, decided from the host's facts before any argv is built.
 struct SandboxPlan {
   std::string root;                         // folder mounted read-only as /; "" = the host's base dirs

@@ -65,14 +65,6 @@ std::vector<int> expand_task_ids(std::string_view value) {
   return ids;
 }
 
-std::string read_or_empty(const std::string& path) {
-  try {
-    return read_file(path);
-  } catch (const Error&) {
-    return "";
-  }
-}
-
 }  // namespace
 
 std::string slurm_array_indices(std::vector<int> indices) {
@@ -217,11 +209,11 @@ SlurmArrayOutcome run_slurm_array(const SlurmArrayRequest& request) {
   submit.timeout = k_client_limit;
   spdlog::debug("slurm array: {}", display_argv(submit.argv));
   const ProcessResult submitted = local.run(submit);
-  std::string array_id = trim(read_or_empty(submit.stdout_path));
+  std::string array_id = trim(read_file_or_empty(submit.stdout_path));
   array_id = array_id.substr(0, array_id.find(';'));
   if (!submitted.spawned || submitted.exit_code != 0 || !all_digits(array_id)) {
     outcome.interrupted = submitted.interrupted;
-    std::string why = submitted.spawned ? trim(read_or_empty(submit.stderr_path)) : submitted.spawn_error;
+    std::string why = submitted.spawned ? trim(read_file_or_empty(submit.stderr_path)) : submitted.spawn_error;
     std::replace(why.begin(), why.end(), '\n', ' ');  // one line: the caller reports it as one error
     outcome.submit_error = "sbatch refused the job array: " + (why.empty() ? "it printed no job id" : why);
     spdlog::debug("{}", outcome.submit_error);
@@ -250,7 +242,7 @@ SlurmArrayOutcome run_slurm_array(const SlurmArrayRequest& request) {
     }
     const ProcessResult polled = local.run(poll);
     const std::map<int, SlurmJobStatus> seen =
-        polled.exit_code == 0 ? parse_scontrol_array(read_or_empty(poll.stdout_path)) : std::map<int, SlurmJobStatus>{};
+        polled.exit_code == 0 ? parse_scontrol_array(read_file_or_empty(poll.stdout_path)) : std::map<int, SlurmJobStatus>{};
     bool all_reported = true;
     bool all_finished = true;
     for (SlurmArrayTaskOutcome& task : outcome.tasks) {

@@ -49,14 +49,6 @@ bool is_final_state(const std::string& state) {
   return final_states.count(state) != 0;
 }
 
-std::string read_or_empty(const std::string& path) {
-  try {
-    return read_file(path);
-  } catch (const Error&) {
-    return "";
-  }
-}
-
 // A folder for this job's script and client output: the attempt folder when there is one.
 std::string job_dir(const ProcessSpec& spec) {
   if (!spec.cwd.empty()) {
@@ -168,13 +160,13 @@ ProcessResult SlurmRunner::run(const ProcessSpec& spec) {
   submit.stderr_path = dir + "/envbisect-slurm-submit.err";
   submit.timeout = k_client_limit;
   const ProcessResult submitted = m_local.run(submit);
-  std::string job_id = trim(read_or_empty(submit.stdout_path));
+  std::string job_id = trim(read_file_or_empty(submit.stdout_path));
   job_id = job_id.substr(0, job_id.find(';'));
   if (!submitted.spawned || submitted.exit_code != 0 || job_id.empty() ||
       !std::all_of(job_id.begin(), job_id.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
     result.interrupted = submitted.interrupted;
     result.spawn_error = "sbatch refused the job: " +
-                         (submitted.spawned ? trim(read_or_empty(submit.stderr_path)) : submitted.spawn_error);
+                         (submitted.spawned ? trim(read_file_or_empty(submit.stderr_path)) : submitted.spawn_error);
     spdlog::warn("{}", result.spawn_error);
     return result;
   }
@@ -197,7 +189,7 @@ ProcessResult SlurmRunner::run(const ProcessSpec& spec) {
     }
     const ProcessResult polled = m_local.run(poll);
     const std::optional<SlurmJobStatus> seen =
-        polled.exit_code == 0 ? parse_scontrol_job(read_or_empty(poll.stdout_path)) : std::nullopt;
+        polled.exit_code == 0 ? parse_scontrol_job(read_file_or_empty(poll.stdout_path)) : std::nullopt;
     if (seen) {
       status = *seen;
       misses = 0;

@@ -42,22 +42,9 @@ bool is_name_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || std::strchr("._-+@~%,", c) != nullptr;
 }
 
-std::string clean(const std::string& path) {
-  std::string out = fs::path(path).lexically_normal().string();
-  while (out.size() > 1 && out.back() == '/') {
-    out.pop_back();
-  }
-  return out;
-}
-
 // The last non-empty line of a file, for a failure's reason.
 std::string last_words(const std::string& path) {
-  std::string text;
-  try {
-    text = read_file(path);
-  } catch (const Error&) {
-    return "";
-  }
+  const std::string text = read_file_or_empty(path);
   std::string last;
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
@@ -109,7 +96,7 @@ std::vector<std::string> outermost_paths(const std::vector<std::string>& paths) 
   std::vector<std::string> cleaned;
   for (const std::string& path : paths) {
     if (!path.empty()) {
-      cleaned.push_back(clean(path));
+      cleaned.push_back(clean_path(path));
     }
   }
   std::sort(cleaned.begin(), cleaned.end());
@@ -131,7 +118,7 @@ std::vector<std::string> outermost_paths(const std::vector<std::string>& paths) 
 }
 
 StagingRunner::StagingRunner(SshTarget target, std::string remote_root)
-    : m_ssh(std::move(target)), m_root(clean(remote_root)) {
+    : m_ssh(std::move(target)), m_root(clean_path(remote_root)) {
   if (m_root.empty() || m_root.front() != '/' || m_root == "/") {
     throw Error("--remote-root " + remote_root + ": must be an absolute folder other than /", ExitCode::bad_input);
   }
@@ -161,7 +148,7 @@ StagingRunner::~StagingRunner() {
 }
 
 std::string StagingRunner::remote_path(const std::string& local) const {
-  return m_root + clean(local);
+  return m_root + clean_path(local);
 }
 
 std::string StagingRunner::local_path(const std::string& remote) const {
@@ -251,7 +238,7 @@ ProcessResult StagingRunner::run(const ProcessSpec& spec) {
   std::vector<std::string> names = reads;
   names.insert(names.end(), writes.begin(), writes.end());
   if (!spec.cwd.empty()) {
-    names.push_back(clean(spec.cwd));
+    names.push_back(clean_path(spec.cwd));
   }
   for (const std::string& path : names) {
     if (path.empty() || path.front() != '/') {
@@ -265,7 +252,7 @@ ProcessResult StagingRunner::run(const ProcessSpec& spec) {
   // travel there and come back over them (a rebuild's answer in the same log folder did).
   for (const std::string* output : {&spec.stdout_path, &spec.stderr_path}) {
     for (const std::string& path : writes) {
-      if (!output->empty() && clean(*output).rfind(path + "/", 0) == 0) {
+      if (!output->empty() && clean_path(*output).rfind(path + "/", 0) == 0) {
         std::error_code ignored;
         fs::remove(*output, ignored);
       }

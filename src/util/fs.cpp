@@ -33,6 +33,22 @@ std::string read_file(const std::string& path) {
   return content.str();
 }
 
+std::string read_file_or_empty(const std::string& path) {
+  try {
+    return read_file(path);
+  } catch (const Error&) {
+    return "";
+  }
+}
+
+std::string clean_path(const std::string& path) {
+  std::string clean = std::filesystem::path(path).lexically_normal().string();
+  while (clean.size() > 1 && clean.back() == '/') {
+    clean.pop_back();
+  }
+  return clean;
+}
+
 void write_file_atomic(const std::string& path, const std::string& content) {
   std::string temp = path + ".tmp." + std::to_string(::getpid());
   int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -7,6 +7,10 @@ namespace envbisect {
 // Return the whole content of the file at `path`. Throw Error naming the path when it cannot be read.
 std::string read_file(const std::string& path);
 
+// Return the whole content of the file at `path`, or "" when it cannot be read (a log a process may not
+// have written).
+std::string read_file_or_empty(const std::string& path);
+
 // Write `content` to `path` atomically (temp file in the same folder, fsync, rename).
 void write_file_atomic(const std::string& path, const std::string& content);
 
@@ -15,6 +19,10 @@ void make_dirs(const std::string& path);
 
 // Return `path` made absolute (lexically normalised), relative paths taken against `base`.
 std::string absolute_path(const std::string& path, const std::string& base);
+
+// Return `path` lexically normalised ("a/./b/../c" -> "a/c"), without a trailing slash (but "/").
+// Pure: the file system is not consulted.
+std::string clean_path(const std::string& path);
 
 // Return the folder containing `path` ("." when it has none), made absolute.
 std::string parent_dir(const std::string& path);
