@@ -1,8 +1,8 @@
 #pragma once
 
 // Helpers shared by the env unit tests (test_env_*.cpp): a temporary folder, reading a file back, and
-// building test wheels locally (no PyPI here). Header-only: everything is inline in envbisect::env_test
-// (not envbisect::test, whose TempDir in exec_test_support.hpp is another class of the same binary).
+// building test wheels locally (no PyPI here). Header-only: everything is inline in envbisect::env_test;
+// the temporary folder and file reading are test_support.hpp's, shared with the exec tests.
 
 #include <cerrno>
 #include <cstring>
@@ -17,39 +17,13 @@
 #include <nlohmann/json.hpp>
 
 #include "exec/runner.hpp"
+#include "test_support.hpp"
 #include "util/error.hpp"
 
 namespace envbisect::env_test {
 
-// A fresh temporary folder named envbisect-<name>-XXXXXX, removed with everything in it at scope end.
-class TempDir {
-public:
-  // Create the folder under the system's temp directory. Throw Error when it cannot be created.
-  explicit TempDir(const std::string& name = "env") {
-    std::string pattern = (std::filesystem::temp_directory_path() / ("envbisect-" + name + "-XXXXXX")).string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      throw Error(pattern + ": cannot create a temporary folder: " + std::strerror(errno), ExitCode::environment);
-    }
-    path = pattern;
-  }
-  // Remove the folder and everything in it; errors are ignored.
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  std::filesystem::path path;
-};
-
-// Return the whole content of the file at `path`; "" when it is missing or unreadable.
-inline std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+using envbisect::test::slurp;
+using envbisect::test::TempDir;
 
 // How `build_wheels` lays out one wheel.
 enum class WheelLayout {

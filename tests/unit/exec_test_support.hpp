@@ -1,7 +1,7 @@
 #pragma once
 
-// Helpers shared by the exec unit tests (test_exec_*.cpp): a temporary folder, reading a file back,
-// a shell spec, and searching an argv. Header-only: everything is inline in envbisect::test.
+// Helpers shared by the exec unit tests (test_exec_*.cpp): a shell spec, searching an argv, a stand-in
+// ssh (plus test_support.hpp's temporary folder and file reading). Header-only: everything is inline in envbisect::test.
 
 #include <algorithm>
 #include <cerrno>
@@ -15,39 +15,10 @@
 #include <vector>
 
 #include "exec/runner.hpp"
+#include "test_support.hpp"
 #include "util/error.hpp"
 
 namespace envbisect::test {
-
-// A fresh temporary folder named envbisect-<name>-XXXXXX, removed with everything in it at scope end.
-class TempDir {
-public:
-  // Create the folder under the system's temp directory. Throw Error when it cannot be created.
-  explicit TempDir(const std::string& name = "test") {
-    std::string pattern = (std::filesystem::temp_directory_path() / ("envbisect-" + name + "-XXXXXX")).string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      throw Error(pattern + ": cannot create a temporary folder: " + std::strerror(errno), ExitCode::environment);
-    }
-    path = pattern;
-  }
-  // Remove the folder and everything in it; errors are ignored.
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  std::filesystem::path path;
-};
-
-// Return the whole content of the file at `path`; "" when it is missing or unreadable.
-inline std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 // Return a spec that runs `script` with `sh -c`, with PATH=/usr/bin:/bin as its whole environment.
 inline ProcessSpec shell_spec(const std::string& script) {
