@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "../search/history.hpp"
 #include "search/dag_bisect.hpp"
 #include "search/kary.hpp"
 
@@ -81,31 +82,7 @@ Outcome bisect(std::size_t n, std::size_t k, std::size_t culprit, int run_ms) {
 // same random draws): commits 1..count as nodes 0..count-1, the root (the good commit) left out.
 std::vector<envbisect::DagNode> merge_dag(int count, unsigned seed) {
   std::mt19937 rng(seed);
-  std::vector<std::vector<int>> parents(static_cast<std::size_t>(count) + 1);
-  int main_head = 0;
-  int next = 1;
-  while (next <= count) {
-    const int left = count - next + 1;
-    if (left >= 4 && rng() % 3 == 0) {
-      const int side_len = std::min(1 + static_cast<int>(rng() % 4), left - 2);
-      const int main_len = std::min(static_cast<int>(rng() % 4), left - 1 - side_len);
-      const int fork = main_head;
-      for (int i = 0; i < main_len; ++i) {
-        parents[static_cast<std::size_t>(next)] = {main_head};
-        main_head = next++;
-      }
-      int side_head = fork;
-      for (int i = 0; i < side_len; ++i) {
-        parents[static_cast<std::size_t>(next)] = {side_head};
-        side_head = next++;
-      }
-      parents[static_cast<std::size_t>(next)] = {main_head, side_head};
-      main_head = next++;
-    } else {
-      parents[static_cast<std::size_t>(next)] = {main_head};
-      main_head = next++;
-    }
-  }
+  const std::vector<std::vector<int>> parents = envbisect::bench::generate_history(count, true, rng);
   std::vector<envbisect::DagNode> nodes;
   for (std::size_t commit = 1; commit < parents.size(); ++commit) {
     envbisect::DagNode node;

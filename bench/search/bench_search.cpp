@@ -25,6 +25,7 @@
 
 #include <unistd.h>
 
+#include "history.hpp"
 #include "env/git_checkout.hpp"
 #include "env/git_history.hpp"
 #include "exec/runner.hpp"
@@ -43,32 +44,7 @@ using envbisect::Verdict;
 int make_repo(int count, const std::string& shape, int culprit, unsigned seed) {
   std::mt19937 rng(seed);
   // parents[i] for commits 0..count (0 is the good root); creation order is a topological order.
-  std::vector<std::vector<int>> parents(static_cast<std::size_t>(count) + 1);
-  int main_head = 0;
-  int next = 1;
-  while (next <= count) {
-    const int left = count - next + 1;
-    if (shape == "merges" && left >= 4 && rng() % 3 == 0) {
-      // A side branch of 1..4 commits forked from main, main moving on 0..3 commits meanwhile, then a merge.
-      const int side_len = std::min(1 + static_cast<int>(rng() % 4), left - 2);
-      const int main_len = std::min(static_cast<int>(rng() % 4), left - 1 - side_len);
-      const int fork = main_head;
-      for (int i = 0; i < main_len; ++i) {
-        parents[static_cast<std::size_t>(next)] = {main_head};
-        main_head = next++;
-      }
-      int side_head = fork;
-      for (int i = 0; i < side_len; ++i) {
-        parents[static_cast<std::size_t>(next)] = {side_head};
-        side_head = next++;
-      }
-      parents[static_cast<std::size_t>(next)] = {main_head, side_head};
-      main_head = next++;
-    } else {
-      parents[static_cast<std::size_t>(next)] = {main_head};
-      main_head = next++;
-    }
-  }
+  const std::vector<std::vector<int>> parents = envbisect::bench::generate_history(count, shape == "merges", rng);
   std::vector<char> bad(parents.size(), 0);
   for (std::size_t i = 1; i < parents.size(); ++i) {
     bad[i] = static_cast<int>(i) == culprit ? 1 : 0;
@@ -91,7 +67,8 @@ int make_repo(int count, const std::string& shape, int culprit, unsigned seed) {
     }
     std::printf("deleteall\nM 644 inline marker\ndata %zu\n%s\n", marker.size(), marker.c_str());
   }
-  std::printf("reset refs/heads/main\nfrom :%d\n\n", main_head + 1);
+  // Main's tip is the last commit made.
+  std::printf("reset refs/heads/main\nfrom :%d\n\n", count + 1);
   std::printf("reset refs/tags/good\nfrom :1\n\nreset refs/tags/culprit\nfrom :%d\n\n", culprit + 1);
   return 0;
 }
