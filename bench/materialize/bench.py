@@ -24,7 +24,11 @@ def timed(argv, **kw):
 
 
 # 50 wheels, 3000 package files in all: a few big ones (like torch), many small; pinned pairs.
-sizes = [1200, 600, 300, 150] + [16] * 46
+# BENCH_SMOKE=1 (CI): 10 small wheels and fewer repetitions, only to prove the bench still runs.
+smoke = bool(os.environ.get("BENCH_SMOKE"))
+sizes = [120, 60] + [4] * 8 if smoke else [1200, 600, 300, 150] + [16] * 46
+if smoke:
+    pip_reps = 1
 reqs = []
 for i, n in enumerate(sizes):
     name = f"benchpkg{i:02d}"
@@ -76,7 +80,7 @@ cold_median = statistics.median(cold)
 # Warm store: one process, 11 candidates; the first also probes the interpreter.
 warm_store = os.path.join(work, "store-warm")
 materialize(warm_store, os.path.join(work, "fill"), 1)
-warm = materialize(warm_store, os.path.join(work, "warm"), 11)
+warm = materialize(warm_store, os.path.join(work, "warm"), 3 if smoke else 11)
 warm_first, warm_median = warm[0], statistics.median(warm[1:])
 
 # The cp -al floor: hard-link copies of the very same finished environment tree.
@@ -85,7 +89,7 @@ cp_median = statistics.median(cp_times)
 
 # Warm cache snapshot: an inductor-like cache tree (2000 files), link_tree vs cp -al.
 cache = os.path.join(work, "cache")
-for k in range(2000):
+for k in range(200 if smoke else 2000):
     d = os.path.join(cache, f"{k % 64:02x}", f"k{k // 64}")
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, f"entry{k}.bin"), "wb") as fh:

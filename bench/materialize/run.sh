@@ -3,7 +3,7 @@
 # `python -m venv` + `pip install --no-index` of the same wheels, vs the `cp -al` floor of the same
 # tree; and a warm cache snapshot (link_tree) vs `cp -al` of the cache tree. Ends by printing
 # speedup_vs_pip, ratio_to_cp_al, cold_vs_pip, one per line.
-# Usage: bench/materialize/run.sh [pip repetitions, default 3]
+# Usage: bench/materialize/run.sh [pip repetitions, default 3]   (BENCH_SMOKE=1: 10 small wheels, as CI runs it)
 # Env: BUILD (build dir, default build), PY (interpreter, default the real one behind python3).
 set -euo pipefail
 SRC="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -11,4 +11,4 @@ BUILD="${BUILD:-$SRC/build}"
 cmake --build "$BUILD" --target bench_materialize -j1 > /dev/null
 PY="${PY:-$(python3 -c 'import sys; print(sys.executable)')}"
 unset PIP_FIND_LINKS
-exec "$PY" "$SRC/bench/materialize/bench.py" "$SRC" "$BUILD/bench_materialize" "$PY" "${1:-3}"
+exec "$PY" "$SRC/bench/materialize/bench.py" "$SRC" "$BUILD/bench/bench_materialize" "$PY" "${1:-3}"

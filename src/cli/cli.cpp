@@ -16,6 +16,8 @@
 #include "app/timeline.hpp"
 #include "app/run.hpp"
 #include "app/versions.hpp"
+#include "cli/build_info.hpp"
+#include "cli/cli_docs.hpp"
 #include "env/store.hpp"
 #include "env/uv_cache.hpp"
 #include "exec/runner.hpp"
@@ -37,7 +39,8 @@ void setup_logging(int verbosity) {
 int cli_main(int argc, char** argv) {
   CLI::App app{"envbisect: find out why an ML training environment got slower or started crashing"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("envbisect ") + ENVBISECT_VERSION);
+  const std::string version = std::string("envbisect ") + ENVBISECT_VERSION + " (commit " + k_build_commit + ")";
+  app.set_version_flag("--version", version);
   int verbosity = 0;
   app.add_flag("-v,--verbose", verbosity, "More log output on stderr (-vv: every spawned command)");
 
@@ -165,6 +168,11 @@ int cli_main(int argc, char** argv) {
   // Internal: what each Slurm array task runs (docs/MATRIX.md); hidden from --help.
   matrix_cmd->add_option("--cell", matrix.cell, "Measure only cell INDEX here")->check(CLI::NonNegativeNumber)->group("");
 
+  std::string completion_shell;
+  CLI::App* completion_cmd = app.add_subcommand("completion", "Print a shell completion script (bash or zsh)");
+  completion_cmd->add_option("shell", completion_shell, "bash or zsh")->required()->check(CLI::IsMember({"bash", "zsh"}));
+  CLI::App* manual_cmd = app.add_subcommand("manual", "Print the manual page (roff), as installed as envbisect(1)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -208,6 +216,10 @@ int cli_main(int argc, char** argv) {
       code = run_replay(replay_dir);
     } else if (matrix_cmd->parsed()) {
       code = run_matrix(matrix);
+    } else if (completion_cmd->parsed()) {
+      write_completion(app, completion_shell, std::cout);
+    } else if (manual_cmd->parsed()) {
+      write_man_page(app, version, std::cout);
     } else if (versions_cmd->parsed()) {
       code = run_versions(versions, std::cout, std::cerr);
     }
