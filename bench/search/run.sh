@@ -34,6 +34,7 @@ for n in $sizes; do
     # Culprits: first, last, quarter points, and four seeded random commits.
     culprits="1 $((n / 4)) $((n / 2)) $((3 * n / 4)) $n"
     for i in 1 2 3 4; do culprits="$culprits $(( (seed * (i + 7) + n * i * 31) % n + 1 ))"; done
+    [[ -z "${BENCH_SMOKE:-}" ]] || culprits="1 $((n / 2)) $n"
     for culprit in $culprits; do
       repo="$work/repo-$n-$shape-$culprit"
       git init -q -b main "$repo"
