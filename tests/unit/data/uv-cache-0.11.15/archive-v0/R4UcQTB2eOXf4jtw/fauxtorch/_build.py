@@ -1,0 +1,3 @@
+VERSION = "2.11.0+cu130"
+CUDA = "13.0"
+THREAD_SAFE_TRACING = False
