@@ -15,6 +15,7 @@
 #include "app/store.hpp"
 #include "app/timeline.hpp"
 #include "app/run.hpp"
+#include "app/state_from.hpp"
 #include "app/versions.hpp"
 #include "cli/build_info.hpp"
 #include "cli/cli_docs.hpp"
@@ -168,6 +169,17 @@ int cli_main(int argc, char** argv) {
   // Internal: what each Slurm array task runs (docs/MATRIX.md); hidden from --help.
   matrix_cmd->add_option("--cell", matrix.cell, "Measure only cell INDEX here")->check(CLI::NonNegativeNumber)->group("");
 
+  StateFromOptions state_from;
+  CLI::App* state_cmd = app.add_subcommand(
+      "state", "Write a state from a lock file (uv.lock, pylock.toml, requirements.txt, pip freeze), as of a git revision");
+  state_cmd->add_option("lockfile", state_from.lock_path, "uv.lock, pylock.toml, requirements.txt or pip freeze output")
+      ->required();
+  state_cmd->add_option("--at", state_from.at, "Read the lock as of this git revision (tag, branch, HEAD~20), not from disk");
+  state_cmd->add_option("--python", state_from.python, "Interpreter version the lock's entries are chosen for (default 3.11)");
+  state_cmd->add_option("--machine", state_from.machine, "Platform machine wheels must fit (default x86_64)");
+  state_cmd->add_option("--name", state_from.name, "The state's name (default: the revision or the file)");
+  state_cmd->add_option("-o,--out", state_from.out_path, "Write the state here (default stdout)");
+
   std::string completion_shell;
   CLI::App* completion_cmd = app.add_subcommand("completion", "Print a shell completion script (bash or zsh)");
   completion_cmd->add_option("shell", completion_shell, "bash or zsh")->required()->check(CLI::IsMember({"bash", "zsh"}));
@@ -216,6 +228,8 @@ int cli_main(int argc, char** argv) {
       code = run_replay(replay_dir);
     } else if (matrix_cmd->parsed()) {
       code = run_matrix(matrix);
+    } else if (state_cmd->parsed()) {
+      code = run_state_from(state_from, std::cout, std::cerr);
     } else if (completion_cmd->parsed()) {
       write_completion(app, completion_shell, std::cout);
     } else if (manual_cmd->parsed()) {

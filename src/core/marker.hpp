@@ -1,0 +1,27 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace envbisect {
+
+// The interpreter and platform a lock's entries are chosen for: PEP 508 marker variables
+// (python_version, python_full_version, sys_platform, platform_machine, platform_system, os_name,
+// implementation_name, platform_python_implementation) plus the glibc version wheels are matched against.
+struct MarkerEnvironment {
+  std::map<std::string, std::string> variables;
+  int glibc_major = 2;
+  int glibc_minor = 36;  // Debian 12
+};
+
+// Return the environment of CPython `python_version` ("3.12" or "3.12.3") on Linux `machine` ("x86_64").
+// Throw Error when the version is not N.N or N.N.N.
+MarkerEnvironment linux_marker_environment(const std::string& python_version, const std::string& machine = "x86_64");
+
+// Return whether PEP 508 marker `marker` holds in `environment` (an empty marker holds; `extra` compares
+// false with every value, so optional dependencies stay out). Throw Error naming what could not be
+// parsed when the marker is malformed.
+bool evaluate_marker(std::string_view marker, const MarkerEnvironment& environment);
+
+}  // namespace envbisect
