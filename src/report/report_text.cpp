@@ -81,15 +81,41 @@ std::string html_escape(const std::string& text) {
   return out;
 }
 
-std::string md_cell(const std::string& text) {
+namespace {
+
+// One line of a table cell or code span: pipes escaped (GFM splits cells at them even inside code),
+// line breaks as spaces, control characters as visible escapes.
+std::string md_line(const std::string& text) {
   std::string out;
-  for (char c : text) {
+  for (char c : escape_control(text)) {
     if (c == '|') {
       out += "\\|";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
     } else {
       out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string md_cell(const std::string& text) {
+  std::string flat = text;
+  std::replace(flat.begin(), flat.end(), '\n', ' ');
+  std::replace(flat.begin(), flat.end(), '\r', ' ');
+  // HTML becomes text under any renderer (entities); no link, image or code span can start.
+  std::string out;
+  for (char c : escape_control(flat)) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '\\': out += "\\\\"; break;
+      case '|': out += "\\|"; break;
+      case '[': out += "\\["; break;
+      case ']': out += "\\]"; break;
+      case '`': out += "\\`"; break;
+      default: out += c;
     }
   }
   return out;
@@ -105,7 +131,11 @@ std::string md_code(const std::string& text) {
   }
   std::string fence(longest + 1, '`');
   std::string pad = !text.empty() && (text.front() == '`' || text.back() == '`') ? " " : "";
-  return fence + pad + md_cell(text) + pad + fence;
+  // Inside a code span HTML and Markdown are literal text: only pipes and line breaks need care.
+  std::string flat = text;
+  std::replace(flat.begin(), flat.end(), '\n', ' ');
+  std::replace(flat.begin(), flat.end(), '\r', ' ');
+  return fence + pad + md_line(flat) + pad + fence;
 }
 
 std::string tail_lines(const std::string& text, std::size_t max_lines, std::size_t max_bytes) {
@@ -311,8 +341,9 @@ std::string folder_of(const std::string& path) {
 }  // namespace
 
 std::string attempt_command(const ReportModel& model, const Attempt& attempt) {
+  // Reports show commands without their secrets ("--api-key VALUE", URL passwords).
   if (!attempt.argv.empty()) {
-    return display_argv(attempt.argv);
+    return display_argv(redact_argv(attempt.argv));
   }
   if (!model.recipe.available) {
     return "";
@@ -336,7 +367,7 @@ std::string attempt_command(const ReportModel& model, const Attempt& attempt) {
   for (const std::string& arg : argv_template) {
     argv.push_back(fill_known(arg, values));
   }
-  return display_argv(argv);
+  return display_argv(redact_argv(argv));
 }
 
 std::string display_path(const ReportModel& model, const std::string& path) {
