@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include "util/redact.hpp"  // k_redacted, the one redaction rule
+
 namespace envbisect {
 
 // Return the name prefixes of the variables a capture records (TORCH, CUDA, NCCL, PYTORCH, TRITON,
