@@ -30,16 +30,7 @@ std::string fenced(const std::string& body, const std::string& info = "") {
   return fence + info + "\n" + body + (body.empty() || body.back() == '\n' ? "" : "\n") + fence + "\n";
 }
 
-// An HTML id from a journal's hash: only letters and digits survive, so no quote can end the attribute.
-std::string anchor_id(const std::string& hash) {
-  std::string id;
-  for (char c : short_id(hash)) {
-    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
-      id += c;
-    }
-  }
-  return "candidate-" + id;
-}
+std::string anchor_id(const std::string& hash) { return candidate_anchor(hash); }
 
 std::string link_to(const std::string& hash, const std::string& label) {
   return "[" + label + "](#" + anchor_id(hash) + ")";

@@ -65,6 +65,16 @@ std::string format_utc(double t) {
 
 std::string short_id(const std::string& hash) { return hash.substr(0, 12); }
 
+std::string candidate_anchor(const std::string& hash) {
+  std::string id;
+  for (char c : short_id(hash)) {
+    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+      id += c;
+    }
+  }
+  return "candidate-" + id;
+}
+
 std::string html_escape(const std::string& text) {
   std::string out;
   out.reserve(text.size());

@@ -22,6 +22,10 @@ std::string format_utc(double t);
 // Return the first 12 digits of a hash (the report's display form).
 std::string short_id(const std::string& hash);
 
+// Return the HTML id of a candidate's section: "candidate-" and the letters and digits of the first 12
+// characters of its hash (a journal's hash may hold quotes and brackets; an id never does).
+std::string candidate_anchor(const std::string& hash);
+
 // Return `text` escaped for HTML text and attribute values.
 std::string html_escape(const std::string& text);
 

@@ -239,6 +239,10 @@ TEST_CASE("Markdown report: HTML and Markdown from the journal are text, never m
   // The only raw HTML left is the renderer's own anchors, with ids made of letters and digits.
   CHECK(md.find("<a id=\"candidate-escriptx\"></a>") != std::string::npos);
   CHECK(md_cell("a<b>&c|d\\e[f]`g") == "a&lt;b&gt;&amp;c\\|d\\\\e\\[f\\]\\`g");
+  // The HTML report keeps the same ids: no quote from the journal ends an attribute there either.
+  const std::string html = render_html(model);
+  CHECK(html.find("id=\"candidate-escriptx\"") != std::string::npos);
+  CHECK(html.find("\"><script>") == std::string::npos);
 }
 
 TEST_CASE("terminal output shows control characters from states as escapes", "[report]") {
