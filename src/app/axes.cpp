@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
 
 #include "core/version.hpp"
 #include "core/wheel_name.hpp"
@@ -13,6 +16,7 @@
 #include "env/wheel_source.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/strings.hpp"
 
 #include <map>
 #include <set>
@@ -104,14 +108,14 @@ std::vector<Axis> plan_axes(const std::vector<Delta>& deltas, const EnvState& go
     if (delta.dimension == Dimension::packages) {
       std::vector<std::string> points = version_points(delta.name, *delta.good, *delta.bad, files);
       if (!points.empty()) {
-        axes.push_back({i, "versions", points, {}, {}});
+        axes.push_back({i, "versions", points, std::nullopt, {}, {}});
       }
     } else if (delta.dimension == Dimension::repos && good.repos.at(delta.name).path == bad.repos.at(delta.name).path) {
       // `git rev-list bad ^good` (or its first-parent line); a good commit that is not an ancestor of
       // bad leaves the repo a toggle.
       CommitRange range = commits_between(good.repos.at(delta.name).path, *delta.good, *delta.bad, first_parent);
       if (range.good_is_ancestor && range.commits.size() >= 2) {
-        Axis axis{i, "commits", {*delta.good}, {}, {}};
+        Axis axis{i, "commits", {*delta.good}, std::nullopt, {}, {}};
         bool merges = false;
         for (const RangeCommit& commit : range.commits) {
           axis.points.push_back(commit.id);
@@ -129,13 +133,11 @@ std::vector<Axis> plan_axes(const std::vector<Delta>& deltas, const EnvState& go
         axes.push_back(axis);
       }
     } else if (delta.dimension == Dimension::threads) {
-      long long from = std::stoll(*delta.good);
-      long long to = std::stoll(*delta.bad);
-      if (std::llabs(to - from) >= 2) {
-        Axis axis{i, "numbers", {}, {}, {}};
-        for (long long value = from; value != to + (to > from ? 1 : -1); value += to > from ? 1 : -1) {
-          axis.points.push_back(std::to_string(value));
-        }
+      // A range, bisected by arithmetic: 1..10^7 threads is two numbers, not ten million strings.
+      const std::int64_t from = std::stoll(*delta.good);
+      const std::int64_t to = std::stoll(*delta.bad);
+      if ((to > from ? to - from : from - to) >= 2) {  // both >= 0: the difference cannot overflow
+        Axis axis{i, "numbers", {}, NumberRange{from, to}, {}, {}};
         axes.push_back(axis);
       }
     }
@@ -143,10 +145,65 @@ std::vector<Axis> plan_axes(const std::vector<Delta>& deltas, const EnvState& go
   return axes;
 }
 
+std::size_t Axis::size() const {
+  if (numbers) {
+    const std::int64_t span = numbers->to > numbers->from ? numbers->to - numbers->from : numbers->from - numbers->to;
+    return static_cast<std::size_t>(span) + 1;  // span <= 2^63-1: fits
+  }
+  return points.size();
+}
+
+std::string Axis::point(std::size_t index) const {
+  if (!numbers) {
+    return points.at(index);
+  }
+  if (index >= size()) {
+    throw std::out_of_range("axis point " + std::to_string(index) + " of " + std::to_string(size()));
+  }
+  const auto step = static_cast<std::int64_t>(index);  // < size() <= 2^63: fits
+  return std::to_string(numbers->to > numbers->from ? numbers->from + step : numbers->from - step);
+}
+
+std::string describe_axis_points(const Axis& axis, std::size_t max_shown) {
+  const std::size_t count = axis.size();
+  auto shown = [&](std::size_t index) {
+    std::string point = axis.point(index);
+    return axis.kind == "commits" ? point.substr(0, 12) : point;
+  };
+  std::vector<std::string> parts;
+  if (count <= std::max<std::size_t>(max_shown, 4)) {
+    for (std::size_t index = 0; index < count; ++index) {
+      parts.push_back(shown(index));
+    }
+    return join(parts, " < ");
+  }
+  for (std::size_t index = 0; index < 2; ++index) {
+    parts.push_back(shown(index));
+  }
+  parts.push_back("...");
+  for (std::size_t index = count - 2; index < count; ++index) {
+    parts.push_back(shown(index));
+  }
+  return join(parts, " < ") + " (" + std::to_string(count) + " points)";
+}
+
+nlohmann::json axis_points_json(const Axis& axis) {
+  if (axis.numbers && axis.size() > 1000) {
+    return {{"from", std::to_string(axis.numbers->from)},
+            {"to", std::to_string(axis.numbers->to)},
+            {"count", axis.size()}};
+  }
+  nlohmann::json out = nlohmann::json::array();
+  for (std::size_t index = 0; index < axis.size(); ++index) {
+    out.push_back(axis.point(index));
+  }
+  return out;
+}
+
 EnvState with_axis_point(const EnvState& state, const std::vector<Delta>& deltas, const Axis& axis, std::size_t index) {
   EnvState out = state;
   const Delta& delta = deltas.at(axis.delta);
-  const std::string& value = axis.points.at(index);
+  const std::string value = axis.point(index);
   if (delta.dimension == Dimension::packages) {
     out.packages[delta.name] = PackagePin{value, std::nullopt, std::nullopt};
     if (index < axis.companions.size()) {
@@ -199,7 +256,7 @@ Bisection axis_bisection(const Axis& axis, const DagBisection& dag) {
 
 Bisection bisect_axis(const Axis& axis, const IndexOracle& oracle) {
   if (axis.parents.empty()) {
-    return first_bad(axis.points.size(), oracle);
+    return first_bad(axis.size(), oracle);
   }
   return axis_bisection(axis, dag_first_bad(axis_nodes(axis), [&](std::size_t node) { return oracle(node + 1); }));
 }
@@ -216,7 +273,7 @@ KaryBisection bisect_axis_k(const Axis& axis, std::size_t slots, const BatchInde
     return out;
   }
   if (axis.parents.empty()) {
-    return kary_first_bad(axis.points.size(), slots, oracle);
+    return kary_first_bad(axis.size(), slots, oracle);
   }
   const DagKaryBisection dag = dag_first_bad_k(axis_nodes(axis), slots, [&](const std::vector<std::size_t>& nodes) {
     std::vector<std::size_t> indices;

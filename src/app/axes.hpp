@@ -1,7 +1,9 @@
 #pragma once
 
 #include <functional>
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,11 +17,21 @@
 
 namespace envbisect {
 
+// An integer range from..to (either direction, both ends included), never listed: a thread knob from
+// 1 to 2^63-1 is two numbers, and its points are computed when asked.
+struct NumberRange {
+  std::int64_t from = 0;
+  std::int64_t to = 0;
+};
+
 // An ordered axis inside one delta: the values from its good end to its bad end, both included.
 struct Axis {
   std::size_t delta = 0;            // index of the delta the axis refines
   std::string kind;                 // "versions", "commits" or "numbers"
-  std::vector<std::string> points;  // points.front() is the good value, points.back() the bad one
+  // The listed points (versions, commits): points.front() is the good value, points.back() the bad
+  // one. Empty for a numbers axis, whose points are `numbers`: read every axis through size() and point().
+  std::vector<std::string> points;
+  std::optional<NumberRange> numbers;
   // Commits of a DAG range (not --first-parent): for each of points[1..], its parents inside the
   // range as indices into `points` (0, the good end, never appears: out-of-range parents are good).
   // Empty for a chain (versions, numbers, first-parent commits).
@@ -27,7 +39,21 @@ struct Axis {
   // A versions axis of packages pinned to each other (torch and triton): per point, the versions its
   // pinned partners take there, read from the point's Requires-Dist. Empty for a package alone.
   std::vector<std::map<std::string, std::string>> companions;
+
+  // Return the number of points, the two ends included.
+  std::size_t size() const;
+
+  // Return the point at `index` (0 the good end, size()-1 the bad one). Throw std::out_of_range past the end.
+  std::string point(std::size_t index) const;
 };
+
+// Return the points of `axis` for people: all of them, " < " between, when there are at most
+// `max_shown`; else the first and last few around "..." and the count.
+std::string describe_axis_points(const Axis& axis, std::size_t max_shown);
+
+// Return the points of `axis` for the journal: the array of every point for a listed axis or a range
+// of at most 1000 numbers, else {"from", "to", "count"} (a range is never materialised).
+nlohmann::json axis_points_json(const Axis& axis);
 
 // Return the ordered axes of the deltas: package versions between the good and bad versions found in
 // the wheel folders (PEP 440 order; a change of local label only, +cu128 -> +cu130, is a variant, not

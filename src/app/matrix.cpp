@@ -75,7 +75,7 @@ MatrixInputs load_matrix_inputs(const MatrixOptions& options) {
   if (options.cell < -1) {
     problems.push_back("--cell " + std::to_string(options.cell) + ": expected a cell index, 0 or more");
   }
-  in.spec = matrix::parse_matrix_spec(read_file(options.spec_path), options.spec_path);
+  in.spec = matrix::parse_matrix_spec(read_input_file(options.spec_path), options.spec_path);
   std::string spec_dir = parent_dir(options.spec_path);
   std::string base_path = absolute_path(in.spec.base_path, spec_dir);
   in.recipe_path = absolute_path(in.spec.recipe_path, spec_dir);

@@ -1,10 +1,17 @@
 #include "app/report.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
 #include <iostream>
+#include <set>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "app/inputs.hpp"
 #include "report/render.hpp"
 #include "store/journal.hpp"
 #include "util/fs.hpp"
@@ -19,29 +26,78 @@ namespace {
 // The tail of a log file: enough for an excerpt, bounded for a benchmark that printed megabytes.
 constexpr std::size_t k_excerpt_bytes = 8192;
 
-std::optional<std::string> read_tail(const std::string& path) {
-  if (path.empty() || !path_exists(path)) {
-    return std::nullopt;
+// Where an attempt's logs may be read from: the run directory, symlinks resolved. A journal is only
+// data: one that names /etc/passwd or /dev/zero must not put that file into a report.
+class LogReader {
+public:
+  explicit LogReader(const std::string& run_dir) {
+    std::error_code error;
+    m_root = std::filesystem::canonical(run_dir, error).string();
   }
-  try {
-    std::string text = read_file(path);
-    return text.size() > k_excerpt_bytes ? text.substr(text.size() - k_excerpt_bytes) : text;
-  } catch (const Error&) {
-    return std::nullopt;
+
+  // Return the last k_excerpt_bytes of the regular file at `path` when it lies inside the run
+  // directory; nothing (and a note, for a file outside it or not a regular file) otherwise.
+  std::optional<std::string> tail(const std::string& path) {
+    if (path.empty() || m_root.empty()) {
+      return std::nullopt;
+    }
+    std::error_code error;
+    const std::string real = std::filesystem::canonical(path, error).string();
+    if (error) {
+      return std::nullopt;  // gone: the report says the logs are no longer there
+    }
+    if (real.compare(0, m_root.size() + 1, m_root + "/") != 0) {
+      refuse(path, "lies outside the run directory");
+      return std::nullopt;
+    }
+    const int fd = ::open(real.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+    if (fd < 0) {
+      return std::nullopt;
+    }
+    struct stat info {};
+    std::optional<std::string> text;
+    if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) {
+      // Read from the end: a 500 MB log costs one excerpt.
+      const off_t start = info.st_size > static_cast<off_t>(k_excerpt_bytes) ? info.st_size - static_cast<off_t>(k_excerpt_bytes) : 0;
+      std::string buffer(k_excerpt_bytes, '\0');
+      const ssize_t n = ::pread(fd, buffer.data(), buffer.size(), start);
+      if (n >= 0) {
+        buffer.resize(static_cast<std::size_t>(n));
+        text = buffer;
+      }
+    } else {
+      refuse(path, "is not a regular file");
+    }
+    ::close(fd);
+    return text;
   }
-}
+
+  // Return one note per refused path, for the report's loader notes.
+  const std::vector<std::string>& notes() const { return m_notes; }
+
+private:
+  void refuse(const std::string& path, const char* why) {
+    if (m_refused.insert(path).second && m_notes.size() < 10) {
+      m_notes.push_back("the journal names the log " + path + ", which " + why + ": not shown");
+    }
+  }
+
+  std::string m_root;
+  std::set<std::string> m_refused;
+  std::vector<std::string> m_notes;
+};
 
 // The log of an attempt: where it lies in this run directory now, else where the journal says.
-std::optional<std::string> attempt_log(const std::string& run_dir, const report::Attempt& attempt,
+std::optional<std::string> attempt_log(const std::string& run_dir, LogReader& logs, const report::Attempt& attempt,
                                        const std::string& journaled, const char* file) {
   if (attempt.index >= 0 && attempt.candidate.size() >= 16) {
     std::string here = run_dir + "/attempts/" + attempt.candidate.substr(0, 16) + "/" + std::to_string(attempt.index) +
                        "/" + file;
-    if (auto text = read_tail(here)) {
+    if (auto text = logs.tail(here)) {
       return text;
     }
   }
-  return read_tail(journaled);
+  return logs.tail(journaled);
 }
 
 void check_inputs(report::ReportModel& model) {
@@ -53,7 +109,15 @@ void check_inputs(report::ReportModel& model) {
       input.now = "missing";
       continue;
     }
-    std::string now = sha256_hex(read_file(input.path));
+    // The path comes from run.json: a fifo or /dev/zero there is noted, never read.
+    std::string content;
+    try {
+      content = read_input_file(input.path);
+    } catch (const Error& error) {
+      input.now = std::string("not read: ") + error.what();
+      continue;
+    }
+    std::string now = sha256_hex(content);
     input.now = now == input.sha256 ? "same" : "changed since the run (sha256 now " + now + ")";
   }
 }
@@ -69,7 +133,7 @@ void load_recipe(report::ReportModel& model) {
                           "; the command template is not shown";
       return;
     }
-    json doc = json::parse(read_file(input.path), nullptr, false);
+    json doc = json::parse(read_input_file(input.path), nullptr, false);
     if (doc.is_discarded() || !doc.is_object()) {
       model.recipe.note = input.path + ": not valid JSON";
       return;
@@ -111,11 +175,19 @@ report::ReportModel load_report_model(const std::string& run_dir_arg) {
   if (!path_exists(journal_path)) {
     throw Error(run_dir_arg + ": not a run directory (no journal.jsonl)", ExitCode::bad_input);
   }
+  struct stat journal_info {};
+  if (::stat(journal_path.c_str(), &journal_info) != 0 || !S_ISREG(journal_info.st_mode)) {
+    throw Error(journal_path + ": not a regular file", ExitCode::bad_input);
+  }
   JournalContents journal = read_journal(journal_path);
   json run_doc = json::object();
   std::vector<std::string> notes;
   if (path_exists(run_dir + "/run.json")) {
-    run_doc = json::parse(read_file(run_dir + "/run.json"), nullptr, false);
+    try {
+      run_doc = json::parse(read_input_file(run_dir + "/run.json"), nullptr, false);
+    } catch (const Error&) {
+      run_doc = nlohmann::json::value_t::discarded;
+    }
     if (run_doc.is_discarded()) {
       run_doc = json::object();
       notes.push_back("run.json is not valid JSON; the inputs are those of the journal's first start record");
@@ -133,18 +205,20 @@ report::ReportModel load_report_model(const std::string& run_dir_arg) {
   model.journal_sha256 = sha256_hex(read_file(journal_path));
   check_inputs(model);
   load_recipe(model);
+  LogReader logs(run_dir);
   for (const report::Attempt& attempt : model.attempts) {
     report::Excerpt excerpt;
-    if (auto text = attempt_log(run_dir, attempt, attempt.stdout_path, "stdout.txt")) {
+    if (auto text = attempt_log(run_dir, logs, attempt, attempt.stdout_path, "stdout.txt")) {
       excerpt.stdout_tail = *text;
       excerpt.stdout_found = true;
     }
-    if (auto text = attempt_log(run_dir, attempt, attempt.stderr_path, "stderr.txt")) {
+    if (auto text = attempt_log(run_dir, logs, attempt, attempt.stderr_path, "stderr.txt")) {
       excerpt.stderr_tail = *text;
       excerpt.stderr_found = true;
     }
     model.excerpts[report::excerpt_key(attempt)] = excerpt;
   }
+  model.notes.insert(model.notes.end(), logs.notes().begin(), logs.notes().end());
   return model;
 }
 

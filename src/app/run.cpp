@@ -138,12 +138,8 @@ void print_plan(const std::vector<Delta>& deltas, const std::vector<Axis>& axes,
     std::string kind = "toggle";
     for (const Axis& axis : axes) {
       if (axis.delta == i) {
-        std::vector<std::string> shown;
-        for (const std::string& point : axis.points) {
-          shown.push_back(axis.kind == "commits" ? point.substr(0, 12) : point);
-        }
-        kind = "ordered axis, " + std::to_string(axis.points.size() - 2) + " inner " + axis.kind + ": " +
-               join(shown, " < ");
+        kind = "ordered axis, " + std::to_string(axis.size() - 2) + " inner " + axis.kind + ": " +
+               describe_axis_points(axis, 64);
       }
     }
     std::cout << "     " << describe(deltas[i]) << "  [" << kind << "]\n";
@@ -156,14 +152,14 @@ void print_plan(const std::vector<Delta>& deltas, const std::vector<Axis>& axes,
   for (std::size_t k = 1; k <= std::min<std::size_t>(3, units.size()); ++k) {
     int refine = 0;
     for (const Axis& axis : axes) {
-      refine += bisection_worst_case(axis.points.size());
+      refine += bisection_worst_case(axis.size());
     }
     std::cout << "     worst case with " << k << (k == 1 ? " culprit: " : " interacting culprits: ")
               << isolation_worst_case(units.size(), k) << " candidates to isolate, up to " << refine
               << " to refine inside axes\n";
   }
-  std::cout << "  3. refine culprits inside their ordered axes; 4. probe thread counts 1..max(4, n) with the cause "
-               "applied; 5. verify both ways\n";
+  std::cout << "  3. refine culprits inside their ordered axes; 4. probe thread counts 1..max(4, n) (past 8: doublings "
+               "and n) with the cause applied; 5. verify both ways\n";
   std::cout << "  each candidate: " << policy.min_runs << " runs, more while undecided, at most " << policy.max_runs
             << "\n";
 }

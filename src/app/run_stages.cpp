@@ -21,12 +21,12 @@ nlohmann::json refine_cause(const StageContext& context, const std::vector<Axis>
       continue;
     }
     const Delta& delta = deltas[axis.delta];
-    std::cout << "refine " << to_string(delta.dimension) << "/" << delta.name << " over " << axis.points.size() - 2
+    std::cout << "refine " << to_string(delta.dimension) << "/" << delta.name << " over " << axis.size() - 2
               << " inner " << axis.kind << ":\n";
     IndexOracle refine_point = [&](std::size_t index) {
       EnvState state = with_axis_point(cause_state, deltas, axis, index);
       return context.decide(context.evaluator.candidate_for(state, cause), "refine",
-                            std::string(to_string(delta.dimension)) + "/" + delta.name + " = " + axis.points[index]);
+                            std::string(to_string(delta.dimension)) + "/" + delta.name + " = " + axis.point(index));
     };
     // With k slots an axis (a chain, or a commit DAG with merges) is searched k points a round: their
     // first runs go side by side, then each point is decided in order (extra runs one at a time).
@@ -47,14 +47,14 @@ nlohmann::json refine_cause(const StageContext& context, const std::vector<Axis>
                 return verdicts;
               }).bisection
             : bisect_axis(axis, refine_point);
-    json entry = {{"delta", delta_to_json(delta)}, {"kind", axis.kind}, {"points", axis.points},
-                  {"found", bisection.found}, {"last_good", axis.points[bisection.last_good]},
-                  {"first_bad", axis.points[bisection.first_bad]}, {"evaluations", bisection.evaluations},
+    json entry = {{"delta", delta_to_json(delta)}, {"kind", axis.kind}, {"points", axis_points_json(axis)},
+                  {"found", bisection.found}, {"last_good", axis.point(bisection.last_good)},
+                  {"first_bad", axis.point(bisection.first_bad)}, {"evaluations", bisection.evaluations},
                   {"note", bisection.note}};
     context.journal.append({{"type", "refine"}, {"refine", entry}});
     refinements.push_back(entry);
-    std::cout << "  first bad " << axis.kind << ": " << axis.points[bisection.first_bad] << " (last good "
-              << axis.points[bisection.last_good] << ")" << (bisection.note.empty() ? "" : "; " + bisection.note)
+    std::cout << "  first bad " << axis.kind << ": " << axis.point(bisection.first_bad) << " (last good "
+              << axis.point(bisection.last_good) << ")" << (bisection.note.empty() ? "" : "; " + bisection.note)
               << "\n";
   }
   return refinements;
@@ -72,15 +72,24 @@ nlohmann::json probe_modifiers(const StageContext& context, const DeltaSet& caus
   }
   for (const auto& [knob, count] : cause_state.threads) {
     std::int64_t top = std::max<std::int64_t>(4, count);
+    // Every count up to 8, then doublings and the state's own count: 10^7 threads is 30 probes, not 10^7.
+    std::vector<std::int64_t> values;
+    for (std::int64_t value = 1; value <= top; value = value < 8 ? value + 1 : (value > top / 2 ? top : value * 2)) {
+      values.push_back(value);
+      if (value == top) {
+        break;
+      }
+    }
     for (const EnvState& variant : variants) {
       std::vector<std::string> cache_states;
       for (const auto& [name, cache] : variant.caches) {
         cache_states.push_back(name + ":" + cache.state);
       }
       std::string caches = join(cache_states, ",");
-      std::cout << "probe threads/" << knob << " 1.." << top << " with the cause applied"
+      std::cout << "probe threads/" << knob << " " << (top <= 8 ? "1.." + std::to_string(top) : "1..8, doublings, " + std::to_string(top))
+                << " with the cause applied"
                 << (caches.empty() ? "" : ", caches " + caches) << ":\n";
-      for (std::int64_t value = 1; value <= top; ++value) {
+      for (const std::int64_t value : values) {
         EnvState state = variant;
         state.threads[knob] = value;
         std::string label = "threads/" + knob + " = " + std::to_string(value) + (caches.empty() ? "" : ", " + caches);

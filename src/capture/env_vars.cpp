@@ -1,8 +1,8 @@
 #include "capture/env_vars.hpp"
 
 #include <algorithm>
-#include <cctype>
 
+#include "util/redact.hpp"
 #include "util/strings.hpp"
 
 namespace envbisect {
@@ -21,20 +21,14 @@ bool is_captured_env_name(std::string_view name) {
                      [&](const std::string& prefix) { return starts_with(name, prefix); });
 }
 
-bool is_secret_env_name(std::string_view name) {
-  std::string upper(name);
-  std::transform(upper.begin(), upper.end(), upper.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  static const char* const k_markers[] = {"TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH"};
-  return std::any_of(std::begin(k_markers), std::end(k_markers),
-                     [&](const char* marker) { return upper.find(marker) != std::string::npos; });
-}
+bool is_secret_env_name(std::string_view name) { return is_secret_name(name); }
 
 std::map<std::string, std::string> redact_env(const std::map<std::string, std::string>& env) {
   std::map<std::string, std::string> out;
   for (const auto& [name, value] : env) {
     if (is_captured_env_name(name)) {
-      out.emplace(name, is_secret_env_name(name) ? std::string(k_redacted) : value);
+      // The rule run uses for its output, journal and reports (util/redact.hpp).
+      out.emplace(name, redact_env_value(name, value));
     }
   }
   return out;

@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include "util/redact.hpp"  // k_redacted, the one redaction rule
+
 namespace envbisect {
 
 // Return the name prefixes of the variables a capture records (TORCH, CUDA, NCCL, PYTORCH, TRITON,
@@ -14,14 +16,12 @@ const std::vector<std::string>& captured_env_prefixes();
 // Return true when a variable named `name` is recorded by a capture (it starts with a captured prefix).
 bool is_captured_env_name(std::string_view name);
 
-// Return true when `name` looks like it holds a secret (contains TOKEN, KEY, SECRET, PASSWORD, PASSWD,
-// CREDENTIAL or AUTH, compared case-insensitively): its value is never written anywhere.
+// Return true when `name` says it holds a secret, by the one rule of util/redact.hpp (is_secret_name):
+// its value is never written anywhere.
 bool is_secret_env_name(std::string_view name);
 
-// The text written instead of a secret variable's value.
-inline constexpr std::string_view k_redacted = "<redacted>";
-
-// Return the captured variables of `env` with secret values replaced by k_redacted.
+// Return the captured variables of `env` with secrets replaced as redact_env_value() says (a secret
+// name's value by "<redacted>", a URL's password by "<redacted>", the user and host kept).
 std::map<std::string, std::string> redact_env(const std::map<std::string, std::string>& env);
 
 }  // namespace envbisect

@@ -1,5 +1,6 @@
 #include "capture/git_facts.hpp"
 #include "util/git_handle.hpp"
+#include "util/redact.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -77,7 +78,8 @@ RepoFacts read_repo_facts(const std::string& path) {
   if (git_remote_lookup(&raw_remote, repo.get(), "origin") == 0) {
     const RemotePtr remote(raw_remote);
     const char* url = git_remote_url(remote.get());
-    facts.url = url != nullptr ? url : "";
+    // A remote may carry a password or token ("https://bot:TOKEN@host/..."): the facts never do.
+    facts.url = url != nullptr ? redact_url_credentials(url) : "";
   }
   facts.dirty = dirty_files(repo.get());
   return facts;

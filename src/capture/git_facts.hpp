@@ -12,7 +12,7 @@ struct RepoFacts {
   std::string path;                // as given
   std::string head;                // 40 hex digits; empty when `error` is set
   std::string branch;              // short branch name; empty when HEAD is detached
-  std::string url;                 // remote "origin", empty when there is none
+  std::string url;                 // remote "origin" with any password or token redacted; empty when there is none
   std::vector<std::string> dirty;  // modified, staged, deleted or untracked files (not ignored), sorted
   std::string error;               // why the repository could not be read; empty when it was
 };

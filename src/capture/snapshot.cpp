@@ -145,8 +145,9 @@ void capture_env(const CaptureInputs& inputs, Capture& capture, json& captured) 
   const std::map<std::string, std::string> redacted = redact_env(env);
   captured["env"] = redacted;
   for (const auto& [name, value] : redacted) {
-    // A secret's value is unknown here; writing "<redacted>" into the state would set it in benchmarks.
-    if (!is_secret_env_name(name) && !is_cache_location(name)) {
+    // A secret's value is unknown here; writing "<redacted>" (or a URL without its password) into the
+    // state would set it in benchmarks: a redacted variable stays out of the state.
+    if (value == env.at(name) && !is_secret_env_name(name) && !is_cache_location(name)) {
       capture.state.env[name] = value;
     }
   }

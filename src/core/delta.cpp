@@ -183,9 +183,9 @@ EnvState apply_deltas(const EnvState& good, const EnvState& bad, const std::vect
 
 namespace {
 
-// The value of a delta as shown to people and written to files: an env secret never is.
+// The value of a delta as shown to people and written to files: an env or data secret never is.
 std::optional<std::string> shown_value(const Delta& delta, const std::optional<std::string>& value) {
-  if (!value || delta.dimension != Dimension::env) {
+  if (!value || (delta.dimension != Dimension::env && delta.dimension != Dimension::data)) {
     return value;
   }
   return redact_env_value(delta.name, *value);
@@ -194,8 +194,10 @@ std::optional<std::string> shown_value(const Delta& delta, const std::optional<s
 }  // namespace
 
 std::string describe(const Delta& delta) {
-  return std::string(to_string(delta.dimension)) + "/" + delta.name + " " +
-         shown_value(delta, delta.good).value_or("(absent)") + " -> " + shown_value(delta, delta.bad).value_or("(absent)");
+  // Printed on terminals: a state's escape sequences are shown, never sent.
+  return escape_control(std::string(to_string(delta.dimension)) + "/" + delta.name + " " +
+                        shown_value(delta, delta.good).value_or("(absent)") + " -> " +
+                        shown_value(delta, delta.bad).value_or("(absent)"));
 }
 
 nlohmann::json delta_to_json(const Delta& delta) {

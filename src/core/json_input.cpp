@@ -1,6 +1,7 @@
 #include "core/json_input.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "util/error.hpp"
 #include "util/strings.hpp"
@@ -20,7 +21,111 @@ void Problems::throw_if_any() const {
   throw Error(message, ExitCode::bad_input);
 }
 
+namespace {
+
+// A SAX pass that builds nothing: it finds members named twice in one object (nlohmann keeps the last
+// silently, so a whole section could vanish) and nesting deeper than k_max_json_depth (code that walks
+// a document recursively, dump() included, must never see one). Syntax errors are left to the DOM parse.
+class StructureCheck {
+public:
+  using number_integer_t = nlohmann::json::number_integer_t;
+  using number_unsigned_t = nlohmann::json::number_unsigned_t;
+  using number_float_t = nlohmann::json::number_float_t;
+  using string_t = nlohmann::json::string_t;
+  using binary_t = nlohmann::json::binary_t;
+
+  bool null() { return value(); }
+  bool boolean(bool /*unused*/) { return value(); }
+  bool number_integer(number_integer_t /*unused*/) { return value(); }
+  bool number_unsigned(number_unsigned_t /*unused*/) { return value(); }
+  bool number_float(number_float_t /*unused*/, const string_t& /*unused*/) { return value(); }
+  bool string(string_t& /*unused*/) { return value(); }
+  bool binary(binary_t& /*unused*/) { return value(); }
+  bool start_object(std::size_t /*unused*/) { return open(false); }
+  bool start_array(std::size_t /*unused*/) { return open(true); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+  bool key(string_t& name) {
+    Frame& frame = m_frames.back();
+    frame.token = pointer_token(name);
+    if (!frame.keys.insert(name).second) {
+      m_duplicates.push_back(pointer() + ": duplicate key '" + name +
+                             "' (a JSON object names each member once; which copy did you mean?)");
+    }
+    return true;
+  }
+  bool parse_error(std::size_t /*unused*/, const std::string& /*unused*/, const nlohmann::detail::exception& /*unused*/) {
+    return false;
+  }
+
+  // Return the problems found, each "POINTER: what".
+  std::vector<std::string> problems() const {
+    std::vector<std::string> out = m_duplicates;
+    if (!m_too_deep.empty()) {
+      out.push_back(m_too_deep);
+    }
+    return out;
+  }
+
+private:
+  struct Frame {
+    bool array = false;
+    std::size_t next_index = 0;
+    std::string token;  // the member or element being read
+    std::set<std::string> keys;
+  };
+
+  // A value starts: inside an array it is the next element.
+  bool value() {
+    if (!m_frames.empty() && m_frames.back().array) {
+      m_frames.back().token = std::to_string(m_frames.back().next_index++);
+    }
+    return true;
+  }
+  bool open(bool array) {
+    value();
+    if (m_frames.size() >= k_max_json_depth) {
+      std::string where = pointer();
+      if (where.size() > 120) {
+        where = where.substr(0, 120) + "...";
+      }
+      m_too_deep = where + ": nested deeper than " + std::to_string(k_max_json_depth) +
+                   " levels (no input envbisect reads is that deep)";
+      return false;  // stop here: nothing deeper is read
+    }
+    m_frames.push_back(Frame{array, 0, "", {}});
+    return true;
+  }
+  bool close() {
+    m_frames.pop_back();
+    return true;
+  }
+  std::string pointer() const {
+    std::string out;
+    for (const Frame& frame : m_frames) {
+      out += "/" + frame.token;
+    }
+    return out;
+  }
+
+  std::vector<Frame> m_frames;
+  std::vector<std::string> m_duplicates;
+  std::string m_too_deep;
+};
+
+}  // namespace
+
 nlohmann::json parse_json_text(const std::string& text, const std::string& source) {
+  // Structure first, without building anything: a document 100,000 levels deep stops at the limit.
+  StructureCheck check;
+  nlohmann::json::sax_parse(text, &check);
+  if (std::vector<std::string> found = check.problems(); !found.empty()) {
+    Problems problems(source);
+    for (const std::string& problem : found) {
+      problems.add("", problem);
+    }
+    problems.throw_if_any();
+  }
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& error) {
@@ -73,6 +178,30 @@ void check_fields(const nlohmann::json& object, const std::string& pointer,
     std::string hint = did_you_mean(key, names);
     problems.add(pointer + "/" + pointer_token(key),
                  "unknown field '" + key + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+  }
+}
+
+void check_no_nul(const nlohmann::json& value, const std::string& pointer, Problems& problems) {
+  if (value.is_string()) {
+    if (value.get_ref<const std::string&>().find('\0') != std::string::npos) {
+      problems.add(pointer, "contains a NUL character, which no argument, path or environment variable can hold");
+    }
+    return;
+  }
+  if (value.is_array()) {
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      check_no_nul(value[i], pointer + "/" + std::to_string(i), problems);
+    }
+    return;
+  }
+  if (value.is_object()) {
+    for (const auto& [key, member] : value.items()) {
+      if (key.find('\0') != std::string::npos) {
+        problems.add(pointer + "/" + pointer_token(key), "the name contains a NUL character");
+        continue;
+      }
+      check_no_nul(member, pointer + "/" + pointer_token(key), problems);
+    }
   }
 }
 

@@ -34,12 +34,21 @@ private:
   std::vector<std::string> m_items;
 };
 
-// Parse JSON text; throw Error naming `source`, line and column when it is malformed.
+// The deepest nesting of objects and arrays an input document may have.
+inline constexpr std::size_t k_max_json_depth = 128;
+
+// Parse JSON text; throw Error naming `source`, line and column when it is malformed, and `source`
+// with the JSON pointer of every member named twice in one object, or of where the nesting passes
+// k_max_json_depth levels (exit code bad_input).
 nlohmann::json parse_json_text(const std::string& text, const std::string& source);
 
 // Record every member of `object` not in `allowed` as an unknown field, with a did-you-mean.
 void check_fields(const nlohmann::json& object, const std::string& pointer,
                   std::initializer_list<const char*> allowed, Problems& problems);
+
+// Record every string (and member name) under `value` that holds a NUL character: such a value would
+// be cut short where it becomes an argument, a path or an environment variable.
+void check_no_nul(const nlohmann::json& value, const std::string& pointer, Problems& problems);
 
 // Return a short name of the JSON type of `value` for messages ("a string", "an object", ...).
 std::string json_type_name(const nlohmann::json& value);

@@ -119,6 +119,11 @@ Recipe parse_recipe(const std::string& text, const std::string& source) {
   check_fields(doc, "", {"format", "name", "description", "command", "warmup", "env", "metric", "direction",
                          "checksum", "error_field", "repeats", "timeout_s", "seed", "isolation", "network"},
                problems);
+  for (const auto& [key, value] : doc.items()) {
+    if (key != "command" && key != "warmup" && key != "env") {  // those three say so themselves
+      check_no_nul(value, "/" + pointer_token(key), problems);
+    }
+  }
   Recipe recipe;
   if (!doc.contains("format") || !doc["format"].is_number_integer() || doc["format"].get<std::int64_t>() != 1) {
     problems.add("/format", "expected 1 (this envbisect reads recipe format 1)");
@@ -250,6 +255,10 @@ std::string expand_placeholders(const std::string& text, const std::map<std::str
     auto it = values.find(name);
     if (end == std::string::npos || it == values.end()) {
       throw Error(where + ": placeholder {" + name + "} has no value for this candidate", ExitCode::bad_input);
+    }
+    if (it->second.find('\0') != std::string::npos) {
+      // An argv or environment string ends at its first NUL: the benchmark would get a cut value.
+      throw Error(where + ": placeholder {" + name + "} holds a NUL character", ExitCode::bad_input);
     }
     out += it->second;
     i = end;

@@ -309,6 +309,13 @@ EnvState parse_state(const std::string& text, const std::string& source) {
   } else if (!format->is_number_integer() || format->get<std::int64_t>() != 1) {
     problems.add("/format", "expected 1 (this envbisect reads state format 1), got " + format->dump());
   }
+  // A NUL would silently cut the argv, path or variable a value becomes ({data.NAME} in an argument):
+  // every section but env (which says so itself) is checked here.
+  for (const auto& [key, value] : doc.items()) {
+    if (key != "env") {
+      check_no_nul(value, "/" + pointer_token(key), problems);
+    }
+  }
   state.name = read_string(doc, "name", "", problems, false);
   state.description = read_string(doc, "description", "", problems, false);
   parse_python(doc, state, problems);

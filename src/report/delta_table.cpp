@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "util/redact.hpp"
+#include "util/strings.hpp"
 
 namespace envbisect {
 
@@ -25,13 +26,17 @@ const char* change_kind(const Delta& delta) {
 }  // namespace
 
 std::string render_delta_table(const std::vector<Delta>& shown) {
-  // The table goes to terminals and reports: env secrets are shown as "<redacted>".
+  // The table goes to terminals and reports: env and data secrets are shown as "<redacted>", and
+  // control characters from the states as escapes (a value must not retitle or clear the terminal).
   std::vector<Delta> deltas = shown;
   for (Delta& delta : deltas) {
-    if (delta.dimension == Dimension::env) {
+    if (delta.dimension == Dimension::env || delta.dimension == Dimension::data) {
       delta.good = delta.good ? std::optional<std::string>(redact_env_value(delta.name, *delta.good)) : std::nullopt;
       delta.bad = delta.bad ? std::optional<std::string>(redact_env_value(delta.name, *delta.bad)) : std::nullopt;
     }
+    delta.name = escape_control(delta.name);
+    delta.good = delta.good ? std::optional<std::string>(escape_control(*delta.good)) : std::nullopt;
+    delta.bad = delta.bad ? std::optional<std::string>(escape_control(*delta.bad)) : std::nullopt;
   }
   std::size_t name_width = 4;
   std::size_t good_width = 4;

@@ -58,7 +58,7 @@ std::string verdict_span(const std::string& verdict) {
   return "<span class=\"v-" + cls + "\">" + h(verdict.empty() ? "?" : verdict) + "</span>";
 }
 
-std::string anchor_id(const std::string& hash) { return "candidate-" + short_id(hash); }
+std::string anchor_id(const std::string& hash) { return candidate_anchor(hash); }
 
 std::string link_to(const std::string& hash, const std::string& label_html) {
   return "<a href=\"#" + anchor_id(hash) + "\">" + label_html + "</a>";

@@ -1,5 +1,6 @@
 #include "report/render.hpp"
 #include "report/report_text.hpp"
+#include "util/redact.hpp"
 
 namespace envbisect::report {
 
@@ -31,7 +32,7 @@ json attempt_json(const ReportModel& model, const Attempt& attempt) {
               {"error_class", attempt.error_class}, {"wall_s", attempt.wall_s}, {"t", attempt.t},
               {"stdout", display_path(model, attempt.stdout_path)}, {"stderr", display_path(model, attempt.stderr_path)}};
   if (!attempt.argv.empty()) {
-    doc["argv"] = attempt.argv;
+    doc["argv"] = redact_argv(attempt.argv);
   }
   return doc;
 }

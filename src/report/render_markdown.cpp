@@ -30,7 +30,7 @@ std::string fenced(const std::string& body, const std::string& info = "") {
   return fence + info + "\n" + body + (body.empty() || body.back() == '\n' ? "" : "\n") + fence + "\n";
 }
 
-std::string anchor_id(const std::string& hash) { return "candidate-" + short_id(hash); }
+std::string anchor_id(const std::string& hash) { return candidate_anchor(hash); }
 
 std::string link_to(const std::string& hash, const std::string& label) {
   return "[" + label + "](#" + anchor_id(hash) + ")";
@@ -38,7 +38,7 @@ std::string link_to(const std::string& hash, const std::string& label) {
 
 std::string decision_sentence(const Decision& decision) {
   std::string out = "decision #" + std::to_string(decision.n) + " " + md_code(decision.label) + ": **" +
-                    decision.verdict + "** after " + std::to_string(decision.runs) + " runs";
+                    md_cell(decision.verdict) + "** after " + std::to_string(decision.runs) + " runs";
   if (decision.median) {
     out += ", median " + format_number(*decision.median);
   }
@@ -50,7 +50,7 @@ std::string decision_sentence(const Decision& decision) {
 
 std::string verdict_section(const ReportModel& model) {
   VerdictSummary summary = summarize(model);
-  std::string out = "## Verdict\n\n**" + headline(summary) + "**\n\n";
+  std::string out = "## Verdict\n\n**" + md_cell(headline(summary)) + "**\n\n";
   if (!summary.cause.empty()) {
     out += "| difference | good | bad |\n|---|---|---|\n";
     for (std::size_t index : summary.cause) {
@@ -67,11 +67,11 @@ std::string verdict_section(const ReportModel& model) {
            (summary.reverse_decision ? "; " + decision_sentence(*summary.reverse_decision) : "") + "\n";
   }
   for (const std::string& modifier : summary.modifiers) {
-    out += "- when it bites: " + modifier + "\n";
+    out += "- when it bites: " + md_cell(modifier) + "\n";
   }
   if (model.preflight) {
     out += "- confidence, anchors (" + std::to_string(model.preflight->anchor_runs) +
-           " interleaved runs each before the search): " + model.preflight->message + "\n";
+           " interleaved runs each before the search): " + md_cell(model.preflight->message) + "\n";
   }
   if (summary.have_result) {
     out += "- effort: " + std::to_string(summary.evaluations) + " candidates evaluated, " +
@@ -79,12 +79,12 @@ std::string verdict_section(const ReportModel& model) {
            " reused from an earlier session), " + format_duration(summary.seconds) + " of search\n";
   }
   if (!summary.note.empty()) {
-    out += "- note: " + summary.note + "\n";
+    out += "- note: " + md_cell(summary.note) + "\n";
   }
   out += "- journal: " + std::to_string(model.sessions) + " session(s), " + std::to_string(model.attempts.size()) +
          " attempts, from " + format_utc(model.t_first) + " to " + format_utc(model.t_last) + "\n";
   for (const std::string& note : model.notes) {
-    out += "- loader: " + note + "\n";
+    out += "- loader: " + md_cell(note) + "\n";
   }
   return out + "\n";
 }
@@ -113,7 +113,7 @@ std::string timeline_section(const ReportModel& model) {
     out += "| " + std::to_string(decision.n) + " | " + md_cell(decision.stage) + " | " +
            link_to(decision.candidate, md_cell(decision.label)) + " | " +
            md_code(view ? short_id(view->env_hash) : "") + " | " + std::to_string(decision.runs) + " | " +
-           (decision.median ? format_number(*decision.median) : "-") + " | **" + decision.verdict + "** | " +
+           (decision.median ? format_number(*decision.median) : "-") + " | **" + md_cell(decision.verdict) + "** | " +
            md_cell(decision.why) + " | " + md_cell(decision.reason) + " |\n";
   }
   return out + "\n";
@@ -136,7 +136,7 @@ std::string attempts_table(const ReportModel& model, const CandidateView& view) 
 std::string excerpt_block(const ReportModel& model, const Attempt& attempt) {
   std::string out;
   auto it = model.excerpts.find(excerpt_key(attempt));
-  std::string title = "run " + std::to_string(attempt.index) + " (" + attempt_status(attempt) + ")";
+  std::string title = "run " + std::to_string(attempt.index) + " (" + md_cell(attempt_status(attempt)) + ")";
   if (it == model.excerpts.end() || (!it->second.stdout_found && !it->second.stderr_found)) {
     return "Log excerpt of " + title + ": the log files are no longer in the run directory.\n\n";
   }
@@ -168,7 +168,8 @@ std::string candidates_section(const ReportModel& model) {
     }
     for (int index : view.decisions) {
       const Decision& decision = model.decisions[index];
-      out += "- decision #" + std::to_string(decision.n) + " (" + decision.stage + "): **" + decision.verdict + "**; " +
+      out += "- decision #" + std::to_string(decision.n) + " (" + md_cell(decision.stage) + "): **" +
+             md_cell(decision.verdict) + "**; " +
              md_cell(decision.reason) + (decision.checksum_mismatch ? "; **checksum differs from the anchors**" : "") +
              (decision.different_failure ? "; **fails differently from the anchors**" : "") + "\n";
     }
@@ -196,7 +197,7 @@ std::string probes_section(const ReportModel& model) {
            "|---|---|---|---|---|\n";
     for (const Probe& probe : model.probes) {
       out += "| " + md_code(probe.knob) + " | " + std::to_string(probe.value) + " | " + md_cell(probe.cache) + " | **" +
-             probe.verdict + "** | " + (probe.median ? format_number(*probe.median) : "-") + " |\n";
+             md_cell(probe.verdict) + "** | " + (probe.median ? format_number(*probe.median) : "-") + " |\n";
     }
     out += "\n";
   }
@@ -234,17 +235,17 @@ std::string builds_section(const ReportModel& model) {
 std::string inputs_section(const ReportModel& model) {
   std::string out = "## Inputs and their hashes\n\n| input | path | sha256 when the run started | now |\n|---|---|---|---|\n";
   for (const InputFile& input : model.inputs) {
-    out += "| " + input.role + " | " + md_code(input.path) + " | " + md_code(input.sha256) + " | " +
+    out += "| " + md_cell(input.role) + " | " + md_code(input.path) + " | " + md_code(input.sha256) + " | " +
            md_cell(input.now.empty() ? "not checked" : input.now) + " |\n";
   }
   for (const std::string& dir : model.wheel_dirs) {
     out += "| wheels | " + md_code(dir) + " | | |\n";
   }
   if (model.recipe.available) {
-    out += "\nRecipe: metric " + md_code(model.recipe.metric) + " (" + model.recipe.direction + " is better), seed " +
+    out += "\nRecipe: metric " + md_code(model.recipe.metric) + " (" + md_cell(model.recipe.direction) + " is better), seed " +
            std::to_string(model.recipe.seed) + ", timeout " + format_duration(model.recipe.timeout_s) + ".\n";
   } else if (!model.recipe.note.empty()) {
-    out += "\nRecipe: " + model.recipe.note + "\n";
+    out += "\nRecipe: " + md_cell(model.recipe.note) + "\n";
   }
   return out + "\n";
 }

@@ -65,6 +65,16 @@ std::string format_utc(double t) {
 
 std::string short_id(const std::string& hash) { return hash.substr(0, 12); }
 
+std::string candidate_anchor(const std::string& hash) {
+  std::string id;
+  for (char c : short_id(hash)) {
+    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+      id += c;
+    }
+  }
+  return "candidate-" + id;
+}
+
 std::string html_escape(const std::string& text) {
   std::string out;
   out.reserve(text.size());
@@ -81,15 +91,41 @@ std::string html_escape(const std::string& text) {
   return out;
 }
 
-std::string md_cell(const std::string& text) {
+namespace {
+
+// One line of a table cell or code span: pipes escaped (GFM splits cells at them even inside code),
+// line breaks as spaces, control characters as visible escapes.
+std::string md_line(const std::string& text) {
   std::string out;
-  for (char c : text) {
+  for (char c : escape_control(text)) {
     if (c == '|') {
       out += "\\|";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
     } else {
       out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string md_cell(const std::string& text) {
+  std::string flat = text;
+  std::replace(flat.begin(), flat.end(), '\n', ' ');
+  std::replace(flat.begin(), flat.end(), '\r', ' ');
+  // HTML becomes text under any renderer (entities); no link, image or code span can start.
+  std::string out;
+  for (char c : escape_control(flat)) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '\\': out += "\\\\"; break;
+      case '|': out += "\\|"; break;
+      case '[': out += "\\["; break;
+      case ']': out += "\\]"; break;
+      case '`': out += "\\`"; break;
+      default: out += c;
     }
   }
   return out;
@@ -105,7 +141,11 @@ std::string md_code(const std::string& text) {
   }
   std::string fence(longest + 1, '`');
   std::string pad = !text.empty() && (text.front() == '`' || text.back() == '`') ? " " : "";
-  return fence + pad + md_cell(text) + pad + fence;
+  // Inside a code span HTML and Markdown are literal text: only pipes and line breaks need care.
+  std::string flat = text;
+  std::replace(flat.begin(), flat.end(), '\n', ' ');
+  std::replace(flat.begin(), flat.end(), '\r', ' ');
+  return fence + pad + md_line(flat) + pad + fence;
 }
 
 std::string tail_lines(const std::string& text, std::size_t max_lines, std::size_t max_bytes) {
@@ -246,7 +286,7 @@ std::vector<Command> reproduction_commands(const ReportModel& model) {
                  display_argv({"envbisect", "report", model.run_dir})});
   if (model.recipe.available) {
     out.push_back({"the benchmark each attempt ran (recipe command template; placeholders per candidate)",
-                   display_argv(model.recipe.command)});
+                   display_argv(redact_argv(model.recipe.command))});
   }
   // One benchmark run each of the good anchor, the bad anchor and the culprit (good + cause).
   VerdictSummary summary = summarize(model);
@@ -311,8 +351,9 @@ std::string folder_of(const std::string& path) {
 }  // namespace
 
 std::string attempt_command(const ReportModel& model, const Attempt& attempt) {
+  // Reports show commands without their secrets ("--api-key VALUE", URL passwords).
   if (!attempt.argv.empty()) {
-    return display_argv(attempt.argv);
+    return display_argv(redact_argv(attempt.argv));
   }
   if (!model.recipe.available) {
     return "";
@@ -336,7 +377,7 @@ std::string attempt_command(const ReportModel& model, const Attempt& attempt) {
   for (const std::string& arg : argv_template) {
     argv.push_back(fill_known(arg, values));
   }
-  return display_argv(argv);
+  return display_argv(redact_argv(argv));
 }
 
 std::string display_path(const ReportModel& model, const std::string& path) {

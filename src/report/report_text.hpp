@@ -22,13 +22,20 @@ std::string format_utc(double t);
 // Return the first 12 digits of a hash (the report's display form).
 std::string short_id(const std::string& hash);
 
+// Return the HTML id of a candidate's section: "candidate-" and the letters and digits of the first 12
+// characters of its hash (a journal's hash may hold quotes and brackets; an id never does).
+std::string candidate_anchor(const std::string& hash);
+
 // Return `text` escaped for HTML text and attribute values.
 std::string html_escape(const std::string& text);
 
-// Return `text` safe inside a Markdown table cell (pipes escaped, newlines as spaces).
+// Return `text` as literal text in Markdown, one line, safe inside a table cell under any renderer:
+// & < > as HTML entities (raw HTML never reaches the page), \ | [ ] ` backslash-escaped,
+// newlines as spaces, control characters as visible escapes ("\x1b").
 std::string md_cell(const std::string& text);
 
-// Return `text` as Markdown inline code, with a fence long enough for its backticks.
+// Return `text` as Markdown inline code, with a fence long enough for its backticks (pipes escaped,
+// newlines as spaces, control characters as visible escapes; HTML inside a code span is literal).
 std::string md_code(const std::string& text);
 
 // Return the last `max_lines` lines of `text`, at most `max_bytes` bytes, with a leading "..." line

@@ -1,6 +1,7 @@
 #include "search/bisect.hpp"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -14,19 +15,37 @@ std::string describe_range(std::size_t low, std::size_t high) {
 
 // The interior points of (good, bad) in the order to try them: the midpoint, then its neighbours
 // alternating above and below, nearest first (git bisect moves off a skipped commit the same way).
-std::vector<std::size_t> probe_order(std::size_t good, std::size_t bad) {
-  std::vector<std::size_t> order;
-  const std::size_t mid = good + (bad - good) / 2;
-  for (std::size_t d = 0; order.size() < bad - good - 1; ++d) {
-    if (mid + d < bad && d > 0) {
-      order.push_back(mid + d);
+// Computed one at a time: an axis of 2^63 numbers is never listed.
+class ProbeOrder {
+public:
+  ProbeOrder(std::size_t good, std::size_t bad) : m_good(good), m_bad(bad), m_mid(good + (bad - good) / 2) {}
+
+  // Return the next point to try, or nothing when every interior point was given.
+  std::optional<std::size_t> next() {
+    while (m_mid + m_d < m_bad || m_mid >= m_good + 1 + m_d) {
+      const std::size_t d = m_d;
+      if (!m_below_next) {
+        m_below_next = true;
+        if (d > 0 && m_mid + d < m_bad) {
+          return m_mid + d;
+        }
+      }
+      m_below_next = false;
+      ++m_d;
+      if (m_mid >= m_good + 1 + d) {
+        return m_mid - d;
+      }
     }
-    if (mid >= good + 1 + d) {
-      order.push_back(mid - d);
-    }
+    return std::nullopt;
   }
-  return order;
-}
+
+private:
+  std::size_t m_good;
+  std::size_t m_bad;
+  std::size_t m_mid;
+  std::size_t m_d = 0;
+  bool m_below_next = false;
+};
 
 }  // namespace
 
@@ -47,7 +66,9 @@ Bisection first_bad(std::size_t count, const IndexOracle& oracle) {
   while (bad - good > 1) {
     bool moved = false;
     const std::size_t mid = good + (bad - good) / 2;
-    for (std::size_t index : probe_order(good, bad)) {
+    ProbeOrder order(good, bad);
+    for (std::optional<std::size_t> next = order.next(); next; next = order.next()) {
+      const std::size_t index = *next;
       if (auto it = memo.find(index); it != memo.end()) {
         continue;  // only untestable points stay relevant after being asked
       }

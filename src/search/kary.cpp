@@ -16,18 +16,34 @@ std::string describe_range(std::size_t low, std::size_t high) {
 
 std::vector<std::size_t> kary_probes(std::size_t good, std::size_t bad, std::size_t k,
                                      const std::vector<std::size_t>& asked) {
-  std::vector<std::size_t> candidates;
-  for (std::size_t index = good + 1; index < bad; ++index) {
-    if (std::find(asked.begin(), asked.end(), index) == asked.end()) {
-      candidates.push_back(index);
+  // The untried points of (good, bad) by rank, computed without listing the interval (2^63 numbers).
+  std::vector<std::size_t> tried;
+  for (std::size_t index : asked) {
+    if (index > good && index < bad) {
+      tried.push_back(index);
     }
   }
-  const std::size_t m = candidates.size();
+  std::sort(tried.begin(), tried.end());
+  tried.erase(std::unique(tried.begin(), tried.end()), tried.end());
+  auto untried = [&](std::size_t rank) {  // the rank-th (1-based) untried point
+    std::size_t index = good + rank;
+    for (std::size_t taken : tried) {
+      if (taken > index) {
+        break;
+      }
+      ++index;
+    }
+    return index;
+  };
+  const std::size_t m = bad - good - 1 - tried.size();
   k = std::max<std::size_t>(1, std::min(k, m));
   std::vector<std::size_t> probes;
+  // rank = (j+1)(m+1)/(k+1), written so that it cannot overflow for m near 2^63.
+  const std::size_t q = (m + 1) / (k + 1);
+  const std::size_t r = (m + 1) % (k + 1);
   for (std::size_t j = 0; j < k && m > 0; ++j) {
-    const std::size_t rank = (j + 1) * (m + 1) / (k + 1);
-    const std::size_t index = candidates[rank == 0 ? 0 : rank - 1];
+    const std::size_t rank = (j + 1) * q + (j + 1) * r / (k + 1);
+    const std::size_t index = untried(rank == 0 ? 1 : rank);
     if (probes.empty() || probes.back() != index) {
       probes.push_back(index);
     }

@@ -153,11 +153,38 @@ std::string redact_word(std::string_view word, TokenRule rule) {
   return is_token(core, rule) ? std::string(k_redacted) + std::string(trail) : std::string(word);
 }
 
-bool is_env_delta(const nlohmann::json& object) {
+// A delta of a dimension whose values are named by the user (env, data): its name decides.
+bool is_named_value_delta(const nlohmann::json& object) {
   auto dimension = object.find("dimension");
   auto name = object.find("name");
-  return dimension != object.end() && dimension->is_string() && *dimension == "env" && name != object.end() &&
-         name->is_string();
+  return dimension != object.end() && dimension->is_string() && (*dimension == "env" || *dimension == "data") &&
+         name != object.end() && name->is_string();
+}
+
+// Characters that end a URL inside free text.
+bool ends_url(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"' || c == '\'' || c == '<' || c == '>' || c == '`';
+}
+
+// Append the query "a=1&token=x" (without its '?') with the values of secret parameters redacted.
+void append_query(std::string_view query, std::string& out) {
+  std::size_t begin = 0;
+  while (begin <= query.size()) {
+    std::size_t end = query.find_first_of("&;", begin);
+    const std::string_view param = query.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin);
+    const std::size_t eq = param.find('=');
+    if (eq != std::string_view::npos && eq > 0 && eq + 1 < param.size() && is_secret_name(param.substr(0, eq))) {
+      out += param.substr(0, eq + 1);
+      out += k_redacted;
+    } else {
+      out += param;
+    }
+    if (end == std::string_view::npos) {
+      break;
+    }
+    out += query[end];
+    begin = end + 1;
+  }
 }
 
 }  // namespace
@@ -166,10 +193,15 @@ bool is_secret_name(std::string_view name) {
   if (name.substr(0, 4) == "AWS_" || name.substr(0, 4) == "aws_") {
     return true;
   }
-  static const std::array<std::string_view, 13> k_words{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "APIKEY",
-                                                        "CREDENTIAL", "CREDENTIALS", "AUTH", "AUTHORIZATION",
-                                                        "COOKIE", "PASSPHRASE", "PRIVATE_KEY"};
-  static const std::array<std::string_view, 4> k_suffixes{"TOKEN", "SECRET", "PASSWORD", "APIKEY"};
+  if (name == "PWD" || name == "OLDPWD") {
+    return false;  // the shell's working directories, not MYSQL_PWD
+  }
+  static const std::array<std::string_view, 28> k_words{
+      "TOKEN", "SECRET", "SECRETS", "PASSWORD", "PASSWD", "PASS", "PWD", "PASSPHRASE", "KEY", "APIKEY",
+      "PRIVATE", "CREDENTIAL", "CREDENTIALS", "CREDS", "AUTH", "AUTHORIZATION", "COOKIE", "COOKIES", "SESSION",
+      "SESSIONID", "DSN", "BEARER", "JWT", "WEBHOOK", "SIGNATURE", "SIG", "PASSCODE", "OTP"};
+  static const std::array<std::string_view, 8> k_suffixes{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "APIKEY",
+                                                          "PASSPHRASE", "COOKIE", "SESSIONID"};
   for (const std::string& word : name_words(name)) {
     if (std::find(k_words.begin(), k_words.end(), word) != k_words.end()) {
       return true;
@@ -183,30 +215,130 @@ bool is_secret_name(std::string_view name) {
   return false;
 }
 
+bool is_secret_flag(std::string_view arg) {
+  if (arg.size() < 2 || arg[0] != '-' || arg.find('=') != std::string_view::npos) {
+    return false;
+  }
+  const std::string_view name = arg.substr(arg[1] == '-' ? 2 : 1);
+  if (name.substr(0, 3) == "no-" || name.substr(0, 3) == "no_" || name.empty() || !is_alnum(name.front())) {
+    return false;  // "--no-auth" switches something off and takes no value
+  }
+  return is_secret_name(name);
+}
+
+std::string redact_url_credentials(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t copied = 0;
+  for (std::size_t mark = text.find("://"); mark != std::string_view::npos; mark = text.find("://", mark + 3)) {
+    if (mark < copied || mark == 0 || !is_alnum(text[mark - 1])) {
+      continue;  // not a scheme: "://" alone, or inside a part already copied
+    }
+    const std::size_t host_begin = mark + 3;
+    std::size_t url_end = host_begin;
+    while (url_end < text.size() && !ends_url(text[url_end])) {
+      ++url_end;
+    }
+    const std::string_view url = text.substr(host_begin, url_end - host_begin);
+    const std::size_t authority_end = std::min(url.find_first_of("/?#"), url.size());
+    const std::string_view authority = url.substr(0, authority_end);
+    out += text.substr(copied, host_begin - copied);
+    if (const std::size_t at = authority.rfind('@'); at != std::string_view::npos) {
+      const std::string_view userinfo = authority.substr(0, at);
+      if (const std::size_t colon = userinfo.find(':'); colon != std::string_view::npos) {
+        out += userinfo.substr(0, colon + 1);
+        out += k_redacted;
+      } else {
+        out += looks_like_token(userinfo) ? std::string(k_redacted) : std::string(userinfo);
+      }
+      out += authority.substr(at);
+    } else {
+      out += authority;
+    }
+    // The path stays; the query loses the values of secret parameters.
+    const std::string_view rest = url.substr(authority_end);
+    const std::size_t question = rest.find('?');
+    if (question == std::string_view::npos) {
+      out += rest;
+    } else {
+      const std::size_t hash = std::min(rest.find('#', question), rest.size());
+      out += rest.substr(0, question + 1);
+      append_query(rest.substr(question + 1, hash - question - 1), out);
+      out += rest.substr(hash);
+    }
+    copied = url_end;
+  }
+  out += text.substr(copied);
+  return out;
+}
+
 bool looks_like_token(std::string_view value) {
   return prefixed_token(value) || is_jwt(value) || random_looking(value);
 }
 
 std::string redact_env_value(std::string_view name, std::string_view value) {
-  if (is_secret_name(name) || looks_like_token(value) || redact_text(value) != value) {
+  if (is_secret_name(name) && !value.empty()) {
+    // A webhook URL is a credential as a whole: its host may show, nothing after it.
+    const std::size_t mark = value.find("://");
+    const std::vector<std::string> words = name_words(name);
+    const bool webhook = std::find(words.begin(), words.end(), "WEBHOOK") != words.end();
+    if (webhook && mark != std::string_view::npos && mark > 0) {
+      const std::size_t host_end = std::min(value.find_first_of("/?#", mark + 3), value.size());
+      const std::string_view authority = value.substr(mark + 3, host_end - mark - 3);
+      const std::size_t at = authority.rfind('@');
+      return std::string(value.substr(0, mark + 3)) +
+             std::string(at == std::string_view::npos ? authority : authority.substr(at + 1)) + "/" + std::string(k_redacted);
+    }
     return std::string(k_redacted);
   }
-  return std::string(value);
+  if (looks_like_token(value)) {
+    return std::string(k_redacted);
+  }
+  const std::string without_urls = redact_url_credentials(value);
+  // A token or NAME=secret inside the value (a header, a list of options) hides the whole value.
+  return redact_text(without_urls) != without_urls ? std::string(k_redacted) : without_urls;
+}
+
+std::vector<std::string> redact_argv(const std::vector<std::string>& argv) {
+  std::vector<std::string> out;
+  out.reserve(argv.size());
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    if (i > 0 && is_secret_flag(argv[i - 1])) {
+      out.emplace_back(k_redacted);
+    } else {
+      out.push_back(redact_text(argv[i]));
+    }
+  }
+  return out;
 }
 
 namespace {
 
-std::string redact_words(std::string_view text, TokenRule rule) {
+std::string redact_words(std::string_view raw, TokenRule rule) {
+  const std::string without_urls = redact_url_credentials(raw);
+  const std::string_view text = without_urls;
   std::string out;
   out.reserve(text.size());
   std::size_t i = 0;
+  bool after_secret_flag = false;  // the previous word was "--token" and only blanks followed it
   while (i < text.size()) {
+    if (after_secret_flag && (text[i] == '\'' || text[i] == '"')) {
+      // "--password 'two words'": the quoted value goes whole.
+      const std::size_t close = text.find(text[i], i + 1);
+      out += k_redacted;
+      i = close == std::string_view::npos ? text.size() : close + 1;
+      after_secret_flag = false;
+      continue;
+    }
     if (!is_word_char(text[i])) {
+      after_secret_flag = after_secret_flag && (text[i] == ' ' || text[i] == '\t');
       out += text[i++];
       continue;
     }
     const std::size_t length = run_length(text, i, is_word_char);
-    out += redact_word(text.substr(i, length), rule);
+    const std::string_view word = text.substr(i, length);
+    out += after_secret_flag ? std::string(k_redacted) : redact_word(word, rule);
+    after_secret_flag = !after_secret_flag && is_secret_flag(word);
     i += length;
   }
   return out;
@@ -221,9 +353,12 @@ nlohmann::json redact_json(const nlohmann::json& doc) {
     return redact_words(doc.get_ref<const std::string&>(), TokenRule::unmistakable);
   }
   if (doc.is_array()) {
+    // An array of strings may be an argv: the argument after "--token" goes whatever it looks like.
     nlohmann::json out = nlohmann::json::array();
+    bool after_secret_flag = false;
     for (const auto& item : doc) {
-      out.push_back(redact_json(item));
+      out.push_back(after_secret_flag && item.is_string() ? nlohmann::json(k_redacted) : redact_json(item));
+      after_secret_flag = item.is_string() && is_secret_flag(item.get_ref<const std::string&>());
     }
     return out;
   }
@@ -231,11 +366,11 @@ nlohmann::json redact_json(const nlohmann::json& doc) {
     return doc;
   }
   nlohmann::json out = nlohmann::json::object();
-  const bool secret_delta = is_env_delta(doc) && is_secret_name(doc["name"].get_ref<const std::string&>());
+  const std::string* delta_name = is_named_value_delta(doc) ? &doc["name"].get_ref<const std::string&>() : nullptr;
   for (const auto& [key, value] : doc.items()) {
-    if (secret_delta && (key == "good" || key == "bad") && !value.is_null()) {
-      out[key] = k_redacted;
-    } else if (key == "env" && value.is_object()) {
+    if (delta_name != nullptr && (key == "good" || key == "bad") && value.is_string()) {
+      out[key] = redact_env_value(*delta_name, value.get_ref<const std::string&>());
+    } else if ((key == "env" || key == "data") && value.is_object()) {
       // An environment: a variable's name decides, then its value.
       nlohmann::json env = nlohmann::json::object();
       for (const auto& [name, variable] : value.items()) {

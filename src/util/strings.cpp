@@ -88,6 +88,54 @@ std::string trim(std::string_view text) {
   return std::string(text.substr(begin, end - begin + 1));
 }
 
+std::string escape_control(std::string_view text) {
+  static const char* const k_hex = "0123456789abcdef";
+  auto byte_escape = [](unsigned char c) { return std::string("\\x") + k_hex[c >> 4] + k_hex[c & 0xf]; };
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7f) {
+      out += byte_escape(c);
+      ++i;
+      continue;
+    }
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    // A UTF-8 sequence: its length from the lead byte, then continuation bytes, no overlong forms.
+    const std::size_t length = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    bool valid = length != 0 && i + length <= text.size();
+    for (std::size_t k = 1; valid && k < length; ++k) {
+      valid = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
+    }
+    if (valid && length == 3) {
+      const auto second = static_cast<unsigned char>(text[i + 1]);
+      valid = !(c == 0xe0 && second < 0xa0) && !(c == 0xed && second >= 0xa0);  // overlong, surrogate
+    }
+    if (valid && length == 4) {
+      const auto second = static_cast<unsigned char>(text[i + 1]);
+      valid = !(c == 0xf0 && second < 0x90) && !(c == 0xf4 && second >= 0x90);
+    }
+    if (!valid) {
+      out += byte_escape(c);
+      ++i;
+      continue;
+    }
+    const auto second = static_cast<unsigned char>(text[i + 1]);
+    if (c == 0xc2 && second < 0xa0) {
+      // U+0080..U+009F: C1 controls (U+009B is CSI to many terminals).
+      out += std::string("\\u00") + k_hex[second >> 4] + k_hex[second & 0xf];
+    } else {
+      out.append(text.substr(i, length));
+    }
+    i += length;
+  }
+  return out;
+}
+
 std::string pointer_token(std::string_view token) {
   std::string out;
   for (char c : token) {

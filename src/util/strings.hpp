@@ -27,6 +27,11 @@ bool starts_with(std::string_view text, std::string_view prefix);
 // Return `text` without leading and trailing whitespace.
 std::string trim(std::string_view text);
 
+// Return `text` safe to print on a terminal: control characters (C0, DEL, and C1 written in UTF-8)
+// and bytes that are not valid UTF-8 become visible escapes ("\x1b", "\x07", "\u009b", "\xff");
+// printable ASCII and valid UTF-8 stay as they are. A backslash stays a backslash.
+std::string escape_control(std::string_view text);
+
 // Return the JSON pointer token escaped per RFC 6901 ("a/b" -> "a~1b").
 std::string pointer_token(std::string_view token);
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 69 bad inputs (tests/cli/bad_inputs/): each exits with the documented code (2), prints exactly ONE
+# 79 bad inputs (tests/cli/bad_inputs/): each exits with the documented code (2), prints exactly ONE
 # stderr line "envbisect: error: FILE...: FIELD: what is wrong", and writes nothing: no run directory,
 # no store, nothing in the working directory or in $HOME.
 source "$(dirname "$0")/common.sh"
@@ -19,7 +19,8 @@ check() {
     arg="${arg//@OUT/$dir/run}"
     args+=("${arg//@STORE/$dir/store}")
   done
-  (cd "$dir/cwd" && HOME="$dir/home" "$ENVBISECT" "${args[@]}" >"$dir/stdout" 2>"$dir/stderr") || rc=$?
+  # A bounded wait: an input that makes envbisect read forever (a fifo, /dev/zero) fails here, not in CI's timeout.
+  (cd "$dir/cwd" && HOME="$dir/home" timeout -s KILL 60 "$ENVBISECT" "${args[@]}" >"$dir/stdout" 2>"$dir/stderr") || rc=$?
   local what="case $cases (${args[*]})"
   [[ $rc -eq $code ]] || { echo "$what: expected exit $code, got $rc"; cat "$dir/stderr"; return 1; }
   [[ $(wc -l <"$dir/stderr") -eq 1 ]] || { echo "$what: expected one stderr line:"; cat "$dir/stderr"; return 1; }
@@ -84,6 +85,8 @@ bad_state python_venv "/python/venv: expected \"fresh\""
 bad_state python_not_object "/python: expected an object, got a string"
 bad_state data_object "/data/train_samples: expected a string, number or boolean, got an object"
 bad_state name_number "/name: expected a string, got an integer"
+bad_state duplicate_key "/env: duplicate key 'env'"
+bad_state data_nul "/data/dataset: contains a NUL character"
 
 # Recipes.
 bad_recipe format_missing "/format: expected 1"
@@ -101,6 +104,7 @@ bad_recipe timeout_huge "/timeout_s: expected a positive number of seconds, from
 bad_recipe direction '/direction: expected "higher" or "lower", got "up"'
 bad_recipe env_name_equals "/env/A=B: invalid environment variable name"
 bad_recipe unknown_field "/comand: unknown field 'comand' (did you mean 'command'?)"
+bad_recipe duplicate_key "/metric: duplicate key 'metric'"
 # A placeholder the bad state cannot fill: the state is named, with the field and the recipe.
 check 2 "$F/bad.json: /threads/drafter_threads: missing; the recipe $B/recipe_missing_thread.json uses {threads.drafter_threads}" \
   "/threads/drafter_threads" -- run "$B/ok_good_threads.json" "$F/bad.json" --recipe "$B/recipe_missing_thread.json" --out @OUT --store @STORE
@@ -118,6 +122,24 @@ check 2 "--wheels $B/ok_good_threads.json" "not a readable directory" -- \
   run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --wheels "$B/ok_good_threads.json" --out @OUT --store @STORE
 check 2 "--wheels $T/no-such-dir" "not a readable directory" -- \
   run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --wheels "$T/no-such-dir" --out @OUT --store @STORE
+# Files that are not regular files are refused by name, without being read: a device that never ends,
+# a fifo no one writes, a directory; and a file past the input size limit (sparse: nothing is written).
+check 2 "/dev/zero: cannot read: is a character device, not a regular file" "/dev/zero" -- diff /dev/zero "$F/bad.json"
+check 2 "/dev/zero: cannot read: is a character device" "/dev/zero" -- \
+  run "$F/good.json" "$F/bad.json" --recipe /dev/zero --out @OUT --store @STORE
+mkfifo "$T/state.fifo"
+check 2 "$T/state.fifo: cannot read: is a fifo, not a regular file" "fifo" -- diff "$F/good.json" "$T/state.fifo"
+check 2 "$B: cannot read: is a directory, not a file" "directory" -- diff "$B" "$F/bad.json"
+truncate -s 65M "$T/huge.json"
+check 2 "$T/huge.json: cannot read: 68157440 bytes, more than the 67108864" "an input file may have" -- \
+  diff "$T/huge.json" "$F/bad.json"
+# A state nested 100,000 levels deep: refused at the depth limit, with its pointer cut short.
+# (Under "format", whose error message quoted the value: dumping it recursively overflowed the stack.)
+"$PY" -c 'import sys; d = 100000; sys.stdout.write("{\"format\": " + "[" * d + "]" * d + "}")' >"$T/deep.json"
+check 2 "$T/deep.json: /format/0/0/0" "nested deeper than 128 levels" -- diff "$F/good.json" "$T/deep.json"
+check 2 "$T/deep.json: /format/0/0/0" "nested deeper than 128 levels" -- \
+  run "$T/deep.json" "$F/bad.json" --recipe "$F/recipe.json" --out @OUT --store @STORE
+
 # The same problems reach diff too.
 check 2 "$B/state_unknown_field.json: /pakages" "unknown field" -- diff "$B/state_unknown_field.json" "$F/bad.json"
 check 2 "$B/state_truncated.json:1:36: malformed JSON" "missing closing quote" -- diff "$F/good.json" "$B/state_truncated.json"
@@ -168,5 +190,5 @@ check 2 "--remote-bundle $T/no-bundle" "no executable envbisect" -- \
 echo '{"python": "python3", "python_version": "", "packages": {}, "wheel_dirs": [], "index_url": ""}' >"$T/request.json"
 check 2 "$T/request.json: /env_dir" "missing" -- build-env "$T/request.json"
 
-[[ $cases -ge 69 ]] || { echo "only $cases cases"; exit 1; }
+[[ $cases -ge 79 ]] || { echo "only $cases cases"; exit 1; }
 echo "$cases bad inputs: exit 2, one error line naming file and field, nothing written"

@@ -2,7 +2,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdint>
+#include <limits>
 #include <set>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -106,4 +109,67 @@ TEST_CASE("bisect_axis_k searches a chain k points a round", "[app][axes]") {
   CHECK(result.bisection.first_bad == 20);
   CHECK(result.bisection.last_good == 19);
   CHECK(result.rounds == 3);  // 27 gaps, 3 slots' worth of thirds: log_3(27)
+}
+
+TEST_CASE("a thread knob from 1 to 10^7 or 2^63-1 is a range, bisected by arithmetic", "[app][axes]") {
+  for (const std::int64_t top : {std::int64_t{10000000}, std::numeric_limits<std::int64_t>::max()}) {
+    INFO("top " << top);
+    envbisect::EnvState good;
+    envbisect::EnvState bad;
+    good.threads["workers"] = 1;
+    bad.threads["workers"] = top;
+    const std::vector<envbisect::Delta> deltas = envbisect::diff_states(good, bad);
+    const std::vector<Axis> axes = envbisect::plan_axes(deltas, good, bad, {}, envbisect::FirstParent::no);
+    REQUIRE(axes.size() == 1);
+    const Axis& axis = axes.front();
+    CHECK(axis.kind == "numbers");
+    CHECK(axis.points.empty());  // nothing listed
+    CHECK(axis.size() == static_cast<std::size_t>(top));
+    CHECK(axis.point(0) == "1");
+    CHECK(axis.point(axis.size() - 1) == std::to_string(top));
+    CHECK(axis.point(41) == "42");
+    CHECK_THROWS(axis.point(axis.size()));
+    CHECK(envbisect::describe_axis_points(axis, 64) ==
+          "1 < 2 < ... < " + std::to_string(top - 1) + " < " + std::to_string(top) + " (" + std::to_string(top) + " points)");
+    CHECK(envbisect::axis_points_json(axis)["count"] == axis.size());
+    // The first bad thread count is found in about log2(size) questions, serially and k at a time.
+    const std::size_t culprit = axis.size() / 3 + 7;
+    const Bisection serial = envbisect::bisect_axis(axis, [&](std::size_t index) {
+      return index >= culprit ? Verdict::bad : Verdict::good;
+    });
+    REQUIRE(serial.found);
+    CHECK(serial.first_bad == culprit);
+    CHECK(serial.evaluations <= 64);
+    const KaryBisection batched = envbisect::bisect_axis_k(axis, 4, [&](const std::vector<std::size_t>& indices) {
+      std::vector<Verdict> verdicts;
+      for (std::size_t index : indices) {
+        verdicts.push_back(index >= culprit ? Verdict::bad : Verdict::good);
+      }
+      return verdicts;
+    });
+    REQUIRE(batched.bisection.found);
+    CHECK(batched.bisection.first_bad == culprit);
+    CHECK(batched.rounds <= 32);
+    CHECK(envbisect::with_axis_point(good, deltas, axis, culprit).threads.at("workers") ==
+          static_cast<std::int64_t>(culprit) + 1);
+    // Untestable points around the middle are stepped over without listing the interval.
+    const Bisection skipping = envbisect::bisect_axis(axis, [&](std::size_t index) {
+      const std::size_t mid = (axis.size() - 1) / 2;
+      if (index + 3 >= mid && index <= mid + 3) {
+        return Verdict::skip;
+      }
+      return index >= culprit ? Verdict::bad : Verdict::good;
+    });
+    CHECK(skipping.found);
+    CHECK(skipping.first_bad == culprit);
+  }
+  // A downward range counts down.
+  envbisect::EnvState good;
+  envbisect::EnvState bad;
+  good.threads["t"] = 9;
+  bad.threads["t"] = 3;
+  const std::vector<Axis> axes = envbisect::plan_axes(envbisect::diff_states(good, bad), good, bad, {}, envbisect::FirstParent::no);
+  REQUIRE(axes.size() == 1);
+  CHECK(envbisect::describe_axis_points(axes.front(), 64) == "9 < 8 < 7 < 6 < 5 < 4 < 3");
+  CHECK(envbisect::axis_points_json(axes.front()) == nlohmann::json({"9", "8", "7", "6", "5", "4", "3"}));
 }

@@ -83,6 +83,10 @@ TEST_CASE("read_repo_facts reads HEAD, branch, origin and every uncommitted file
 
   r.git({"checkout", "-q", "--detach"});
   CHECK(read_repo_facts(r.repo.string()).branch.empty());
+
+  // An origin with a password or token in it: the capture keeps user and host, never the secret.
+  r.git({"remote", "set-url", "origin", "https://ci-bot:s3cret-pw@example.com/dflash.git"});
+  CHECK(read_repo_facts(r.repo.string()).url == "https://ci-bot:<redacted>@example.com/dflash.git");
 }
 
 TEST_CASE("read_repo_facts reports a missing repository or an unborn HEAD as an error value", "[capture][git]") {

@@ -73,3 +73,18 @@ TEST_CASE("the benchmark's last JSON line carries the metric", "[core][recipe]")
   CHECK(failed.error_class == "RuntimeError");
   CHECK_FALSE(parse_bench_output("no json here\n", recipe).found_json);
 }
+
+TEST_CASE("a placeholder value with a NUL is refused, naming the placeholder", "[core][recipe]") {
+  const std::map<std::string, std::string> values = {{"data.dataset", std::string("train\0 --evil", 13)}};
+  CHECK_THROWS_WITH(expand_placeholders("--data={data.dataset}", values, "recipe.json /command/2"),
+                    Catch::Contains("recipe.json /command/2: placeholder {data.dataset} holds a NUL character"));
+}
+
+TEST_CASE("a recipe with a key named twice names the key's pointer", "[core][recipe]") {
+  // The first "command" would be dropped without a word.
+  const std::string error = error_of(R"({"format": 1, "command": ["{python}", "a.py"], "metric": "m",
+                                         "command": ["{python}", "b.py"]})");
+  CHECK(error.find("recipe.json: /command: duplicate key 'command'") != std::string::npos);
+  CHECK(error_of(R"({"format": 1, "command": ["x"], "metric": "m", "env": {"A": "1", "A": "2"}})")
+            .find("recipe.json: /env/A: duplicate key 'A'") != std::string::npos);
+}

@@ -130,3 +130,37 @@ TEST_CASE("same version from another wheel is a delta that says what differs", "
   REQUIRE(deltas.size() == 1);
   CHECK(describe(deltas[0]) == "packages/x 1.0 (sha256:aaaaaaaaaaaa) -> 1.0 (sha256:bbbbbbbbbbbb)");
 }
+
+TEST_CASE("a state nested 100,000 levels deep is bad input, not a crash", "[core][state]") {
+  const std::size_t depth = 100000;
+  // Under "format", whose message quotes the value: dumping 100,000 levels recursively overflowed the stack.
+  std::string text = R"({"format": )" + std::string(depth, '[') + std::string(depth, ']') + "}";
+  std::string error = error_of(text);
+  CHECK(error.find("good.json: /format/0/0/0") == 0);
+  CHECK(error.find("nested deeper than 128 levels") != std::string::npos);
+  CHECK(error.size() < 400);  // the pointer is cut, not 100,000 levels long
+  // 100 levels is still read (and then refused for its type, as any array in data is).
+  std::string shallow = R"({"format": 1, "data": {"x": )" + std::string(100, '[') + std::string(100, ']') + "}}";
+  CHECK(error_of(shallow).find("/data/x: expected a string, number or boolean, got an array") != std::string::npos);
+}
+
+TEST_CASE("a key named twice in one object is bad input naming its pointer", "[core][state]") {
+  // nlohmann keeps the last copy silently: here the whole first "packages" section would vanish.
+  std::string error = error_of(R"({"format": 1, "packages": {"fauxtorch": "2.11.0"}, "env": {"A": "1", "B": "2", "A": "3"},
+                                   "packages": {"fauxvision": "0.1"}})");
+  CHECK(error.find("good.json: /env/A: duplicate key 'A'") != std::string::npos);
+  CHECK(error.find("good.json: /packages: duplicate key 'packages'") != std::string::npos);
+  // The same key in two different objects is fine.
+  CHECK(error_of(R"({"format": 1, "env": {"A": "1"}, "data": {"A": "2"}})").empty());
+  // Inside arrays the element's index is part of the pointer.
+  CHECK(error_of(R"({"format": 1, "data": {"x": [{"k": 1, "k": 2}]}})").find("/data/x/0/k: duplicate key 'k'") !=
+        std::string::npos);
+}
+
+TEST_CASE("a NUL in a data value is bad input naming the field", "[core][state]") {
+  // {data.NAME} becomes part of an argv: a NUL would silently cut the argument there.
+  std::string error = error_of(R"({"format": 1, "data": {"dataset": "train\u0000 --evil"}})");
+  CHECK(error.find("good.json: /data/dataset: contains a NUL character") != std::string::npos);
+  CHECK(error_of(R"({"format": 1, "python": {"interpreter": "/usr/bin/python3\u0000x"}})")
+            .find("/python/interpreter: contains a NUL character") != std::string::npos);
+}

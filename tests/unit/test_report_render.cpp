@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <regex>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -7,6 +8,9 @@
 #include "report/render.hpp"
 #include "report/report_model.hpp"
 #include "report/report_text.hpp"
+#include "core/delta.hpp"
+#include "report/delta_table.hpp"
+#include "util/strings.hpp"
 
 using nlohmann::json;
 using namespace envbisect::report;
@@ -125,7 +129,7 @@ TEST_CASE("Markdown report: verdict, evidence, reproduction, byte-identical twic
                 "--max-runs 10 --anchor-runs 5 --out /runs/x-again") != std::string::npos);
   CHECK(md.find("envbisect replay /runs/x") != std::string::npos);
   CHECK(md.find("stale session") == std::string::npos);
-  CHECK(md.find("failed: exit 1 (RuntimeError <FX>)") != std::string::npos);
+  CHECK(md.find("failed: exit 1 (RuntimeError &lt;FX&gt;)") != std::string::npos);  // HTML from the journal is text
   CHECK(md.find("{\"tok_per_s\": 100.0}") != std::string::npos);
   CHECK(md.find("| `telemetry` |") != std::string::npos);
   CHECK(md.find("0.1.0, 0.2.0") != std::string::npos);
@@ -192,4 +196,68 @@ TEST_CASE("text helpers: numbers, code spans, tails", "[report]") {
   CHECK(tail_lines("1\n2\n", 5, 100) == "1\n2");
   CHECK(tail_lines("abcdef", 5, 3) == "...\ndef");
   CHECK(html_escape("<a href=\"x\">&'") == "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+}
+
+TEST_CASE("Markdown report: HTML and Markdown from the journal are text, never markup", "[report]") {
+  // A journal (tampered, or holding what a benchmark chose to print) carries HTML in error classes,
+  // labels, verdicts, reasons, hashes and delta names.
+  std::string text = k_journal;
+  auto replace_all = [&](const std::string& from, const std::string& to) {
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+      text.replace(at, from.size(), to);
+    }
+  };
+  replace_all("RuntimeError <FX>", "<img src=x onerror=alert(1)>");
+  replace_all("\"label\":\"{env/FLAG_A}\"", "\"label\":\"<script>alert(2)</script>\"");
+  replace_all("\"reason\":\"good: like the good anchor\"", "\"reason\":\"<b>good</b> [click](http://evil/) \\u001b]0;owned\\u0007\"");
+  replace_all("\"verdict\":\"good\",\"runs\":1,\"median\":99.0", "\"verdict\":\"<i>good</i>\",\"runs\":1,\"median\":99.0");
+  replace_all("\"candidate\":\"eeeeeeeeeeeeeeee0000\"", "\"candidate\":\"e\\\"><script>x</script>\"");
+  replace_all("\"message\":\"bad is 5.1x worse\"", "\"message\":\"<iframe src=//evil>\"");
+  std::vector<json> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) {
+      lines.push_back(json::parse(line));
+    }
+  }
+  ReportModel model = model_from_journal(lines, json::object(), "/runs/x");
+  const std::string md = render_markdown(model);
+  // Outside code spans and fences no tag survives: every '<' the journal brought is an entity.
+  const std::string outside_code =
+      std::regex_replace(md.substr(0, md.find("## Reproduce")), std::regex("`[^`\n]*`"), "");
+  for (const char* raw : {"<img", "<script", "<b>", "<i>", "<iframe", "[click](", "\x1b", "\x07"}) {
+    CAPTURE(raw);
+    CHECK(outside_code.find(raw) == std::string::npos);
+  }
+  CHECK(md.find("&lt;img src=x onerror=alert(1)&gt;") != std::string::npos);
+  CHECK(md.find("&lt;iframe src=//evil&gt;") != std::string::npos);
+  CHECK(md.find("\\[click\\](http://evil/)") != std::string::npos);
+  CHECK(md.find("\\\\x1b\\]0;owned\\\\x07") != std::string::npos);  // renders as "\x1b]0;owned\x07"
+  // The hostile candidate hash stays inside a code span; its anchor keeps letters and digits.
+  CHECK(md.find("<a id=\"candidate-escriptx\"></a>\n### &lt;script&gt;alert(2)&lt;/script&gt; (`e\"><script>x`)") !=
+        std::string::npos);
+  // The only raw HTML left is the renderer's own anchors, with ids made of letters and digits.
+  CHECK(md.find("<a id=\"candidate-escriptx\"></a>") != std::string::npos);
+  CHECK(md_cell("a<b>&c|d\\e[f]`g") == "a&lt;b&gt;&amp;c\\|d\\\\e\\[f\\]\\`g");
+  // The HTML report keeps the same ids: no quote from the journal ends an attribute there either.
+  const std::string html = render_html(model);
+  CHECK(html.find("id=\"candidate-escriptx\"") != std::string::npos);
+  CHECK(html.find("\"><script>") == std::string::npos);
+}
+
+TEST_CASE("terminal output shows control characters from states as escapes", "[report]") {
+  CHECK(envbisect::escape_control("title\x1b]0;pwned\x07 clear\x1b[2J") == "title\\x1b]0;pwned\\x07 clear\\x1b[2J");
+  CHECK(envbisect::escape_control("tab\tnl\nnul") == "tab\\x09nl\\x0anul");
+  CHECK(envbisect::escape_control("caf\xc3\xa9 \xe2\x86\x92 ok") == "caf\xc3\xa9 \xe2\x86\x92 ok");  // UTF-8 stays
+  CHECK(envbisect::escape_control("csi \xc2\x9b" "31m") == "csi \\u009b31m");                       // C1 control
+  CHECK(envbisect::escape_control("raw \x9b\xff del\x7f") == "raw \\x9b\\xff del\\x7f");             // not UTF-8
+  envbisect::Delta delta;
+  delta.dimension = envbisect::Dimension::env;
+  delta.name = "BANNER";
+  delta.good = "hi";
+  delta.bad = "\x1b]0;owned\x07\x1b[2J";
+  const std::string table = envbisect::render_delta_table({delta});
+  CHECK(table.find('\x1b') == std::string::npos);
+  CHECK(table.find("\\x1b]0;owned\\x07\\x1b[2J") != std::string::npos);
+  CHECK(envbisect::describe(delta).find('\x1b') == std::string::npos);
 }

@@ -88,3 +88,103 @@ TEST_CASE("JSON fields keep random-looking checksums that a resumed run compares
   CHECK(out["env"]["SEED_TEXT"] == "<redacted>");  // an environment value: any token-looking value goes
   CHECK(redact_text("checksum " + checksum) == "checksum <redacted>");  // log text: likewise
 }
+
+namespace {
+
+struct Case {
+  const char* name;
+  const char* value;
+  const char* shown;  // what every output (terminal, journal, reports, a captured state) may show
+};
+
+}  // namespace
+
+TEST_CASE("one rule for names and values: secrets go, URLs keep their host, harmless names stay", "[util][redact]") {
+  const std::string token = "ghp_R4nd0mT0k3nV4lu3xxxxxxxxxxxxxxxx01";
+  const std::vector<Case> cases = {
+      // Secret names: the whole value goes.
+      {"DB_PASS", "hunter2", "<redacted>"},
+      {"MYSQL_PWD", "pw", "<redacted>"},
+      {"SESSION_ID", "abc123", "<redacted>"},
+      {"JSESSIONID", "0F1E2D", "<redacted>"},
+      {"HTTP_COOKIE", "sid=1; theme=dark", "<redacted>"},
+      {"HF_SESSION_COOKIE", "x", "<redacted>"},
+      {"GPG_PASSPHRASE", "correct horse", "<redacted>"},
+      {"SSH_PRIVATE_KEY", "-----BEGIN KEY-----", "<redacted>"},
+      {"SENTRY_DSN", "https://abc@o1.ingest.sentry.io/5", "<redacted>"},
+      {"NPM_CONFIG__AUTH", "dXNlcjpwYXNz", "<redacted>"},
+      {"GOOGLE_APPLICATION_CREDENTIALS", "/etc/gcp.json", "<redacted>"},
+      {"PGPASSWORD", "pw", "<redacted>"},
+      {"api_key", "abc", "<redacted>"},
+      {"apiKey", "abc", "<redacted>"},
+      {"X_AUTH_TOKEN", "abc", "<redacted>"},
+      {"AWS_REGION", "eu-west-1", "<redacted>"},
+      // A webhook URL is a credential as a whole: the host stays.
+      {"SLACK_WEBHOOK_URL", "https://hooks.slack.com/services/T000/B000/XXXX", "https://hooks.slack.com/<redacted>"},
+      {"DISCORD_WEBHOOK", "https://u:p@discord.com/api/webhooks/1/abc", "https://discord.com/<redacted>"},
+      // Any other URL loses its password, a token user, and secret query parameters; user, host, path stay.
+      {"DATABASE_URL", "postgres://app:s3cret@db.internal:5432/prod", "postgres://app:<redacted>@db.internal:5432/prod"},
+      {"HTTPS_PROXY", "http://user:pa55@proxy.corp:3128", "http://user:<redacted>@proxy.corp:3128"},
+      {"PIP_INDEX_URL", "https://__token__:pypi-AgEIcHlw@pypi.example/simple", "https://__token__:<redacted>@pypi.example/simple"},
+      {"REDIS_URL", "redis://:onlypass@cache:6379/0", "redis://:<redacted>@cache:6379/0"},
+      {"BLOB_URL", "https://a.blob.core.windows.net/c/f?sv=2020&sig=abcDEF", "https://a.blob.core.windows.net/c/f?sv=2020&sig=<redacted>"},
+      {"CALLBACK_URL", "https://api.example.com/hook?token=abc123&x=1#top", "https://api.example.com/hook?token=<redacted>&x=1#top"},
+      {"REPO_URL", "https://ghp_R4nd0mT0k3nV4lu3xxxxxxxxxxxxxxxx01@github.com/o/r.git", "https://<redacted>@github.com/o/r.git"},
+      {"GIT_URL", "ssh://git@github.com/o/r.git", "ssh://git@github.com/o/r.git"},
+      {"MLFLOW_TRACKING_URI", "http://mlflow:5000", "http://mlflow:5000"},
+      // A token under a harmless name goes by its value.
+      {"EXTRA_HEADER", "Bearer hf_abcdefghijklmnopqrstuvwxyz012345", "<redacted>"},
+      {"SOME_VALUE", token.c_str(), "<redacted>"},
+      // Harmless names that merely contain a secret word's letters stay as they are.
+      {"KEYBOARD", "us", "us"},
+      {"MONKEY_PATCH", "1", "1"},
+      {"GIT_AUTHOR_NAME", "Ann", "Ann"},
+      {"TOKENIZERS_PARALLELISM", "false", "false"},
+      {"MAX_TOKENS", "512", "512"},
+      {"PWD", "/home/u", "/home/u"},
+      {"OLDPWD", "/tmp", "/tmp"},
+      {"BYPASS_CACHE", "1", "1"},
+      {"COMPASS_HEADING", "north", "north"},
+      {"NCCL_DEBUG", "INFO", "INFO"},
+      {"PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True", "expandable_segments:True"},
+      {"TORCH_HOME", "/data/torch", "/data/torch"},
+  };
+  REQUIRE(cases.size() >= 30);
+  for (const Case& c : cases) {
+    CAPTURE(c.name, c.value);
+    CHECK(redact_env_value(c.name, c.value) == c.shown);
+    // The journal and the reports apply the same rule to env and data, values and deltas alike.
+    const nlohmann::json record = {{"env", {{c.name, c.value}}},
+                                   {"data", {{c.name, c.value}}},
+                                   {"deltas", {{{"dimension", "data"}, {"name", c.name}, {"good", c.value}, {"bad", nullptr}}}}};
+    const nlohmann::json out = redact_json(record);
+    CHECK(out["env"][c.name] == c.shown);
+    CHECK(out["data"][c.name] == c.shown);
+    CHECK(out["deltas"][0]["good"] == c.shown);
+  }
+}
+
+TEST_CASE("secret flags in an argv lose their values, other flags keep theirs", "[util][redact]") {
+  using envbisect::is_secret_flag;
+  using envbisect::redact_argv;
+  for (const char* flag : {"--api-key", "--token", "--password", "--hf-token", "-token", "--db-pass", "--session-cookie"}) {
+    CAPTURE(flag);
+    CHECK(is_secret_flag(flag));
+  }
+  for (const char* flag : {"--no-auth", "--max-tokens", "--keyboard", "--steps", "--password=x", "-p", "--", "api-key"}) {
+    CAPTURE(flag);
+    CHECK_FALSE(is_secret_flag(flag));
+  }
+  const std::vector<std::string> argv = {"python", "bench.py", "--api-key", "abc123", "--password=hunter2", "--token",
+                                         "t0k", "--no-auth", "bench", "--db", "postgres://u:pw@h/db", "--steps", "3"};
+  const std::vector<std::string> expected = {"python", "bench.py", "--api-key", "<redacted>", "--password=<redacted>",
+                                             "--token", "<redacted>", "--no-auth", "bench", "--db",
+                                             "postgres://u:<redacted>@h/db", "--steps", "3"};
+  CHECK(redact_argv(argv) == expected);
+  // As a journal array and as the text of a logged command line.
+  CHECK(redact_json(nlohmann::json(argv)) == nlohmann::json(expected));
+  CHECK(redact_text("python bench.py --api-key abc123 --steps 3") == "python bench.py --api-key <redacted> --steps 3");
+  CHECK(redact_text("run --password 'two words' --x 1") == "run --password <redacted> --x 1");
+  CHECK(redact_text("connecting to postgres://app:s3cret@db:5432/x failed") ==
+        "connecting to postgres://app:<redacted>@db:5432/x failed");
+}
