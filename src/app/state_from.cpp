@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/inputs.hpp"
 #include "capture/git_blob.hpp"
 #include "capture/lockfile.hpp"
 #include "core/marker.hpp"
@@ -21,10 +22,7 @@ ExitCode run_state_from(const StateFromOptions& options, std::ostream& out, std:
   std::string label = options.lock_path;
   std::string commit;
   if (options.at.empty()) {
-    if (!path_exists(options.lock_path)) {
-      throw Error(options.lock_path + ": no such file", ExitCode::bad_input);
-    }
-    text = read_file(options.lock_path);
+    text = read_input_file(options.lock_path);  // regular files only, size-capped
   } else {
     FileAtRevision at = read_file_at_revision(options.lock_path, options.at);
     text = std::move(at.text);

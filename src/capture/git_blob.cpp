@@ -75,6 +75,13 @@ FileAtRevision read_file_at_revision(const std::string& file, const std::string&
     throw Error(context + ": cannot read the file: " + last_git_error(), ExitCode::bad_input);
   }
   BlobPtr blob(raw_blob);
+  // The same cap as input files on disk (app/inputs.hpp): a lock is never this large.
+  constexpr git_object_size_t k_max_blob = 64ULL << 20;
+  if (git_blob_rawsize(blob.get()) > k_max_blob) {
+    throw Error(context + ": " + path_in_repo + " is " + std::to_string(git_blob_rawsize(blob.get())) +
+                    " bytes, more than a lock file can be (64 MiB)",
+                ExitCode::bad_input);
+  }
   FileAtRevision out;
   out.text.assign(static_cast<const char*>(git_blob_rawcontent(blob.get())),
                   static_cast<std::size_t>(git_blob_rawsize(blob.get())));
