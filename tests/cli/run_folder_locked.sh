@@ -12,10 +12,10 @@ for s in good bad; do
 done
 cp "$F/bench.py" "$F/recipe.json" "$T/"
 R="$T/run"
-# wait_holder PID: until PID holds $R's lock (its pid is in $R/lock), at most 20 s.
+# wait_holder PID: until PID holds $R's lock (its pid is in $R/lock) and has journaled, at most 20 s.
 wait_holder() {
   for _ in $(seq 200); do
-    grep -qs "pid $1 " "$R/lock" && return 0
+    grep -qs "pid $1 " "$R/lock" && grep -qs '"type":"start"' "$R/journal.jsonl" && return 0
     sleep 0.1
   done
   echo "pid $1 never took $R/lock" >&2
@@ -26,10 +26,11 @@ first=$!
 wait_holder "$first"
 lines=$(wc -l <"$R/journal.jsonl")
 
-rc=0; "$ENVBISECT" resume "$R" >"$T/resume.txt" 2>&1 || rc=$?
+# Refusals are instant; a second user let in would run for minutes (timeout's 124 fails the test).
+rc=0; timeout 20 "$ENVBISECT" resume "$R" >"$T/resume.txt" 2>&1 || rc=$?
 [[ $rc -eq 4 ]] || { cat "$T/resume.txt"; echo "resume beside a run: exit $rc, expected 4" >&2; exit 1; }
 expect_contains "$T/resume.txt" "in use by pid $first (envbisect run)"
-rc=0; "$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --out "$R" >"$T/second.txt" 2>&1 || rc=$?
+rc=0; timeout 20 "$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --out "$R" >"$T/second.txt" 2>&1 || rc=$?
 [[ $rc -eq 4 ]] || { cat "$T/second.txt"; echo "second run --out: exit $rc, expected 4" >&2; exit 1; }
 expect_contains "$T/second.txt" "in use by pid $first (envbisect run)"
 kill -0 "$first"  # still running, undisturbed
@@ -40,7 +41,7 @@ kill -9 "$first"; wait "$first" 2>/dev/null || true
 "$ENVBISECT" resume "$R" >"$T/resume1.txt" 2>&1 &
 resumer=$!
 wait_holder "$resumer"
-rc=0; "$ENVBISECT" resume "$R" >"$T/resume2.txt" 2>&1 || rc=$?
+rc=0; timeout 20 "$ENVBISECT" resume "$R" >"$T/resume2.txt" 2>&1 || rc=$?
 [[ $rc -eq 4 ]] || { cat "$T/resume2.txt"; echo "second resume: exit $rc, expected 4" >&2; exit 1; }
 expect_contains "$T/resume2.txt" "in use by pid $resumer (envbisect resume)"
 kill -TERM "$resumer"; wait "$resumer" 2>/dev/null || true
