@@ -9,7 +9,6 @@
 #include <optional>
 
 #include <nlohmann/json.hpp>
-#include <spdlog/spdlog.h>
 
 #include "app/evaluate.hpp"
 #include "app/report.hpp"
@@ -573,20 +572,8 @@ RunOptions load_run(const std::string& run_dir, std::vector<json>& records, Mode
       throw Error(path + ": changed since the run started; start a new run instead of resuming", ExitCode::bad_input);
     }
   }
-  // Damage before the last whole record throws here (exit 2, naming the line); a torn tail is what a
-  // crash mid-write leaves, and a resume cuts it so its records follow the last whole one.
-  const std::string journal_path = run_dir + "/journal.jsonl";
-  JournalContents journal = read_journal(journal_path);
-  if (journal.torn_tail) {
-    std::cerr << "envbisect: " << journal_path << ": " << journal.tail_bytes << " bytes from line "
-              << journal.tail_line << " on are not whole records (the run was killed mid-write); "
-              << (mode == Mode::run ? "cut them, resuming after record " : "ignored, replaying up to record ")
-              << journal.records.size() << "\n";
-  }
-  if (mode == Mode::run) {
-    cut_torn_tail(journal_path, journal);
-  }
-  records = std::move(journal.records);
+  // Damage before the last whole record throws (exit 2, naming the line); resume cuts a torn tail.
+  records = read_run_journal(run_dir, mode == Mode::run ? CutTornTail::yes : CutTornTail::no, std::cerr);
   return options;
 }
 

@@ -101,4 +101,19 @@ std::size_t end_stale_processes(const std::string& run_dir, std::ostream& err) {
   return killed_total;
 }
 
+std::vector<json> read_run_journal(const std::string& run_dir, CutTornTail cut, std::ostream& err) {
+  const std::string path = run_dir + "/journal.jsonl";
+  JournalContents journal = read_journal(path);
+  if (journal.torn_tail) {
+    err << "envbisect: " << path << ": " << journal.tail_bytes << " bytes from line " << journal.tail_line
+        << " on are not whole records (the run was killed mid-write); "
+        << (cut == CutTornTail::yes ? "cut them, resuming after record " : "ignored, replaying up to record ")
+        << journal.records.size() << "\n";
+  }
+  if (cut == CutTornTail::yes) {
+    cut_torn_tail(path, journal);
+  }
+  return std::move(journal.records);
+}
+
 }  // namespace envbisect

@@ -4,6 +4,9 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "exec/runner.hpp"
 #include "store/journal.hpp"
@@ -33,5 +36,13 @@ private:
 // is never killed; say so on `err` for each, and journal them as ended. Return how many processes were
 // killed. A damaged processes.jsonl is set aside with a warning, never blocking the run.
 std::size_t end_stale_processes(const std::string& run_dir, std::ostream& err);
+
+// Whether reading a run's journal cuts its torn tail (resume) or leaves the file alone (replay).
+enum class CutTornTail { yes, no };
+
+// Return the whole records of RUNDIR/journal.jsonl. A torn tail (a crash mid-write) is reported on
+// `err` and, when asked, cut so new records follow the last whole one. Throw Error (bad_input) naming
+// the line when an unreadable line comes before a whole record.
+std::vector<nlohmann::json> read_run_journal(const std::string& run_dir, CutTornTail cut, std::ostream& err);
 
 }  // namespace envbisect
