@@ -18,6 +18,7 @@
 #include "app/versions.hpp"
 #include "env/store.hpp"
 #include "env/uv_cache.hpp"
+#include "exec/group_watchdog.hpp"
 #include "exec/runner.hpp"
 #include "util/error.hpp"
 
@@ -181,6 +182,7 @@ int cli_main(int argc, char** argv) {
   }
   setup_logging(verbosity);
   install_process_guards();
+  start_group_watchdog();  // still single-threaded here, as it needs
 
   try {
     ExitCode code = ExitCode::ok;

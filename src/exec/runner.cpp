@@ -1,5 +1,7 @@
 #include "exec/runner.hpp"
 
+#include "exec/group_watchdog.hpp"
+
 #include "util/error.hpp"
 #include "util/strings.hpp"
 
@@ -420,7 +422,9 @@ ProcessResult LocalRunner::run(const ProcessSpec& spec) {
   const ActiveChild active(pid);
   spawn_lock.unlock();
   result.spawned = true;
-  // At this point the child runs `program` in process group `pid`, and dies if we do.
+  // At this point the child runs `program` in process group `pid`, and dies if we do; the watchdog
+  // ends the rest of its group if we die.
+  watchdog_register(pid);
   if (spec.on_spawn) {
     if (const std::optional<ProcessIdentity> identity = identify_process(pid)) {
       spec.on_spawn(*identity);
@@ -439,6 +443,7 @@ ProcessResult LocalRunner::run(const ProcessSpec& spec) {
   // The leader has exited or is dying; leftovers of its group (forked daemons) must not outlive it.
   // Kill them while the unreaped leader still pins the group id.
   ::kill(-pid, SIGKILL);
+  watchdog_unregister(pid);
   int status = 0;
   pid_t reaped = -1;
   do {

@@ -14,6 +14,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "exec/group_watchdog.hpp"
 #include "exec_test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -331,4 +332,36 @@ TEST_CASE("end_stale_group kills a recorded group and spares a reused pid", "[ex
   REQUIRE(::waitpid(child, &status, 0) == child);
   CHECK(WIFSIGNALED(status));
   CHECK(WTERMSIG(status) == SIGKILL);
+}
+
+TEST_CASE("the group watchdog ends a benchmark's whole group when envbisect is killed", "[exec][runner][watchdog]") {
+  TempDir dir;
+  const std::string pid_file = (dir.path / "helper").string();
+  const pid_t spawner = ::fork();
+  REQUIRE(spawner >= 0);
+  if (spawner == 0) {
+    // A stand-in for envbisect with its watchdog; the benchmark leaves a helper in its group.
+    envbisect::start_group_watchdog();
+    LocalRunner runner;
+    runner.run(shell_spec("sleep 30 & echo $! > " + pid_file + ".tmp; mv " + pid_file + ".tmp " + pid_file +
+                          "; sleep 30"));
+    ::_exit(0);
+  }
+  pid_t helper = 0;
+  for (int i = 0; i < 500 && helper == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const std::string text = slurp(pid_file);
+    helper = text.empty() ? 0 : static_cast<pid_t>(std::stol(text));
+  }
+  REQUIRE(helper > 0);
+  REQUIRE(process_runs(helper));
+  ::kill(spawner, SIGKILL);
+  ::waitpid(spawner, nullptr, 0);
+  const bool gone = gone_within(helper, std::chrono::seconds(1));
+  if (!gone) {
+    ::kill(helper, SIGKILL);
+  }
+  CHECK(gone);
+  while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+  }
 }
