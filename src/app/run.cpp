@@ -6,16 +6,19 @@
 #include <ctime>
 #include <iostream>
 #include <numeric>
+#include <optional>
 
 #include <nlohmann/json.hpp>
-#include <spdlog/spdlog.h>
 
 #include "app/evaluate.hpp"
 #include "app/report.hpp"
 #include "app/inputs.hpp"
 #include "app/remote_build.hpp"
+#include "app/run_guard.hpp"
 #include "app/run_stages.hpp"
 #include "core/delta.hpp"
+#include "env/store.hpp"
+#include "env/store_lock.hpp"
 #include "exec/runner.hpp"
 #include "exec/staging.hpp"
 #include "report/delta_table.hpp"
@@ -25,6 +28,7 @@
 #include "search/kary.hpp"
 #include "stats/verdict.hpp"
 #include "store/journal.hpp"
+#include "store/run_lock.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
@@ -187,7 +191,8 @@ ExecutionOptions execution_for(const RunOptions& options, const Recipe& recipe, 
   return execution;
 }
 
-ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mode) {
+// `held` is the run folder's lock when the caller took it (resume); a new run takes it here.
+ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mode, const RunLock* held) {
   // Validate every input first; nothing is written before this passes.
   EnvState good;
   EnvState bad;
@@ -229,6 +234,16 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   // Record the run so `resume` can continue it.
   make_dirs(options.out_dir);
   std::string run_dir = absolute_path(options.out_dir, ".");
+  // One process at a time in a run folder: a second `run --out` or a `resume` is refused, naming us.
+  std::optional<RunLock> own_lock;
+  if (mode == Mode::run && held == nullptr) {
+    own_lock.emplace(run_dir, "run");
+    if (previous.empty() && path_exists(run_dir + "/journal.jsonl")) {
+      throw Error(options.out_dir + ": already holds a run; use `envbisect resume " + options.out_dir +
+                      "` or choose another --out",
+                  ExitCode::bad_input);
+    }
+  }
   std::vector<std::string> wheel_dirs;
   for (const std::string& dir : options.wheel_dirs) {
     wheel_dirs.push_back(absolute_path(dir, "."));
@@ -244,6 +259,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   run_doc["no_probe"] = options.no_probe;
   run_doc["anchor_runs"] = options.anchor_runs;
   run_doc["first_parent"] = options.first_parent;
+  run_doc["max_log_mb"] = options.max_log_mb;
   run_doc["execution"] = {{"executor", options.execution.executor}, {"host", options.execution.host},
                           {"prefix", options.execution.prefix}, {"slots", options.execution.slots},
                           {"isolation", options.execution.isolation},
@@ -262,6 +278,19 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
     remove_tree(journal_path);
   }
   Journal journal(journal_path);
+  // A killed session's benchmarks may still run (their own children, daemons): end them before ours
+  // start, and journal every process we start, so the next session can do the same.
+  std::optional<RecordingRunner> recording;
+  std::optional<StoreInUse> store_in_use;
+  if (mode == Mode::run) {
+    end_stale_processes(run_dir, std::cerr);
+    recording.emplace(*execution.runner, run_dir, static_cast<std::uint64_t>(options.max_log_mb) << 20);
+    if (options.builder == "store" && execution.staging == nullptr) {
+      // `store gc` keeps the shared environments while this is held.
+      store_in_use.emplace(options.store_dir.empty() ? default_store_dir() : options.store_dir);
+    }
+  }
+  Runner& runner = recording ? static_cast<Runner&>(*recording) : *execution.runner;
   json start = {{"type", "start"}, {"run", run_doc}, {"version", ENVBISECT_VERSION}, {"deltas", json::array()},
                 {"resumed", !previous.empty()}};
   for (const Delta& delta : deltas) {
@@ -277,7 +306,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
             << options.bad_path << " (bad):\n"
             << render_delta_table(deltas);
   auto started = std::chrono::steady_clock::now();
-  Evaluator evaluator(setup, *execution.runner, journal, previous);
+  Evaluator evaluator(setup, runner, journal, previous);
   if (execution.staging != nullptr) {
     // No shared filesystem: environments are built on the remote side by the bundled envbisect.
     StagingRunner* staging = execution.staging;
@@ -479,18 +508,21 @@ ExitCode run_run(const RunOptions& options) {
   if (resolved.out_dir.empty()) {
     resolved.out_dir = default_run_dir();
   }
+  if (const std::optional<std::string> holder = run_dir_holder(resolved.out_dir)) {
+    throw Error(run_dir_busy_message(resolved.out_dir, *holder), ExitCode::environment);
+  }
   if (path_exists(resolved.out_dir + "/journal.jsonl")) {
     throw Error(resolved.out_dir + ": already holds a run; use `envbisect resume " + resolved.out_dir +
                     "` or choose another --out",
                 ExitCode::bad_input);
   }
-  return execute(resolved, {}, Mode::run);
+  return execute(resolved, {}, Mode::run, nullptr);
 }
 
 namespace {
 
 // Read back the options a run started with, and its journal; refuse when the inputs changed since.
-RunOptions load_run(const std::string& run_dir, std::vector<json>& records) {
+RunOptions load_run(const std::string& run_dir, std::vector<json>& records, Mode mode) {
   std::string run_file = run_dir + "/run.json";
   if (!path_exists(run_file)) {
     throw Error(run_dir + ": not a run directory (no run.json)", ExitCode::bad_input);
@@ -513,6 +545,7 @@ RunOptions load_run(const std::string& run_dir, std::vector<json>& records) {
   options.no_probe = doc.value("no_probe", false);
   options.anchor_runs = doc.value("anchor_runs", options.anchor_runs);
   options.first_parent = doc.value("first_parent", false);
+  options.max_log_mb = doc.value("max_log_mb", options.max_log_mb);
   if (doc.contains("execution") && doc["execution"].is_object()) {
     const json& execution = doc["execution"];
     options.execution.executor = execution.value("executor", options.execution.executor);
@@ -535,26 +568,28 @@ RunOptions load_run(const std::string& run_dir, std::vector<json>& records) {
       throw Error(path + ": changed since the run started; start a new run instead of resuming", ExitCode::bad_input);
     }
   }
-  JournalContents journal = read_journal(run_dir + "/journal.jsonl");
-  if (journal.torn_tail) {
-    spdlog::warn("{}/journal.jsonl: dropped a torn last record (the run was killed mid-write)", run_dir);
-  }
-  records = std::move(journal.records);
+  // Damage before the last whole record throws (exit 2, naming the line); resume cuts a torn tail.
+  records = read_run_journal(run_dir, mode == Mode::run ? CutTornTail::yes : CutTornTail::no, std::cerr);
   return options;
 }
 
 }  // namespace
 
 ExitCode run_resume(const std::string& run_dir) {
+  // The lock comes first: the journal is read, and its torn tail cut, by its only user.
+  std::optional<RunLock> lock;
+  if (path_exists(run_dir + "/run.json")) {
+    lock.emplace(run_dir, "resume");
+  }
   std::vector<json> records;
-  RunOptions options = load_run(run_dir, records);
-  return execute(options, records, Mode::run);
+  RunOptions options = load_run(run_dir, records, Mode::run);
+  return execute(options, records, Mode::run, lock ? &*lock : nullptr);
 }
 
 ExitCode run_replay(const std::string& run_dir) {
   std::vector<json> records;
-  RunOptions options = load_run(run_dir, records);
-  return execute(options, records, Mode::replay);
+  RunOptions options = load_run(run_dir, records, Mode::replay);
+  return execute(options, records, Mode::replay, nullptr);
 }
 
 }  // namespace envbisect

@@ -26,6 +26,7 @@ struct RunOptions {
   bool dry_run = false;  // print the plan and the worst-case number of evaluations; run nothing
   bool no_probe = false; // skip probing thread counts once the cause is found
   bool first_parent = false;  // bisect commit ranges along first parents only (git bisect --first-parent)
+  int max_log_mb = 64;         // cap on each benchmark log (stdout, stderr) in MiB; past it the middle is cut
   ExecutionOptions execution;  // where benchmark processes run, how many at once, how isolated
 };
 

@@ -7,6 +7,9 @@
 
 namespace envbisect {
 
+// The largest --older-than that `store gc` accepts, in days (100 years).
+inline constexpr int k_max_gc_age_days = 36500;
+
 // Options of `envbisect store gc [--store DIR] [--older-than DAYS]`.
 struct StoreGcOptions {
   std::string store_dir;       // "" means default_store_dir()
@@ -15,8 +18,9 @@ struct StoreGcOptions {
 
 // Remove store entries and venv skeletons unused for `older_than_days`, and the temp folders of
 // interrupted unpacks, waiting for running materializations first; print what was removed and kept
-// on `out`. Environments already built keep working (their files are hard links). Return ok. Throw
-// Error (bad_input) for a negative age or a store folder that does not exist.
+// on `out`. Environments already built keep working (their files are hard links), and shared
+// environments stay while a run holds the store. Return ok. Throw Error (bad_input) for an age that is
+// negative, not a number, infinite or over k_max_gc_age_days, or a store folder that does not exist.
 ExitCode run_store_gc(const StoreGcOptions& options, std::ostream& out);
 
 }  // namespace envbisect

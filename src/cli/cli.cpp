@@ -21,6 +21,7 @@
 #include "cli/cli_docs.hpp"
 #include "env/store.hpp"
 #include "env/uv_cache.hpp"
+#include "exec/group_watchdog.hpp"
 #include "exec/runner.hpp"
 #include "util/error.hpp"
 
@@ -72,6 +73,10 @@ int cli_main(int argc, char** argv) {
 
   run_cmd->add_flag("--explain", run.explain, "Print why each candidate was chosen and how each verdict was reached");
   run_cmd->add_flag("--dry-run", run.dry_run, "Print the plan and the worst-case number of evaluations; run nothing");
+  run_cmd->add_option("--max-log-mb", run.max_log_mb,
+                      "Cap on each benchmark log in MiB; past it the middle is cut, the attempt still counts "
+                      "(default 64)")
+      ->check(CLI::Range(1, 1 << 20));
   run_cmd->add_flag("--no-probe", run.no_probe, "Do not probe thread counts once the cause is found");
   run_cmd->add_flag("--first-parent", run.first_parent,
                     "Bisect commit ranges along first parents only (default: the whole DAG, as git bisect)");
@@ -197,6 +202,7 @@ int cli_main(int argc, char** argv) {
   }
   setup_logging(verbosity);
   install_process_guards();
+  start_group_watchdog();  // still single-threaded here, as it needs
 
   try {
     ExitCode code = ExitCode::ok;

@@ -1,4 +1,5 @@
 #include "env/store.hpp"
+#include "env/store_lock.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -382,10 +383,16 @@ GcReport Store::gc(std::chrono::seconds older_than) {
       ++report.skeletons_removed;
     }
   }
-  // Shared environments: hard links into entries, so removing one frees only its own files.
+  // Shared environments: hard links into entries, so removing one frees only its own files. While a
+  // run holds the store (store_lock.hpp) its environments may be in use: keep them all.
+  const FileLock no_runs(store_runs_lock_path(m_root), LockMode::exclusive, LockWait::no);
   const std::string envs = m_root + "/envs";
   for (const std::string& name : list_names(envs)) {
     if (ends_with(name, ".lock")) {
+      continue;
+    }
+    if (!no_runs.held()) {
+      ++report.envs_kept_in_use;
       continue;
     }
     const std::string dir = envs + "/" + name;

@@ -48,6 +48,7 @@ struct GcReport {
   std::size_t stale_temps_removed = 0;
   std::size_t skeletons_removed = 0;
   std::size_t envs_removed = 0;        // shared environments (STORE/envs) not used for the period
+  std::size_t envs_kept_in_use = 0;    // shared environments kept because a running run holds the store
 };
 
 // The content-addressed store of unpacked distributions shared by every run on the machine. Each
@@ -78,8 +79,9 @@ public:
 
   // Remove entries, venv skeletons and shared environments (STORE/envs, by the time of their
   // envbisect-built.json, touched at each use) not used for `older_than`, and temp folders of
-  // interrupted unpacks; waits for running materializations to finish first, and skips an
-  // environment another run is building (its lock is held). Return what was done.
+  // interrupted unpacks; waits for running materializations to finish first, skips an environment
+  // another run is building (its lock is held), and keeps every environment while a run holds the
+  // store (store_lock.hpp). Return what was done.
   GcReport gc(std::chrono::seconds older_than);
 
 private:

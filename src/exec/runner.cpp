@@ -1,5 +1,7 @@
 #include "exec/runner.hpp"
 
+#include "exec/group_watchdog.hpp"
+
 #include "util/error.hpp"
 #include "util/strings.hpp"
 
@@ -18,7 +20,6 @@
 #include <poll.h>
 #include <set>
 #include <sstream>
-#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -63,17 +64,6 @@ private:
   int m_fd;
 };
 
-// Open an output file for the child (created or truncated), or /dev/null when `path` is empty.
-int open_output(const std::string& path) {
-  const std::string target = path.empty() ? "/dev/null" : path;
-  const int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    throw Error("cannot open " + target + " for a child's output: " + std::strerror(errno),
-                ExitCode::environment);
-  }
-  return fd;
-}
-
 // A child is registered as active for as long as run() may still wait for it. The caller holds
 // g_active_mutex from the spawn to the registration, so no reaper can take the child in between.
 class ActiveChild {
@@ -116,7 +106,8 @@ enum class StopOnInterrupt { no, yes };
 // Wait until `pid` has exited (left as a zombie, not reaped) or `deadline` passes (or an interrupt
 // arrives, when asked); true if it exited. The zombie keeps the pid, and with it the process group
 // id, from being reused while we kill.
-bool wait_exited(pid_t pid, int pidfd, std::chrono::steady_clock::time_point deadline, StopOnInterrupt stop) {
+bool wait_exited(pid_t pid, int pidfd, std::chrono::steady_clock::time_point deadline, StopOnInterrupt stop,
+                 ChildOutput& output) {
   for (;;) {
     siginfo_t info{};
     if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
@@ -129,19 +120,15 @@ bool wait_exited(pid_t pid, int pidfd, std::chrono::steady_clock::time_point dea
     }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
     const auto slice = std::min(left + std::chrono::milliseconds(1), k_poll_slice);
-    if (pidfd >= 0) {
-      pollfd entry{pidfd, POLLIN, 0};
-      ::poll(&entry, 1, static_cast<int>(slice.count()));
-    } else {
-      std::this_thread::sleep_for(std::min(slice, std::chrono::milliseconds(5)));
-    }
+    // The child's output is moved into its logs while we wait: a full pipe would stall it.
+    output.pump(pidfd, pidfd >= 0 ? slice : std::min(slice, std::chrono::milliseconds(5)));
   }
 }
 
 // Stop the whole group: SIGTERM, a short grace for the leader, then SIGKILL for everyone left.
-void kill_group(pid_t pid, int pidfd) {
+void kill_group(pid_t pid, int pidfd, ChildOutput& output) {
   ::kill(-pid, SIGTERM);
-  wait_exited(pid, pidfd, std::chrono::steady_clock::now() + k_kill_grace, StopOnInterrupt::no);
+  wait_exited(pid, pidfd, std::chrono::steady_clock::now() + k_kill_grace, StopOnInterrupt::no, output);
   ::kill(-pid, SIGKILL);
 }
 
@@ -255,21 +242,62 @@ bool is_executable_file(const std::string& path) {
   return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
 
-// Owns posix_spawn's attribute and file-action objects.
-struct SpawnSetup {
-  posix_spawnattr_t attr{};
-  posix_spawn_file_actions_t actions{};
-  SpawnSetup() {
-    posix_spawnattr_init(&attr);
-    posix_spawn_file_actions_init(&actions);
-  }
-  ~SpawnSetup() {
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-  }
-  SpawnSetup(const SpawnSetup&) = delete;
-  SpawnSetup& operator=(const SpawnSetup&) = delete;
+// What the child does between fork() and execve(), prepared beforehand: after fork() a threaded
+// process may only make async-signal-safe calls, so nothing here allocates.
+struct ChildPlan {
+  const char* program = nullptr;
+  char* const* argv = nullptr;
+  char* const* envp = nullptr;
+  const char* input = nullptr;  // stdin's file
+  const char* cwd = nullptr;    // nullptr: stay where we are
+  int out_fd = -1;
+  int err_fd = -1;
+  int report_fd = -1;           // write end of a close-on-exec pipe: errno of the step that failed
+  pid_t parent = 0;
 };
+
+[[noreturn]] void exec_child(const ChildPlan& plan) {
+  auto fail = [&plan](int error) {
+    while (::write(plan.report_fd, &error, sizeof error) < 0 && errno == EINTR) {
+    }
+    ::_exit(127);
+  };
+  // Die with envbisect: SIGKILL when the spawning thread ends, which run() makes the same as the
+  // process dying. A parent that died before this line would never send it, hence the check after.
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) {
+    fail(errno);
+  }
+  if (::getppid() != plan.parent) {
+    fail(ESRCH);
+  }
+  // Own process group, default signal dispositions and an empty mask, whatever the parent set up.
+  if (::setpgid(0, 0) != 0) {
+    fail(errno);
+  }
+  struct sigaction default_action {};
+  default_action.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) {
+    ::sigaction(sig, &default_action, nullptr);  // SIGKILL, SIGSTOP and libc's own refuse: harmless
+  }
+  sigset_t no_signals;
+  sigemptyset(&no_signals);
+  ::sigprocmask(SIG_SETMASK, &no_signals, nullptr);
+  // stdin from the input file, our output pipes on 1 and 2, nothing else inherited.
+  const int input = ::open(plan.input, O_RDONLY);
+  if (input < 0 || ::dup2(input, 0) < 0 || ::dup2(plan.out_fd, 1) < 0 || ::dup2(plan.err_fd, 2) < 0) {
+    fail(errno);
+  }
+  if (plan.cwd != nullptr && ::chdir(plan.cwd) != 0) {
+    fail(errno);
+  }
+  if (plan.report_fd > 3) {
+    ::syscall(SYS_close_range, 3u, static_cast<unsigned>(plan.report_fd - 1), 0u);
+  }
+  ::syscall(SYS_close_range, static_cast<unsigned>(plan.report_fd + 1), ~0u, 0u);
+  ::execve(plan.program, plan.argv, plan.envp);
+  fail(errno);
+  ::_exit(127);  // fail() never returns; this tells the compiler
+}
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -325,29 +353,7 @@ ProcessResult LocalRunner::run(const ProcessSpec& spec) {
     return result;
   }
 
-  const Fd out(open_output(spec.stdout_path));
-  const Fd err(open_output(spec.stderr_path));
-
-  // stdin from /dev/null (or the spec's file), our output files on 1 and 2, nothing else inherited.
-  SpawnSetup setup;
-  const std::string input = spec.stdin_path.empty() ? "/dev/null" : spec.stdin_path;
-  posix_spawn_file_actions_addopen(&setup.actions, 0, input.c_str(), O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&setup.actions, out.get(), 1);
-  posix_spawn_file_actions_adddup2(&setup.actions, err.get(), 2);
-  if (!spec.cwd.empty()) {
-    posix_spawn_file_actions_addchdir_np(&setup.actions, spec.cwd.c_str());
-  }
-  posix_spawn_file_actions_addclosefrom_np(&setup.actions, 3);
-
-  // Own process group, default signal dispositions and an empty mask, whatever we have set up.
-  sigset_t all_signals;
-  sigset_t no_signals;
-  sigfillset(&all_signals);
-  sigemptyset(&no_signals);
-  posix_spawnattr_setflags(&setup.attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-  posix_spawnattr_setpgroup(&setup.attr, 0);
-  posix_spawnattr_setsigdefault(&setup.attr, &all_signals);
-  posix_spawnattr_setsigmask(&setup.attr, &no_signals);
+  ChildOutput output(spec.stdout_path, spec.stderr_path, spec.max_log_bytes);
 
   std::vector<std::string> env_strings;
   env_strings.reserve(spec.env.size());
@@ -365,37 +371,79 @@ ProcessResult LocalRunner::run(const ProcessSpec& spec) {
     argv.push_back(arg.data());
   }
   argv.push_back(nullptr);
+  int report[2];
+  if (::pipe2(report, O_CLOEXEC) != 0) {
+    throw Error(std::string("cannot make a pipe to start a child: ") + std::strerror(errno), ExitCode::environment);
+  }
+  const Fd report_read(report[0]);
+  const std::string input = spec.stdin_path.empty() ? "/dev/null" : spec.stdin_path;
+  ChildPlan plan;
+  plan.program = program.c_str();
+  plan.argv = argv.data();
+  plan.envp = envp.data();
+  plan.input = input.c_str();
+  plan.cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
+  plan.out_fd = output.child_stdout();
+  plan.err_fd = output.child_stderr();
+  plan.report_fd = report[1];
+  plan.parent = ::getpid();
 
   spdlog::debug("spawn: {}{}", display_argv(spec.argv),
                 spec.cwd.empty() ? std::string() : " (in " + spec.cwd + ")");
-  pid_t pid = 0;
+  // Spawning and registering happen under the lock, so no reaper can take the child in between.
   std::unique_lock<std::mutex> spawn_lock(g_active_mutex);
-  // glibc's posix_spawn reports exec failures (ENOENT, EACCES, a bad cwd) as its return value.
-  const int spawn_status = ::posix_spawn(&pid, program.c_str(), &setup.actions, &setup.attr, argv.data(), envp.data());
-  if (spawn_status != 0) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    exec_child(plan);
+  }
+  const int fork_errno = errno;
+  ::close(report[1]);
+  output.close_child_ends();
+  if (pid < 0) {
     spawn_lock.unlock();
-    result.spawn_error = "cannot start " + program +
-                         (spec.cwd.empty() ? std::string() : " in " + spec.cwd) + ": " + std::strerror(spawn_status);
+    result.spawn_error = "cannot start " + program + ": " + std::strerror(fork_errno);
+    return result;
+  }
+  // The report pipe closes at execve; an errno on it means the child never became the program.
+  int child_errno = 0;
+  ssize_t got = 0;
+  while ((got = ::read(report_read.get(), &child_errno, sizeof child_errno)) < 0 && errno == EINTR) {
+  }
+  if (got == static_cast<ssize_t>(sizeof child_errno)) {
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    spawn_lock.unlock();
+    output.finish();
+    result.spawn_error = "cannot start " + program + (spec.cwd.empty() ? std::string() : " in " + spec.cwd) + ": " +
+                         std::strerror(child_errno);
     spdlog::debug("spawn failed: {}", result.spawn_error);
     return result;
   }
   const ActiveChild active(pid);
   spawn_lock.unlock();
   result.spawned = true;
-  // At this point the child runs in process group `pid`.
+  // At this point the child runs `program` in process group `pid`, and dies if we do; the watchdog
+  // ends the rest of its group if we die.
+  watchdog_register(pid);
+  if (spec.on_spawn) {
+    if (const std::optional<ProcessIdentity> identity = identify_process(pid)) {
+      spec.on_spawn(*identity);
+    }
+  }
 
   const Fd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
   const auto deadline = spec.timeout.count() > 0 ? start + spec.timeout
                                                  : std::chrono::steady_clock::time_point::max();
-  if (!wait_exited(pid, pidfd.get(), deadline, StopOnInterrupt::yes)) {
+  if (!wait_exited(pid, pidfd.get(), deadline, StopOnInterrupt::yes, output)) {
     result.interrupted = g_interrupted.load();
     result.timed_out = !result.interrupted;
     spdlog::debug("killing process group {}: {}", pid, result.timed_out ? "timeout" : "interrupted");
-    kill_group(pid, pidfd.get());
+    kill_group(pid, pidfd.get(), output);
   }
   // The leader has exited or is dying; leftovers of its group (forked daemons) must not outlive it.
   // Kill them while the unreaped leader still pins the group id.
   ::kill(-pid, SIGKILL);
+  watchdog_unregister(pid);
   int status = 0;
   pid_t reaped = -1;
   do {
@@ -404,6 +452,12 @@ ProcessResult LocalRunner::run(const ProcessSpec& spec) {
   const int wait_errno = errno;
   drain_group(pid);
   kill_escaped_descendants();
+  result.log_bytes_cut = output.finish();
+  if (result.log_bytes_cut > 0) {
+    spdlog::warn("{}: {} bytes of output cut (logs are capped at {} bytes each)",
+                 spec.stdout_path.empty() ? spec.stderr_path : spec.stdout_path, result.log_bytes_cut,
+                 spec.max_log_bytes);
+  }
 
   if (reaped != pid) {
     spdlog::warn("lost the exit status of pid {}: {}", pid, std::strerror(wait_errno));

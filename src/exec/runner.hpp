@@ -1,9 +1,14 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
+
+#include "exec/log_cap.hpp"
+#include "exec/process_identity.hpp"
 
 namespace envbisect {
 
@@ -22,6 +27,10 @@ struct ProcessSpec {
   std::vector<std::string> write_paths;     // writable: the attempt folder, this run's cache folders
   std::string container_base;               // the candidate's container base (rootfs folder or image) for
                                             // isolating runners; "" = the runner's own default
+  std::uint64_t max_log_bytes = k_default_max_log_bytes;  // per output file; past it the middle is cut
+  // Called (on the spawning thread) once a local process runs, with the identity of its process group
+  // leader, before it is waited for: a run journals it so a later session can end what a crash left.
+  std::function<void(const ProcessIdentity&)> on_spawn;
 };
 
 // How a spawned process ended.
@@ -32,6 +41,7 @@ struct ProcessResult {
   int signal = 0;            // the terminating signal, 0 when it exited normally
   bool timed_out = false;    // true when killed (with its process group) after the timeout
   bool interrupted = false;  // true when killed (with its process group) because we got SIGINT/SIGTERM
+  std::uint64_t log_bytes_cut = 0;  // output bytes dropped from the logs by max_log_bytes
   double wall_seconds = 0.0;
 };
 
@@ -44,7 +54,10 @@ public:
 };
 
 // The real runner: own process group per child, stdin from /dev/null, group killed on timeout or
-// interrupt, every descendant reaped. Logs the exact argv before spawning.
+// interrupt, every descendant reaped. The child gets SIGKILL when the thread that spawned it dies
+// (PR_SET_PDEATHSIG): run() waits on that thread until the child is gone, so only a dying envbisect
+// sends it. Output goes through pipes into the log files, capped by max_log_bytes. Logs the exact argv
+// before spawning.
 class LocalRunner : public Runner {
 public:
   // Run the process to completion (or timeout) and return how it ended. Throw Error (environment)

@@ -17,48 +17,63 @@ JournalContents read_journal(const std::string& path) {
   if (!path_exists(path)) {
     return contents;
   }
-  std::string text = read_file(path);
+  const std::string text = read_file(path);
   std::size_t begin = 0;
   std::size_t line_number = 0;
+  std::size_t first_bad_line = 0;  // the first unreadable line since the last whole record
   while (begin < text.size()) {
-    std::size_t end = text.find('\n', begin);
+    const std::size_t newline = text.find('\n', begin);
     ++line_number;
-    if (end == std::string::npos) {
-      // No newline: the writer died mid-record. Everything before it is intact.
-      contents.torn_tail = true;
-      break;
-    }
-    std::string line = text.substr(begin, end - begin);
-    begin = end + 1;
+    const std::size_t end = newline == std::string::npos ? text.size() : newline;
+    const std::string_view line(text.data() + begin, end - begin);
+    begin = newline == std::string::npos ? text.size() : newline + 1;
     if (line.empty()) {
       continue;
     }
     nlohmann::json record = nlohmann::json::parse(line, nullptr, false);
-    if (record.is_discarded() || !record.is_object()) {
-      if (begin >= text.size()) {
-        contents.torn_tail = true;
-        break;
-      }
-      throw Error(path + ":" + std::to_string(line_number) + ": malformed journal record", ExitCode::bad_input);
+    // Without its newline even a parseable line is unfinished: the writer died before the record ended.
+    if (record.is_discarded() || !record.is_object() || newline == std::string::npos) {
+      first_bad_line = first_bad_line == 0 ? line_number : first_bad_line;
+      continue;
+    }
+    if (first_bad_line != 0) {
+      // A whole record after an unreadable line: the damage is inside the journal, not a torn tail.
+      throw Error(path + ":" + std::to_string(first_bad_line) +
+                      ": malformed journal record followed by whole records (the journal is damaged, not torn)",
+                  ExitCode::bad_input);
     }
     contents.records.push_back(std::move(record));
+    contents.whole_bytes = begin;
   }
+  // At this point everything after whole_bytes is blank lines or a torn tail.
+  contents.tail_bytes = text.size() - contents.whole_bytes;
+  contents.torn_tail = first_bad_line != 0;
+  contents.tail_line = first_bad_line;
   return contents;
 }
 
+void cut_torn_tail(const std::string& path, const JournalContents& contents) {
+  if (contents.tail_bytes == 0) {
+    return;
+  }
+  if (::truncate(path.c_str(), static_cast<off_t>(contents.whole_bytes)) != 0) {
+    throw Error(path + ": cannot cut the torn journal tail: " + std::strerror(errno), ExitCode::environment);
+  }
+}
+
 Journal::Journal(const std::string& path) : m_path(path) {
-  m_fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  // O_APPEND: every record lands at the end even if another writer slipped past the run folder's lock.
+  m_fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (m_fd < 0) {
     throw Error(path + ": cannot open journal: " + std::strerror(errno), ExitCode::environment);
   }
-  // Cut a torn tail so the next record starts on a line of its own.
-  std::string text = read_file(path);
-  std::size_t keep = text.rfind('\n');
-  keep = keep == std::string::npos ? 0 : keep + 1;
-  if (keep != text.size() && ::ftruncate(m_fd, static_cast<off_t>(keep)) != 0) {
-    throw Error(path + ": cannot cut torn journal line: " + std::strerror(errno), ExitCode::environment);
+  try {
+    // The next record must start on a line of its own, right after the last whole record.
+    cut_torn_tail(path, read_journal(path));
+  } catch (...) {
+    ::close(m_fd);
+    throw;
   }
-  ::lseek(m_fd, 0, SEEK_END);
 }
 
 Journal::~Journal() {
@@ -69,10 +84,12 @@ Journal::~Journal() {
 
 void Journal::append(const nlohmann::json& record) {
   // Secrets never reach the disk: the journal feeds every report, and run directories get shared.
-  std::string line = redact_json(record).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  const std::string line =
+      redact_json(record).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  const std::lock_guard<std::mutex> lock(m_mutex);
   std::size_t done = 0;
   while (done < line.size()) {
-    ssize_t n = ::write(m_fd, line.data() + done, line.size() - done);
+    const ssize_t n = ::write(m_fd, line.data() + done, line.size() - done);
     if (n < 0) {
       if (errno == EINTR) {
         continue;

@@ -1,8 +1,10 @@
 #include "util/fs.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -39,6 +41,34 @@ std::string read_file_or_empty(const std::string& path) {
   } catch (const Error&) {
     return "";
   }
+}
+
+std::string read_file_tail(const std::string& path, std::size_t max_bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return "";
+  }
+  std::string tail;
+  struct stat info {};
+  if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) {
+    const auto size = static_cast<std::size_t>(info.st_size);
+    const std::size_t want = std::min(size, max_bytes);
+    tail.resize(want);
+    std::size_t done = 0;
+    while (done < want) {
+      const ssize_t got = ::pread(fd, tail.data() + done, want - done, static_cast<off_t>(size - want + done));
+      if (got < 0 && errno == EINTR) {
+        continue;
+      }
+      if (got <= 0) {
+        break;
+      }
+      done += static_cast<std::size_t>(got);
+    }
+    tail.resize(done);
+  }
+  ::close(fd);
+  return tail;
 }
 
 std::string clean_path(const std::string& path) {

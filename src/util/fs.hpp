@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace envbisect {
@@ -10,6 +11,10 @@ std::string read_file(const std::string& path);
 // Return the whole content of the file at `path`, or "" when it cannot be read (a log a process may not
 // have written).
 std::string read_file_or_empty(const std::string& path);
+
+// Return at most the last `max_bytes` of the regular file at `path`, read from its end (a log of any
+// size costs `max_bytes` of memory), or "" when it cannot be read or is not a regular file.
+std::string read_file_tail(const std::string& path, std::size_t max_bytes);
 
 // Write `content` to `path` atomically (temp file in the same folder, fsync, rename).
 void write_file_atomic(const std::string& path, const std::string& content);

@@ -2,13 +2,19 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <csignal>
+#include <fcntl.h>
+#include <optional>
+#include <string>
+#include <vector>
 #include <cstdlib>
 #include <filesystem>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
+#include "exec/group_watchdog.hpp"
 #include "exec_test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -185,4 +191,177 @@ TEST_CASE("allowed_parent_env keeps only the allow-list", "[exec][runner]") {
   const auto with_cuda = envbisect::allowed_parent_env(envbisect::InheritCudaDevices::yes);
   CHECK(with_cuda.at("CUDA_VISIBLE_DEVICES") == "3");
   ::unsetenv("CUDA_VISIBLE_DEVICES");
+}
+
+namespace {
+
+// Return true while `pid` runs (a zombie or a vanished process does not).
+bool process_runs(pid_t pid) {
+  return envbisect::identify_process(pid).has_value();
+}
+
+// Wait up to `limit` for `pid` to stop running, reaping it when it is our child.
+bool gone_within(pid_t pid, std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (process_runs(pid)) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::waitpid(pid, nullptr, WNOHANG);
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("a child dies with the process that spawned it (PR_SET_PDEATHSIG)", "[exec][runner][pdeathsig]") {
+  TempDir dir;
+  const std::string pid_file = (dir.path / "pid").string();
+  const pid_t spawner = ::fork();
+  REQUIRE(spawner >= 0);
+  if (spawner == 0) {
+    // A stand-in for envbisect: it waits on its benchmark until it is killed with SIGKILL.
+    LocalRunner runner;
+    runner.run(shell_spec("echo $$ > " + pid_file + ".tmp; mv " + pid_file + ".tmp " + pid_file + "; exec sleep 30"));
+    ::_exit(0);
+  }
+  pid_t benchmark = 0;
+  for (int i = 0; i < 500 && benchmark == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const std::string text = slurp(pid_file);
+    benchmark = text.empty() ? 0 : static_cast<pid_t>(std::stol(text));
+  }
+  REQUIRE(benchmark > 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // let sh exec sleep
+  REQUIRE(process_runs(benchmark));
+  ::kill(spawner, SIGKILL);
+  ::waitpid(spawner, nullptr, 0);
+  const bool gone = gone_within(benchmark, std::chrono::seconds(1));
+  if (!gone) {
+    ::kill(benchmark, SIGKILL);
+  }
+  CHECK(gone);
+}
+
+TEST_CASE("on_spawn gets the identity of the child's process group leader", "[exec][runner]") {
+  LocalRunner runner;
+  ProcessSpec spec = shell_spec("sleep 0.1");
+  std::optional<envbisect::ProcessIdentity> seen;
+  spec.on_spawn = [&](const envbisect::ProcessIdentity& identity) { seen = identity; };
+  const ProcessResult result = runner.run(spec);
+  CHECK(result.exit_code == 0);
+  REQUIRE(seen.has_value());
+  CHECK(seen->group == seen->pid);
+  CHECK(seen->start_ticks > 0);
+  CHECK(seen->boot_id == envbisect::current_boot_id());
+  CHECK_FALSE(seen->boot_id.empty());
+}
+
+TEST_CASE("a log past max_log_bytes keeps its beginning and its end, and the run still counts",
+          "[exec][runner][logcap]") {
+  TempDir dir;
+  LocalRunner runner;
+  ProcessSpec spec = shell_spec("echo FIRST; head -c 20000000 /dev/zero | tr '\\0' x; echo; echo LAST");
+  spec.stdout_path = (dir.path / "out.log").string();
+  spec.stderr_path = (dir.path / "err.log").string();
+  spec.max_log_bytes = 1 << 20;
+  const ProcessResult result = runner.run(spec);
+  CHECK(result.exit_code == 0);
+  CHECK(result.log_bytes_cut > 18000000);
+  const std::string log = slurp(dir.path / "out.log");
+  CHECK(log.size() < (1 << 20) + 512);
+  CHECK(log.rfind("FIRST\n", 0) == 0);
+  CHECK(log.size() > 5);
+  CHECK(log.substr(log.size() - 5) == "LAST\n");
+  CHECK(log.find("bytes of output cut here") != std::string::npos);
+}
+
+TEST_CASE("a capped log keeps head and tail exactly", "[exec][runner][logcap]") {
+  TempDir dir;
+  const std::string path = (dir.path / "log").string();
+  {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    envbisect::CappedLog log(fd, 10);  // 5 bytes of head, 5 of tail
+    log.write("0123", 4);
+    log.write("456789AB", 8);
+    log.write("CDEF", 4);
+    log.finish();
+    CHECK(log.dropped() == 6);
+    ::close(fd);
+  }
+  const std::string text = slurp(path);
+  CHECK(text.rfind("01234\n[envbisect: 6 bytes of output cut here", 0) == 0);
+  CHECK(text.substr(text.size() - 5) == "BCDEF");
+  {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    envbisect::CappedLog log(fd, 10);
+    log.write("0123456789", 10);  // exactly the cap: nothing cut, no marker
+    log.finish();
+    CHECK(log.dropped() == 0);
+    ::close(fd);
+  }
+  CHECK(slurp(path) == "0123456789");
+}
+
+TEST_CASE("end_stale_group kills a recorded group and spares a reused pid", "[exec][runner][stale]") {
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::setpgid(0, 0);
+    ::execl("/bin/sleep", "sleep", "30", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::setpgid(child, child);
+  std::optional<envbisect::ProcessIdentity> identity;
+  for (int i = 0; i < 100 && !(identity && identity->group == child); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    identity = envbisect::identify_process(child);
+  }
+  REQUIRE(identity.has_value());
+  // Another start time: the pid would name another program now, which must be left alone.
+  envbisect::ProcessIdentity reused = *identity;
+  reused.start_ticks += 1;
+  CHECK(envbisect::end_stale_group(reused).empty());
+  envbisect::ProcessIdentity other_boot = *identity;
+  other_boot.boot_id = "another-boot";
+  CHECK(envbisect::end_stale_group(other_boot).empty());
+  CHECK(process_runs(child));
+  CHECK(envbisect::end_stale_group(*identity) == std::vector<pid_t>{child});
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGKILL);
+}
+
+TEST_CASE("the group watchdog ends a benchmark's whole group when envbisect is killed", "[exec][runner][watchdog]") {
+  TempDir dir;
+  const std::string pid_file = (dir.path / "helper").string();
+  const pid_t spawner = ::fork();
+  REQUIRE(spawner >= 0);
+  if (spawner == 0) {
+    // A stand-in for envbisect with its watchdog; the benchmark leaves a helper in its group.
+    envbisect::start_group_watchdog();
+    LocalRunner runner;
+    runner.run(shell_spec("sleep 30 & echo $! > " + pid_file + ".tmp; mv " + pid_file + ".tmp " + pid_file +
+                          "; sleep 30"));
+    ::_exit(0);
+  }
+  pid_t helper = 0;
+  for (int i = 0; i < 500 && helper == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const std::string text = slurp(pid_file);
+    helper = text.empty() ? 0 : static_cast<pid_t>(std::stol(text));
+  }
+  REQUIRE(helper > 0);
+  REQUIRE(process_runs(helper));
+  ::kill(spawner, SIGKILL);
+  ::waitpid(spawner, nullptr, 0);
+  const bool gone = gone_within(helper, std::chrono::seconds(1));
+  if (!gone) {
+    ::kill(helper, SIGKILL);
+  }
+  CHECK(gone);
+  while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+  }
 }

@@ -1,9 +1,13 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <unistd.h>
 #include <fstream>
+#include <thread>
+#include <vector>
 
 #include "store/journal.hpp"
+#include "store/run_lock.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 
@@ -61,4 +65,127 @@ TEST_CASE("a malformed line in the middle is an error naming file and line", "[s
 
 TEST_CASE("a missing journal reads as empty", "[store][journal]") {
   CHECK(read_journal("/tmp/envbisect-unit-journal/none.jsonl").records.empty());
+}
+
+TEST_CASE("a whole garbage line after the last record is a torn tail, cut before the next append",
+          "[store][journal]") {
+  std::string path = temp_path("garbage-tail.jsonl");
+  {
+    std::ofstream out(path);
+    out << "{\"type\":\"start\"}\nthis is not json\n";
+  }
+  JournalContents contents = read_journal(path);
+  CHECK(contents.records.size() == 1);
+  CHECK(contents.torn_tail);
+  CHECK(contents.tail_line == 2);
+  CHECK(contents.whole_bytes == std::string("{\"type\":\"start\"}\n").size());
+  {
+    Journal journal(path);
+    journal.append({{"type", "attempt"}});
+  }
+  // The garbage must not stay in front of the new record: the journal reads whole again.
+  CHECK(read_file(path) == "{\"type\":\"start\"}\n{\"type\":\"attempt\"}\n");
+  CHECK(read_journal(path).records.size() == 2);
+}
+
+TEST_CASE("NUL bytes and several garbage lines after the last record are one torn tail", "[store][journal]") {
+  std::string path = temp_path("nul-tail.jsonl");
+  std::string nuls(4096, '\0');
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << "{\"type\":\"start\"}\n{\"type\":\"attempt\"}\n" << nuls << "\n" << nuls << "\ngarbage\n{\"type\":";
+  }
+  JournalContents contents = read_journal(path);
+  CHECK(contents.records.size() == 2);
+  CHECK(contents.torn_tail);
+  CHECK(contents.tail_line == 3);
+  cut_torn_tail(path, contents);
+  CHECK(read_file(path) == "{\"type\":\"start\"}\n{\"type\":\"attempt\"}\n");
+  CHECK_FALSE(read_journal(path).torn_tail);
+}
+
+TEST_CASE("a parseable last line without its newline is torn, not whole", "[store][journal]") {
+  std::string path = temp_path("no-newline.jsonl");
+  {
+    std::ofstream out(path);
+    out << "{\"type\":\"start\"}\n{\"type\":\"attempt\"}";
+  }
+  JournalContents contents = read_journal(path);
+  CHECK(contents.records.size() == 1);
+  CHECK(contents.torn_tail);
+}
+
+TEST_CASE("garbage followed by a whole record is damage naming its line", "[store][journal]") {
+  std::string path = temp_path("middle.jsonl");
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << "{\"type\":\"start\"}\n{\"type\":\"a\"}\n" << std::string(10, '\0') << "\nworse\n{\"type\":\"end\"}\n";
+  }
+  CHECK_THROWS_WITH(read_journal(path), Catch::Contains(path + ":3: malformed journal record"));
+  try {
+    read_journal(path);
+  } catch (const Error& error) {
+    CHECK(error.code() == ExitCode::bad_input);
+  }
+  // Opening it for appending refuses too: nothing is written after damage.
+  CHECK_THROWS_AS(Journal(path), Error);
+}
+
+TEST_CASE("two journals on one file append without overwriting each other (O_APPEND)", "[store][journal]") {
+  std::string path = temp_path("two-writers.jsonl");
+  Journal first(path);
+  Journal second(path);
+  first.append({{"n", 1}});
+  second.append({{"n", 2}});
+  first.append({{"n", 3}});
+  JournalContents contents = read_journal(path);
+  REQUIRE(contents.records.size() == 3);
+  CHECK(contents.records[0]["n"] == 1);
+  CHECK(contents.records[1]["n"] == 2);
+  CHECK(contents.records[2]["n"] == 3);
+}
+
+TEST_CASE("records appended from several threads stay whole lines", "[store][journal]") {
+  std::string path = temp_path("threads.jsonl");
+  {
+    Journal journal(path);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) {
+      threads.emplace_back([&journal, t] {
+        for (int i = 0; i < 50; ++i) {
+          journal.append({{"thread", t}, {"i", i}, {"pad", std::string(5000, 'x')}});
+        }
+      });
+    }
+    for (std::thread& thread : threads) {
+      thread.join();
+    }
+  }
+  JournalContents contents = read_journal(path);
+  CHECK(contents.records.size() == 200);
+  CHECK_FALSE(contents.torn_tail);
+}
+
+TEST_CASE("a run folder is locked by one process; a second user is refused naming the holder",
+          "[store][journal][lock]") {
+  std::string dir = "/tmp/envbisect-unit-journal/locked-run";
+  make_dirs(dir);
+  CHECK_FALSE(run_dir_holder(dir).has_value());
+  {
+    RunLock lock(dir, "run");
+    const std::string pid = "pid " + std::to_string(::getpid()) + " (envbisect run)";
+    REQUIRE(run_dir_holder(dir).has_value());
+    CHECK(*run_dir_holder(dir) == pid);
+    // flock locks open files, not processes: a second lock from this process is refused like any other.
+    try {
+      RunLock second(dir, "resume");
+      FAIL("a second lock was granted");
+    } catch (const Error& error) {
+      CHECK(error.code() == ExitCode::environment);
+      CHECK_THAT(error.what(), Catch::Contains(pid));
+    }
+  }
+  // Released with its holder: the folder is free again.
+  CHECK_FALSE(run_dir_holder(dir).has_value());
+  RunLock again(dir, "resume");
 }

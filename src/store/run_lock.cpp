@@ -1,0 +1,86 @@
+#include "store/run_lock.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "util/error.hpp"
+#include "util/strings.hpp"
+
+namespace envbisect {
+
+namespace {
+
+std::string lock_path(const std::string& run_dir) {
+  return run_dir + "/lock";
+}
+
+// Return the lock file's text (what its holder wrote), trimmed; "" when it cannot be read.
+std::string holder_text(int fd) {
+  char buffer[256];
+  const ssize_t got = ::pread(fd, buffer, sizeof buffer - 1, 0);
+  if (got <= 0) {
+    return "";
+  }
+  return trim(std::string(buffer, static_cast<std::size_t>(got)));
+}
+
+}  // namespace
+
+std::string run_dir_busy_message(const std::string& run_dir, const std::string& holder) {
+  return run_dir + ": in use by " + (holder.empty() ? std::string("another process") : holder) +
+         "; wait for it to finish (or stop it) before running or resuming here";
+}
+
+RunLock::RunLock(const std::string& run_dir, const std::string& command) {
+  const std::string path = lock_path(run_dir);
+  m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (m_fd < 0) {
+    throw Error(path + ": cannot open the run folder's lock: " + std::strerror(errno), ExitCode::environment);
+  }
+  while (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EINTR) {
+      continue;
+    }
+    const int error = errno;
+    std::string holder = error == EWOULDBLOCK ? holder_text(m_fd) : std::string();
+    ::close(m_fd);
+    m_fd = -1;
+    if (error == EWOULDBLOCK) {
+      throw Error(run_dir_busy_message(run_dir, holder), ExitCode::environment);
+    }
+    throw Error(path + ": cannot lock the run folder: " + std::strerror(error), ExitCode::environment);
+  }
+  // At this point we own the folder: say who, for the next process that finds it locked.
+  const std::string text = "pid " + std::to_string(::getpid()) + " (envbisect " + command + ")\n";
+  if (::ftruncate(m_fd, 0) != 0 || ::pwrite(m_fd, text.data(), text.size(), 0) != static_cast<ssize_t>(text.size())) {
+    // The lock holds without the text; only the refusal message of a second user gets vaguer.
+  }
+}
+
+RunLock::~RunLock() {
+  if (m_fd >= 0) {
+    ::close(m_fd);  // releases the flock
+  }
+}
+
+std::optional<std::string> run_dir_holder(const std::string& run_dir) {
+  const int fd = ::open(lock_path(run_dir).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) {
+    return std::nullopt;
+  }
+  std::optional<std::string> holder;
+  int status = 0;
+  while ((status = ::flock(fd, LOCK_SH | LOCK_NB)) != 0 && errno == EINTR) {
+  }
+  if (status != 0 && errno == EWOULDBLOCK) {
+    holder = holder_text(fd);
+  }
+  ::close(fd);
+  return holder;
+}
+
+}  // namespace envbisect
