@@ -306,7 +306,8 @@ void unpack_member(const unsigned char* d, std::size_t n, const ZipMember& e, co
     if (::inflateInit2(&zs, -MAX_WBITS) != Z_OK) {
       throw Error(label + ": cannot start inflating", ExitCode::environment);
     }
-    std::vector<unsigned char> out(k_out_chunk);
+    // Small members (most of a wheel) need no 256 KiB buffer.
+    std::vector<unsigned char> out(static_cast<std::size_t>(std::min<std::uint64_t>(k_out_chunk, e.uncompressed + 1)));
     std::uint64_t fed = 0;
     int rc = Z_OK;
     try {
