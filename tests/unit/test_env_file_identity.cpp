@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -86,7 +87,7 @@ TEST_CASE("the file identity sees appends, new files, replaced files and mode ch
 
 TEST_CASE("store files are read-only, a changed entry is unpacked anew, and verify finds quiet damage", "[env][file_identity]") {
   TempDir dir("identity-store");
-  build_wheels(dir.path / "wheels", {{"alpha", "1.0", {{"alpha/__init__.py", "LABEL = 'clean'\n"}}}});
+  build_wheels(dir.path / "wheels", {{"alpha", "1.0", {{"alpha/__init__.py", "LABEL = 'clean'\n"}}, {}}});
   envbisect::LocalRunner runner;
   envbisect::StoreOptions options;
   options.store_dir = (dir.path / "store").string();

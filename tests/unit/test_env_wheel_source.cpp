@@ -27,8 +27,8 @@ struct TwoBuilds {
   fs::path first = dir.path / "first";
   fs::path second = dir.path / "second";
   TwoBuilds() {
-    build_wheels(first, {{"alpha", "1.0", {{"alpha/__init__.py", "BUILD = 'first'\n"}}}});
-    build_wheels(second, {{"alpha", "1.0", {{"alpha/__init__.py", "BUILD = 'second'\n"}}}});
+    build_wheels(first, {{"alpha", "1.0", {{"alpha/__init__.py", "BUILD = 'first'\n"}}, {}}});
+    build_wheels(second, {{"alpha", "1.0", {{"alpha/__init__.py", "BUILD = 'second'\n"}}, {}}});
   }
   std::string wheel(const fs::path& folder) const { return (folder / "alpha-1.0-py3-none-any.whl").string(); }
   std::string hash(const fs::path& folder) const { return envbisect::sha256_hex(slurp(wheel(folder))); }

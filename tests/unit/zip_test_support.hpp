@@ -8,12 +8,16 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace envbisect::zip_test {
 
 // One member as it will be written.
 struct Member {
+  Member(std::string name_, std::string data_, bool deflate_ = false,
+         std::optional<std::uint32_t> declared_ = std::nullopt, std::uint32_t mode_ = 0100644)
+      : name(std::move(name_)), data(std::move(data_)), deflate(deflate_), declared(declared_), mode(mode_) {}
   std::string name;
   std::string data;                         // the bytes it unpacks to
   bool deflate = false;
