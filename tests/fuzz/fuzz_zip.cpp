@@ -3,6 +3,7 @@
 // make; a member that unpacks gives exactly its declared size, and never more than the limits allow.
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -23,8 +24,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   std::uint64_t total = 0;
   for (const envbisect::ZipMember& member : members) {
-    if (member.name.empty() || member.name.front() == '/' || member.name.find("..") == 0) {
+    // Every name is relative with no "..", "." or empty part ("..v/x.py" is a fine name).
+    const std::string name = member.name.back() == '/' ? member.name.substr(0, member.name.size() - 1) : member.name;
+    if (name.empty() || name.front() == '/') {
       std::abort();
+    }
+    for (std::size_t start = 0; start <= name.size();) {
+      const std::size_t end = std::min(name.find('/', start), name.size());
+      const std::string part = name.substr(start, end - start);
+      if (part.empty() || part == "." || part == "..") {
+        std::abort();
+      }
+      start = end + 1;
     }
     if (member.name.back() == '/') {
       continue;
