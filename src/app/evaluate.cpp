@@ -292,7 +292,8 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
                         {"t", now_seconds()}});
       return keep(candidate.env_hash, std::move(built));
     }
-    if (!doc.is_discarded()) {
+    // Built before identities were recorded: rebuilt without blaming anyone.
+    if (!doc.is_discarded() && changes != std::vector<std::string>{"envbisect-identity"}) {
       damaged = damage(changes, candidate.env_hash);
       spdlog::warn("environment {} changed since it was built ({}); rebuilding it", short_hash(candidate.env_hash),
                    join(changes, ", "));
