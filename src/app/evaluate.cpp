@@ -102,6 +102,7 @@ VenvRequest venv_request(const Candidate& candidate, const RunSetup& setup, cons
   request.python_version = candidate.state.python.version;
   for (const auto& [name, pin] : candidate.state.packages) {
     request.packages[name] = pin.version;
+    request.pins[name] = WheelPin{pin.wheel.value_or(""), pin.sha256.value_or("")};
   }
   request.wheel_dirs = setup.wheel_dirs;
   request.index_url = setup.index_url;
@@ -217,13 +218,43 @@ void Evaluator::record(const Candidate& candidate, const RunResult& result) {
   entry["attempt"] = done.size();
   entry["t"] = now_seconds();
   m_journal.append(entry);
+  m_last_use[candidate.env_hash] = {{"candidate", candidate.hash}, {"attempt", done.size()}};
   done.push_back(result);
 }
 
+const Evaluator::Built& Evaluator::keep(const std::string& env_hash, std::unique_ptr<Built> built) {
+  auto [it, inserted] = m_built.emplace(env_hash, nullptr);
+  if (inserted) {
+    it->second = std::move(built);
+  } else {
+    *it->second = std::move(*built);  // a rebuild: same address, slots hold pointers to it
+  }
+  return *it->second;
+}
+
+json Evaluator::damage(const std::vector<std::string>& files, const std::string& env_hash) const {
+  // The last attempt that ran in the environment is the one that changed it (or another run did).
+  const auto last = m_last_use.find(env_hash);
+  return {{"files", files}, {"after_attempt", last == m_last_use.end() ? json(nullptr) : last->second}};
+}
+
 const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
+  // No candidate may change what another measures: before each use, an environment is compared
+  // with the identity of its files recorded when it was built, and rebuilt when they changed.
+  json damaged;
   auto found = m_built.find(candidate.env_hash);
   if (found != m_built.end()) {
-    return *found->second;
+    const Built& cached = *found->second;
+    if (!cached.checked) {
+      return cached;
+    }
+    const std::vector<std::string> changes = environment_changes(cached.env_dir);
+    if (changes.empty()) {
+      return cached;
+    }
+    damaged = damage(changes, candidate.env_hash);
+    spdlog::warn("environment {} changed since it was built ({}); rebuilding it", short_hash(candidate.env_hash),
+                 join(changes, ", "));
   }
   auto built = std::make_unique<Built>();
   if (m_remote_build && !candidate.state.python.use_as_is) {
@@ -232,19 +263,20 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
   built->env_dir = m_setup.run_dir + "/envs/" + short_hash(candidate.env_hash);
   std::unique_ptr<FileLock> shared_env_lock;
   if (m_setup.builder == Builder::store && !candidate.state.python.use_as_is) {
-    // Store-built environments are shared by every run on the machine, keyed by the environment and
-    // the sources its wheels come from; a lock makes a concurrent run wait rather than build twice.
+    // Store-built environments are shared by every run on the machine, keyed by the content of what
+    // goes into them (a wheel rebuilt in place gives a new one); a lock makes a concurrent run wait
+    // rather than build twice.
     std::string root = m_setup.store.store_dir.empty() ? default_store_dir() : m_setup.store.store_dir;
-    json sources = {{"wheels", m_setup.wheel_dirs}, {"uv", m_setup.store.uv_cache_dirs}};
-    built->env_dir = root + "/envs/" + short_hash(sha256_hex(candidate.env_hash + sources.dump()));
+    built->env_dir = root + "/envs/" + short_hash(environment_key(venv_request(candidate, m_setup, ""), m_setup.store));
     make_dirs(root + "/envs");
     shared_env_lock = std::make_unique<FileLock>(built->env_dir + ".lock", LockMode::exclusive, LockWait::yes);
   }
   std::string marker = built->env_dir + "/envbisect-built.json";
-  if (path_exists(marker)) {
-    // Built earlier (by this run, an earlier session of it, or another run): reuse it.
+  if (path_exists(marker) && damaged.is_null() && !candidate.state.python.use_as_is) {
+    // Built earlier (by this run, an earlier session of it, or another run): reuse it when intact.
     json doc = json::parse(read_file(marker), nullptr, false);
-    if (!doc.is_discarded()) {
+    const std::vector<std::string> changes = doc.is_discarded() ? std::vector<std::string>{} : environment_changes(built->env_dir);
+    if (!doc.is_discarded() && changes.empty()) {
       // The marker's time is the environment's last use: `store gc` removes environments by it.
       ::utime(marker.c_str(), nullptr);
       built->venv.ok = doc.value("ok", false);
@@ -252,11 +284,18 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
       built->venv.builder = doc.value("builder", "");
       built->venv.python_path = doc.value("python", "");
       built->venv.installed = doc.value("installed", std::map<std::string, std::string>{});
+      built->checked = true;
       m_journal.append({{"type", "build"}, {"env_hash", candidate.env_hash}, {"ok", built->venv.ok},
                         {"builder", built->venv.builder}, {"python", built->venv.python_path},
                         {"installed", built->venv.installed}, {"reused", built->env_dir}, {"seconds", 0.0},
                         {"t", now_seconds()}});
-      return *m_built.emplace(candidate.env_hash, std::move(built)).first->second;
+      return keep(candidate.env_hash, std::move(built));
+    }
+    // Built before identities were recorded: rebuilt without blaming anyone.
+    if (!doc.is_discarded() && changes != std::vector<std::string>{"envbisect-identity"}) {
+      damaged = damage(changes, candidate.env_hash);
+      spdlog::warn("environment {} changed since it was built ({}); rebuilding it", short_hash(candidate.env_hash),
+                   join(changes, ", "));
     }
   }
   if (candidate.state.python.use_as_is) {
@@ -265,7 +304,7 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
     built->venv.ok = true;
     built->venv.builder = "none";
     built->venv.python_path = candidate.state.python.interpreter;
-    return *m_built.emplace(candidate.env_hash, std::move(built)).first->second;
+    return keep(candidate.env_hash, std::move(built));
   }
   remove_tree(built->env_dir);
   VenvRequest request = venv_request(candidate, m_setup, built->env_dir);
@@ -273,19 +312,38 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
   double start = now_seconds();
   // Hard links into the content-addressed store: each wheel is unpacked once across all runs. The
   // installer (uv or pip) is the fallback a user can choose, e.g. to reach a package index.
-  built->venv = m_setup.builder == Builder::store ? materialize_venv(m_runner, request, m_setup.store)
-                                                  : build_venv(m_runner, request);
+  try {
+    built->venv = m_setup.builder == Builder::store ? materialize_venv(m_runner, request, m_setup.store)
+                                                    : build_venv(m_runner, request);
+  } catch (const Error& e) {
+    // A wheel that cannot be built into an environment (bad input, not a harness failure) makes
+    // this one candidate untestable; the search goes on.
+    if (e.code() != ExitCode::bad_input) {
+      throw;
+    }
+    remove_tree(built->env_dir);
+    built->venv = VenvResult{};
+    built->venv.builder = m_setup.builder == Builder::store ? "store" : "installer";
+    built->venv.reason = e.what();
+  }
+  if (built->venv.ok) {
+    record_environment_identity(built->env_dir);
+    built->checked = true;
+  }
   json record = {{"type", "build"}, {"env_hash", candidate.env_hash}, {"ok", built->venv.ok},
                  {"reason", built->venv.reason}, {"builder", built->venv.builder},
                  {"python", built->venv.python_path}, {"installed", built->venv.installed},
                  {"logs", built->venv.log_paths}, {"seconds", now_seconds() - start}, {"t", now_seconds()}};
+  if (!damaged.is_null()) {
+    record["damaged"] = damaged;
+  }
   m_journal.append(record);
   if (built->venv.ok) {
     write_file_atomic(marker, record.dump());
   } else {
     spdlog::warn("environment {} cannot be built: {}", short_hash(candidate.env_hash), built->venv.reason);
   }
-  return *m_built.emplace(candidate.env_hash, std::move(built)).first->second;
+  return keep(candidate.env_hash, std::move(built));
 }
 
 const Evaluator::Built& Evaluator::build_remotely(const Candidate& candidate, std::unique_ptr<Built> built) {
@@ -312,7 +370,7 @@ const Evaluator::Built& Evaluator::build_remotely(const Candidate& candidate, st
   if (!built->venv.ok) {
     spdlog::warn("environment {} cannot be built: {}", short_hash(candidate.env_hash), built->venv.reason);
   }
-  return *m_built.emplace(candidate.env_hash, std::move(built)).first->second;
+  return keep(candidate.env_hash, std::move(built));
 }
 
 std::string Evaluator::checkout(const std::string& repo_name, const RepoPin& pin) {

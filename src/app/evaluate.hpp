@@ -96,8 +96,11 @@ private:
   struct Built {
     VenvResult venv;
     std::string env_dir;
+    bool checked = false;  // its files' identity was recorded: checked before each use
   };
   const Built& build(const Candidate& candidate);
+  const Built& keep(const std::string& env_hash, std::unique_ptr<Built> built);
+  nlohmann::json damage(const std::vector<std::string>& files, const std::string& env_hash) const;
   const Built& build_remotely(const Candidate& candidate, std::unique_ptr<Built> built);
   RunResult run_attempt(const Candidate& candidate, const Built& built, int attempt, int slot = 0);
   void record(const Candidate& candidate, const RunResult& result);
@@ -111,6 +114,7 @@ private:
   RemoteBuilder m_remote_build;
   std::map<std::string, std::vector<RunResult>> m_attempts;   // by candidate hash
   std::map<std::string, std::unique_ptr<Built>> m_built;       // by env hash
+  std::map<std::string, nlohmann::json> m_last_use;            // env hash -> {candidate, attempt} that ran last in it
   std::map<std::string, std::string> m_checkouts;              // "name@commit" -> directory
   std::map<std::string, std::string> m_snapshots;              // snapshot key -> directory
   int m_attempts_run = 0;

@@ -183,7 +183,12 @@ void check_packages_available(const EnvState& good, const std::string& good_path
       continue;  // nothing is installed: the interpreter runs as it is
     }
     for (const auto& [name, pin] : state->packages) {
-      if (find_distribution(sources, name, pin.version, state->python.version)) {
+      const WheelPin wheel_pin{pin.wheel.value_or(""), pin.sha256.value_or("")};
+      if (find_distribution(sources, name, pin.version, state->python.version, wheel_pin)) {
+        continue;
+      }
+      if (!wheel_pin.empty()) {
+        problems->add("/packages/" + pointer_token(name), describe_missing_pin(sources, name, pin.version, wheel_pin));
         continue;
       }
       std::vector<std::string> found;

@@ -36,4 +36,23 @@ ExitCode run_store_gc(const StoreGcOptions& options, std::ostream& out) {
   return ExitCode::ok;
 }
 
+ExitCode run_store_verify(const StoreVerifyOptions& options, std::ostream& out) {
+  const std::string root = options.store_dir.empty() ? default_store_dir() : options.store_dir;
+  if (!path_exists(root)) {
+    throw Error(root + ": no store here", ExitCode::bad_input);
+  }
+  Store store(root);
+  const std::vector<Damage> damage = store.verify();
+  for (const Damage& d : damage) {
+    out << "damaged " << d.what << ":";
+    for (const std::string& file : d.files) {
+      out << " " << file;
+    }
+    out << "\n";
+  }
+  out << "store " << store.root() << ": " << (damage.empty() ? "intact" : std::to_string(damage.size()) + " damaged")
+      << "\n";
+  return damage.empty() ? ExitCode::ok : ExitCode::inconclusive;
+}
+
 }  // namespace envbisect

@@ -23,4 +23,15 @@ struct StoreGcOptions {
 // negative, not a number, infinite or over k_max_gc_age_days, or a store folder that does not exist.
 ExitCode run_store_gc(const StoreGcOptions& options, std::ostream& out);
 
+// Options of `envbisect store verify [--store DIR]`.
+struct StoreVerifyOptions {
+  std::string store_dir;  // "" means default_store_dir()
+};
+
+// Hash every file of every store entry against the hashes kept at its unpack and compare every
+// shared environment with the file identity recorded when it was built; print each damaged entry
+// or environment with its changed files on `out`. Return ok when all is intact, inconclusive (1)
+// when something is damaged. Throw Error (bad_input) for a store folder that does not exist.
+ExitCode run_store_verify(const StoreVerifyOptions& options, std::ostream& out);
+
 }  // namespace envbisect

@@ -121,6 +121,9 @@ int cli_main(int argc, char** argv) {
   store_cmd->require_subcommand(1);
   gc_cmd->add_option("--store", gc.store_dir, "Store directory (default ~/.cache/envbisect/store)");
   gc_cmd->add_option("--older-than", gc.older_than_days, "Days without use before an entry goes (default 30)");
+  StoreVerifyOptions verify;
+  CLI::App* verify_cmd = store_cmd->add_subcommand("verify", "Hash every store entry and check every shared environment; exit 1 on damage");
+  verify_cmd->add_option("--store", verify.store_dir, "Store directory (default ~/.cache/envbisect/store)");
 
   ReportOptions report;
   CLI::App* report_cmd = app.add_subcommand("report", "Write the postmortem of a run: Markdown, self-contained HTML, JSON");
@@ -224,6 +227,8 @@ int cli_main(int argc, char** argv) {
       code = run_locate(locate, std::cout, std::cerr);
     } else if (gc_cmd->parsed()) {
       code = run_store_gc(gc, std::cout);
+    } else if (verify_cmd->parsed()) {
+      code = run_store_verify(verify, std::cout);
     } else if (report_cmd->parsed()) {
       code = run_report(report);
     } else if (capture_cmd->parsed()) {

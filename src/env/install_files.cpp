@@ -37,18 +37,43 @@ std::vector<std::string> lines_of(const std::string& text) {
 }  // namespace
 
 void write_plain(const std::string& path, const std::string& content, mode_t mode) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  // A new file renamed over `path`: never written through a symlink (the venv's bin/python3 points
+  // at the base interpreter) nor through a hard link into the store.
+  const std::string temp = path + ".envbisect-new";
+  ::unlink(temp.c_str());
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
   if (fd < 0) {
     throw Error(path + ": cannot write: " + std::strerror(errno), ExitCode::environment);
   }
-  const bool ok = ::write(fd, content.data(), content.size()) == static_cast<ssize_t>(content.size());
+  const bool ok = ::write(fd, content.data(), content.size()) == static_cast<ssize_t>(content.size()) &&
+                  ((mode & 0111) == 0 || ::fchmod(fd, mode) == 0);  // past the umask: scripts must be executable
   ::close(fd);
   if (!ok) {
+    ::unlink(temp.c_str());
     throw Error(path + ": write failed", ExitCode::environment);
   }
-  if (mode & 0111) {
-    ::chmod(path.c_str(), mode);  // past the umask: scripts must be executable
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    ::unlink(temp.c_str());
+    throw Error(path + ": cannot write: " + std::strerror(error),
+                error == EISDIR || error == ENOTDIR || error == ENOTEMPTY ? ExitCode::bad_input : ExitCode::environment);
   }
+}
+
+std::string script_name_problem(const std::string& bin_dir, const std::string& name) {
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
+      name.find('\0') != std::string::npos) {
+    return "'" + name + "' is not a file name";
+  }
+  // python, python3, python3.11, ...: the venv's interpreter, whatever the wheel says.
+  if (name.rfind("python", 0) == 0 && name.find_first_not_of("0123456789.", 6) == std::string::npos) {
+    return "'" + name + "' would shadow the interpreter";
+  }
+  struct stat st {};
+  if (::lstat((bin_dir + "/" + name).c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    return "'" + name + "' would replace the link " + bin_dir + "/" + name;
+  }
+  return "";
 }
 
 std::string console_script(const std::string& python, const std::string& reference) {
@@ -108,9 +133,23 @@ std::size_t install_entry(const StoreEntry& entry, const std::string& env_dir, c
     pos = end + 1;
     const std::string source = entry.dir + (area == 's' ? "/site/" : area == 'x' ? "/scripts/" : "/data/") + rel;
     const std::string target = (area == 's' ? site : area == 'x' ? env_dir + "/bin" : env_dir) + "/" + rel;
+    if (area == 'x') {
+      // bin/ holds the interpreter's links: no script or folder of a wheel may take their names.
+      if (const std::string problem = script_name_problem(env_dir + "/bin", rel.substr(0, rel.find('/'))); !problem.empty()) {
+        throw Error(entry.name + " " + entry.version + ": refusing the script " + problem, ExitCode::bad_input);
+      }
+    }
     if (kind == 'd') {
-      if (::mkdir(target.c_str(), 0755) != 0 && errno != EEXIST) {
-        throw Error("cannot create directory " + target + ": " + std::strerror(errno), ExitCode::environment);
+      if (::mkdir(target.c_str(), 0755) != 0) {
+        if (errno != EEXIST) {
+          throw Error("cannot create directory " + target + ": " + std::strerror(errno), ExitCode::environment);
+        }
+        // Something is there: only a real folder may be entered (a link would lead writes elsewhere).
+        struct stat st {};
+        if (::lstat(target.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+          throw Error(entry.name + " " + entry.version + ": the folder " + target +
+                          " is already a file or a link in the environment", ExitCode::bad_input);
+        }
       }
       continue;
     }
@@ -144,17 +183,25 @@ std::size_t install_entry(const StoreEntry& entry, const std::string& env_dir, c
         continue;
       }
     }
+    {
+      // What is there already may be replaced only when it is a plain file (two distributions ship
+      // it: the later one wins, as with pip), never a link or a folder.
+      struct stat st {};
+      if (::lstat(target.c_str(), &st) == 0) {
+        if (!S_ISREG(st.st_mode)) {
+          throw Error(entry.name + " " + entry.version + ": the file " + target + " is already " +
+                          (S_ISDIR(st.st_mode) ? "a folder" : "a link") + " in the environment", ExitCode::bad_input);
+        }
+        notes.push_back(entry.name + " overwrites " + target);
+        ::unlink(target.c_str());
+      }
+    }
     if (try_links) {
       if (::link(source.c_str(), target.c_str()) == 0) {
         continue;
       }
-      if (errno == EEXIST) {
-        // Two distributions ship the same file: the later one wins, as with pip.
-        notes.push_back(entry.name + " overwrites " + target);
-        ::unlink(target.c_str());
-        if (::link(source.c_str(), target.c_str()) == 0) {
-          continue;
-        }
+      if (errno == ENOTDIR) {
+        throw Error(entry.name + " " + entry.version + ": a parent of " + target + " is a file", ExitCode::bad_input);
       }
       if (errno != EXDEV && errno != EPERM && errno != EMLINK) {
         throw Error("cannot link " + source + " to " + target + ": " + std::strerror(errno), ExitCode::environment);
@@ -184,8 +231,9 @@ std::size_t install_entry(const StoreEntry& entry, const std::string& env_dir, c
         continue;
       }
       const std::string name = trim(line.substr(0, eq));
-      if (name.empty() || name.find('/') != std::string::npos) {
-        continue;
+      if (const std::string problem = script_name_problem(env_dir + "/bin", name); !problem.empty()) {
+        throw Error(entry.name + " " + entry.version + ": refusing the " + section + " entry " + problem,
+                    ExitCode::bad_input);
       }
       write_plain(env_dir + "/bin/" + name, console_script(python, line.substr(eq + 1)), 0755);
       script_records.push_back("../../../bin/" + name);

@@ -18,7 +18,9 @@ namespace detail {
 // never shared. Then write what an installer writes: "#!python" scripts and the console/GUI scripts
 // of entry_points.txt with `python` in the shebang, INSTALLER, REQUESTED and the installed RECORD.
 // Append to `notes` the overwrites and the switch to copying. Return the number of files placed.
-// Throw Error (environment) when a file cannot be read, linked or written.
+// Throw Error (bad_input) naming the distribution when it would write through or over a link, mix
+// a file and a folder of one name, or name a script badly (script_name_problem); Error
+// (environment) when a file cannot be read, linked or written.
 std::size_t install_entry(const StoreEntry& entry, const std::string& env_dir, const std::string& site,
                           const std::string& python, std::vector<std::string>& notes);
 
@@ -31,9 +33,15 @@ std::string console_script(const std::string& python, const std::string& referen
 // site-packages, bin/ or the venv root; other paths are returned unchanged.
 std::string installed_record_path(const std::string& path, const std::string& data_dir);
 
-// Write `content` to `path` in place (created or truncated) with permission bits `mode`, made exact
-// past the umask when any execute bit is set. Throw Error (environment) when it cannot be written.
+// Write `content` to a new file renamed over `path` (never through a symlink or a hard link) with
+// permission bits `mode`, made exact past the umask when any execute bit is set. Throw Error
+// (bad_input) when `path` is a folder, Error (environment) when it cannot be written.
 void write_plain(const std::string& path, const std::string& content, mode_t mode);
+
+// Return why `name` cannot be a script in the venv folder `bin_dir` ("" when it can): not a plain
+// file name ("", ".", "..", a '/'), an interpreter name (python, python3, python3.11, ...), or the
+// name of a link bin_dir already has.
+std::string script_name_problem(const std::string& bin_dir, const std::string& name);
 
 }  // namespace detail
 

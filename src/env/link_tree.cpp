@@ -27,7 +27,12 @@ void copy_at(int from_dir, const char* from_name, int to_dir, const char* to_nam
   }
   struct stat st {};
   ::fstat(in, &st);
-  int out = ::openat(to_dir, to_name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, st.st_mode & 07777);
+  // Replace, never write into what is there: it may be a hard link into the store or a symlink.
+  if (::unlinkat(to_dir, to_name, 0) != 0 && errno != ENOENT) {
+    ::close(in);
+    fail("replace", shown);
+  }
+  int out = ::openat(to_dir, to_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, st.st_mode & 07777);
   if (out < 0) {
     ::close(in);
     fail("create", shown);

@@ -22,7 +22,8 @@ enum class TreeMode { link, copy };
 // Throw Error (environment) naming the paths on failure.
 LinkTreeStats link_tree(const std::string& from, const std::string& to, TreeMode mode);
 
-// Copy one regular file (sendfile/copy_file_range), keeping its permission bits. Throw Error
+// Copy one regular file (sendfile/copy_file_range), keeping its permission bits; what `to` was (a
+// file, a hard link, a symlink) is replaced, never written through. Throw Error
 // (environment) naming the paths on failure.
 void copy_regular_file(const std::string& from, const std::string& to);
 

@@ -18,6 +18,7 @@
 #include "exec/runner.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/hash.hpp"
 #include "util/strings.hpp"
 
 namespace envbisect {
@@ -55,6 +56,46 @@ std::string normalised_version(const std::string& text) {
 }
 
 }  // namespace
+
+std::string environment_key(const VenvRequest& request, const StoreOptions& options) {
+  Store store(options.store_dir.empty() ? default_store_dir() : options.store_dir);
+  nlohmann::json key = {{"builder", "store/v2"}, {"python_version", request.python_version}};
+  // The interpreter: the file the venv's bin/python points at, by path and by content.
+  const std::string python = request.python.empty() ? "python3" : request.python;
+  const std::map<std::string, std::string> env = builder_env();
+  const auto path_list = env.find("PATH");
+  std::string program = python.find('/') == std::string::npos
+                            ? find_program(python, path_list == env.end() ? std::string() : path_list->second)
+                            : python;
+  std::error_code ec;
+  const fs::path real = program.empty() ? fs::path() : fs::canonical(program, ec);
+  if (!program.empty() && !ec) {
+    key["interpreter"] = {{"path", real.string()}, {"sha256", wheel_sha256(real.string(), store.index_dir())}};
+  } else {
+    key["interpreter"] = {{"name", python}};  // not found: the build fails and is not kept
+  }
+  // Each package: every build its version and pin could resolve to, by content. The interpreter's
+  // tags are not known without starting it, so all compatible-looking builds count.
+  const WheelSources sources{request.wheel_dirs, options.uv_cache_dirs};
+  for (const auto& [raw_name, pinned] : request.packages) {
+    const std::string name = normalise_dist_name(raw_name);
+    const auto pin_found = request.pins.find(name);
+    const WheelPin pin = pin_found == request.pins.end() ? WheelPin{} : pin_found->second;
+    nlohmann::json builds = nlohmann::json::array();
+    for (const Distribution& dist : list_distributions(sources, name)) {
+      if (normalised_version(dist.version) != normalised_version(pinned)) {
+        continue;
+      }
+      try {
+        builds.push_back(store.content_hash(dist));
+      } catch (const Error&) {
+        builds.push_back("unreadable " + describe(dist));  // the build will say why
+      }
+    }
+    key["packages"][name] = {{"version", pinned}, {"wheel", pin.wheel}, {"sha256", pin.sha256}, {"builds", builds}};
+  }
+  return sha256_hex(key.dump());
+}
 
 std::map<std::string, std::string> read_installed(const std::string& env_dir) {
   std::map<std::string, std::string> installed;
@@ -111,6 +152,8 @@ VenvResult materialize_venv(Runner& runner, const VenvRequest& request, const St
   log += "interpreter " + interpreter->executable + " (Python " + version + ")\n";
 
   // Find every requested build in the sources; all that are missing are named together.
+  // A state's wheel/sha256 pin chooses the file; hashes are remembered in the store's index.
+  Store store(options.store_dir.empty() ? default_store_dir() : options.store_dir);
   WheelSources sources{request.wheel_dirs, options.uv_cache_dirs};
   std::map<std::string, std::string> wanted;
   std::vector<Distribution> dists;
@@ -118,8 +161,14 @@ VenvResult materialize_venv(Runner& runner, const VenvRequest& request, const St
   for (const auto& [raw_name, pinned] : request.packages) {
     const std::string name = normalise_dist_name(raw_name);
     wanted[name] = pinned;
-    if (auto dist = find_distribution(sources, name, pinned, short_version)) {
+    const auto pin_found = request.pins.find(name);
+    const WheelPin pin = pin_found == request.pins.end() ? WheelPin{} : pin_found->second;
+    if (auto dist = find_distribution(sources, name, pinned, short_version, pin, store.index_dir())) {
       dists.push_back(std::move(*dist));
+      continue;
+    }
+    if (!pin.empty()) {
+      missing.push_back(describe_missing_pin(sources, name, pinned, pin));
       continue;
     }
     std::vector<std::string> versions;
@@ -141,7 +190,6 @@ VenvResult materialize_venv(Runner& runner, const VenvRequest& request, const St
 
   // Unpack what the store lacks (once per distribution, shared by every run on the machine); gc
   // waits while we hold the shared lock, so no entry vanishes under us.
-  Store store(options.store_dir.empty() ? default_store_dir() : options.store_dir);
   const FileLock store_lock(store.gc_lock_path(), LockMode::shared, LockWait::yes);
   std::vector<StoreEntry> entries;
   std::map<std::string, DistMetadata> metadata;
@@ -151,6 +199,10 @@ VenvResult materialize_venv(Runner& runner, const VenvRequest& request, const St
     try {
       StoreEntry entry = store.ensure(dist);
       unpacked += entry.unpacked_now ? 1 : 0;
+      if (!entry.repaired.empty()) {
+        log += "repaired " + entry.id + " (changed since its unpack: " + join(entry.repaired, ", ") + ")\n";
+        spdlog::warn("store entry {} changed since its unpack ({}); unpacked it anew", entry.id, join(entry.repaired, ", "));
+      }
       log += (entry.unpacked_now ? "unpacked " : "reused ") + describe(dist) + " -> " + entry.id + "\n";
       metadata[entry.name] = parse_metadata(read_file(entry.dir + "/site/" + entry.dist_info + "/METADATA"));
       metadata[entry.name].version = entry.version;
@@ -207,6 +259,16 @@ VenvResult materialize_venv(Runner& runner, const VenvRequest& request, const St
     for (const StoreEntry& entry : entries) {
       files += detail::install_entry(entry, env_dir, site, result.python_path, notes);
     }
+  } catch (const Error& e) {
+    remove_tree(env_dir);
+    if (e.code() != ExitCode::bad_input) {
+      throw;
+    }
+    // A wheel that cannot be installed safely makes this candidate untestable, not the run fail.
+    result.reason = std::string("cannot install the distributions: ") + e.what();
+    write_file_atomic(log_path, log + result.reason + "\n");
+    result.log_paths.push_back(log_path);
+    return result;
   } catch (...) {
     remove_tree(env_dir);
     throw;

@@ -36,6 +36,13 @@ struct StoreOptions {
 // env_dir already exists.
 VenvResult materialize_venv(Runner& runner, const VenvRequest& request, const StoreOptions& options);
 
+// Return the key of the environment materialize_venv would build for `request`: the sha256 of what
+// goes into it, never of folder paths: every build of each requested version (as its pin allows)
+// by content (Store::content_hash), the interpreter's real path and the sha256 of its file, the
+// requested Python version, and the builder's layout. A wheel rebuilt in place gives a new key.
+// Throw Error (environment) when the store cannot be opened.
+std::string environment_key(const VenvRequest& request, const StoreOptions& options);
+
 // Return the distributions installed in the venv at `env_dir` ({normalised name: version}) by
 // reading the METADATA of every dist-info folder in its site-packages; no interpreter is started.
 std::map<std::string, std::string> read_installed(const std::string& env_dir);

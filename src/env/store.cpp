@@ -13,9 +13,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
+#include "env/file_identity.hpp"
 #include "env/link_tree.hpp"
 #include "env/requirement.hpp"
 #include "env/unzip.hpp"
@@ -61,28 +63,6 @@ void touch(const std::string& path) {
   ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
 }
 
-// Return the SHA-256 of a file's bytes.
-std::string file_sha256(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    throw Error(path + ": cannot read: " + std::strerror(errno), ExitCode::bad_input);
-  }
-  Sha256 digest;
-  std::vector<char> buffer(1 << 20);
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      break;
-    }
-    digest.update(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
-  }
-  ::close(fd);
-  return digest.hex_digest();
-}
-
 // Move every child of `from` into `to` (created), merging folders that exist on both sides.
 void merge_into(const std::string& from, const std::string& to) {
   make_dirs(to);
@@ -91,6 +71,9 @@ void merge_into(const std::string& from, const std::string& to) {
     const std::string target = to + "/" + name;
     if (is_dir(source) && is_dir(target)) {
       merge_into(source, target);
+    } else if (path_exists(target) && is_dir(source) != is_dir(target)) {
+      throw Error("the wheel's .data holds '" + name + "' as a " + (is_dir(source) ? "folder" : "file") +
+                      " where the wheel also has a " + (is_dir(target) ? "folder" : "file"), ExitCode::bad_input);
     } else if (::rename(source.c_str(), target.c_str()) != 0) {
       throw Error("cannot move " + source + " to " + target + ": " + std::strerror(errno), ExitCode::environment);
     }
@@ -184,7 +167,59 @@ std::string finish_unpack(const std::string& temp, const Distribution& dist, con
   return dist_info;
 }
 
+// Top-level names of an entry that are not its content: touched at each use, or written after.
+const std::set<std::string> k_entry_skip = {"entry.json", "identity", "hashes"};
+
+// Top-level names of an environment that are not its content.
+const std::set<std::string> k_env_skip = {"envbisect-built.json", "envbisect-identity"};
+
+// Make every regular file below `dir` read-only for everyone (what runs in a candidate is not root,
+// so an append to a module fails instead of changing the store), and append "<sha256> <path>" lines
+// for each to `hashes`.
+void seal_files(const std::string& dir, const std::string& rel, std::string& hashes, bool chmod_files) {
+  std::vector<std::string> names = list_names(dir);
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    const std::string path = dir + "/" + name;
+    const std::string child = rel.empty() ? name : rel + "/" + name;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) {
+      continue;
+    }
+    if (S_ISDIR(st.st_mode)) {
+      seal_files(path, child, hashes, chmod_files);
+    } else if (S_ISREG(st.st_mode)) {
+      if (chmod_files && (st.st_mode & 0222) != 0) {
+        ::chmod(path.c_str(), st.st_mode & 07555);
+      }
+      hashes += wheel_sha256(path) + " " + child + "\n";
+    }
+  }
+}
+
+// Return the files of the entry at `dir` changed since its unpack (stat check); {"identity"} when the
+// entry has no identity (made by an older envbisect).
+std::vector<std::string> entry_changes(const std::string& dir) {
+  const std::string recorded = read_file_or_empty(dir + "/identity");
+  if (recorded.empty()) {
+    return {"identity"};
+  }
+  return identity_changes(recorded, file_identity(dir, k_entry_skip));
+}
+
 }  // namespace
+
+void record_environment_identity(const std::string& env_dir) {
+  write_file_atomic(env_dir + "/envbisect-identity", file_identity(env_dir, k_env_skip));
+}
+
+std::vector<std::string> environment_changes(const std::string& env_dir) {
+  const std::string recorded = read_file_or_empty(env_dir + "/envbisect-identity");
+  if (recorded.empty()) {
+    return {"envbisect-identity"};
+  }
+  return identity_changes(recorded, file_identity(env_dir, k_env_skip));
+}
 
 bool path_is_file(const std::string& path) {
   struct stat st {};
@@ -227,6 +262,10 @@ Store::Store(std::string root) : m_root(absolute_path(root, ".")) {
   }
 }
 
+std::string Store::index_dir() const {
+  return m_root + k_layout + "/index";
+}
+
 std::string Store::gc_lock_path() const {
   return m_root + k_layout + "/gc.lock";
 }
@@ -237,52 +276,44 @@ std::string Store::temp_dir_for(const std::string& id) const {
   return m_root + k_layout + "/tmp/" + id + "@" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
 }
 
+std::string Store::content_hash(const Distribution& dist) const {
+  if (dist.kind == SourceKind::wheel) {
+    return wheel_sha256(dist.path, index_dir());
+  }
+  std::string record;
+  try {
+    record = read_file(dist.path + "/" + dist.dist_info + "/RECORD");
+  } catch (const Error&) {
+    throw Error(describe(dist) + ": no readable RECORD", ExitCode::bad_input);
+  }
+  return sha256_hex("uv-archive\n" + dist.dist_info + "\n" + record);
+}
+
 StoreEntry Store::ensure(const Distribution& dist) {
   const std::string base = m_root + k_layout;
-  // The content hash: a wheel's sha256 (remembered per file identity, hashing a 2 GB wheel costs
-  // seconds) or, for a uv archive, the hash of its RECORD, which lists every file's sha256.
-  std::string content_hash;
-  if (dist.kind == SourceKind::wheel) {
-    struct stat st {};
-    if (::stat(dist.path.c_str(), &st) != 0) {
-      throw Error(dist.path + ": cannot read: " + std::strerror(errno), ExitCode::bad_input);
-    }
-    const std::string identity = absolute_path(dist.path, ".") + "\n" + std::to_string(st.st_size) + "\n" +
-                                 std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) + "\n" +
-                                 std::to_string(st.st_ino);
-    const std::string index = base + "/index/" + sha256_hex(identity).substr(0, 32);
-    if (path_is_file(index)) {
-      content_hash = read_file(index);
-      touch(index);
-    }
-    if (content_hash.size() != 64) {
-      content_hash = file_sha256(dist.path);
-      // Threads of one process share a pid, so the temp name of write_file_atomic is not enough here.
-      const std::string temp = temp_dir_for("index");
-      write_file_atomic(temp, content_hash);
-      if (::rename(temp.c_str(), index.c_str()) != 0) {
-        ::unlink(temp.c_str());
-      }
-    }
-  } else {
-    std::string record;
-    try {
-      record = read_file(dist.path + "/" + dist.dist_info + "/RECORD");
-    } catch (const Error&) {
-      throw Error(describe(dist) + ": no readable RECORD", ExitCode::bad_input);
-    }
-    content_hash = sha256_hex("uv-archive\n" + dist.dist_info + "\n" + record);
-  }
+  const std::string content = content_hash(dist);
   StoreEntry entry;
   entry.name = dist.name;
   entry.version = dist.version;
-  entry.id = dist.name + "-" + dist.version + "-" + content_hash.substr(0, 24);
+  entry.id = dist.name + "-" + dist.version + "-" + content.substr(0, 24);
   entry.dir = base + "/dists/" + entry.id;
 
-  // A visible entry is complete: it appeared by one rename.
-  if (!is_dir(entry.dir)) {
+  // A visible entry is complete: it appeared by one rename. One whose files changed since (a
+  // benchmark as root, a chmod and a write, a flipped byte with its mtime) is moved aside and redone.
+  if (is_dir(entry.dir)) {
+    entry.repaired = entry_changes(entry.dir);
+  }
+  if (!is_dir(entry.dir) || !entry.repaired.empty()) {
     const FileLock store_lock(gc_lock_path(), LockMode::shared, LockWait::yes);
     const FileLock entry_lock(base + "/locks/" + entry.id + ".lock", LockMode::exclusive, LockWait::yes);
+    if (is_dir(entry.dir) && !entry_changes(entry.dir).empty()) {
+      // Environments already linked to it keep their files; only the store forgets it.
+      const std::string aside = temp_dir_for(entry.id);
+      if (::rename(entry.dir.c_str(), aside.c_str()) != 0) {
+        throw Error("cannot move the changed entry " + entry.dir + " aside: " + std::strerror(errno), ExitCode::environment);
+      }
+      remove_tree(aside);
+    }
     if (!is_dir(entry.dir)) {
       // Whatever an earlier unpack of this entry left is stale: its owner held this lock.
       for (const std::string& name : list_names(base + "/tmp")) {
@@ -299,6 +330,12 @@ StoreEntry Store::ensure(const Distribution& dist) {
           link_tree(dist.path, temp + "/site", TreeMode::link);
         }
         finish_unpack(temp, dist, entry.id);
+        // Read-only wheel files (a uv archive's are the uv cache's own inodes: left as they are),
+        // their hashes for `store verify`, and their identity for the check at each reuse.
+        std::string hashes;
+        seal_files(temp, "", hashes, dist.kind == SourceKind::wheel);
+        write_file_atomic(temp + "/hashes", hashes);
+        write_file_atomic(temp + "/identity", file_identity(temp, k_entry_skip));
         if (::rename(temp.c_str(), entry.dir.c_str()) != 0) {
           throw Error("cannot move " + temp + " into the store: " + std::strerror(errno), ExitCode::environment);
         }
@@ -346,6 +383,53 @@ std::string Store::skeleton(const std::string& interpreter, const std::string& v
     }
   }
   return dir;
+}
+
+std::vector<Damage> Store::verify() {
+  std::vector<Damage> found;
+  const std::string base = m_root + k_layout;
+  const FileLock store_lock(gc_lock_path(), LockMode::shared, LockWait::yes);
+  std::vector<std::string> ids = list_names(base + "/dists");
+  std::sort(ids.begin(), ids.end());
+  for (const std::string& id : ids) {
+    const std::string dir = base + "/dists/" + id;
+    const std::string recorded = read_file_or_empty(dir + "/hashes");
+    std::string now;
+    seal_files(dir, "", now, false);
+    // ENTRY/hashes lists itself as it was before it was written; compare content files only.
+    auto content = [](const std::string& text) {
+      std::string out;
+      std::size_t pos = 0;
+      while (pos < text.size()) {
+        std::size_t end = text.find('\n', pos);
+        end = end == std::string::npos ? text.size() : end;
+        const std::string line = text.substr(pos, end - pos);
+        const std::string path = line.substr(line.find(' ') + 1);
+        if (k_entry_skip.count(path) == 0) {
+          out += path + "\t" + line.substr(0, line.find(' ')) + "\n";
+        }
+        pos = end + 1;
+      }
+      return out;
+    };
+    std::vector<std::string> files = recorded.empty() ? std::vector<std::string>{"hashes (none recorded)"}
+                                                      : identity_changes(content(recorded), content(now));
+    if (!files.empty()) {
+      found.push_back({"dists/" + id, files});
+    }
+  }
+  const std::string envs = m_root + "/envs";
+  std::vector<std::string> names = list_names(envs);
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    const std::string dir = envs + "/" + name;
+    if (!ends_with(name, ".lock") && path_is_file(dir + "/envbisect-built.json")) {
+      if (std::vector<std::string> files = environment_changes(dir); !files.empty()) {
+        found.push_back({"envs/" + name, files});
+      }
+    }
+  }
+  return found;
 }
 
 GcReport Store::gc(std::chrono::seconds older_than) {

@@ -39,6 +39,13 @@ struct StoreEntry {
   std::string version;     // as the source wrote it
   std::string dist_info;   // the dist-info folder name inside site/
   bool unpacked_now = false;  // true when this call unpacked it (a cold store)
+  std::vector<std::string> repaired;  // files found changed since the unpack (then unpacked anew)
+};
+
+// What `Store::verify` found wrong with one entry or shared environment.
+struct Damage {
+  std::string what;                 // "dists/ID" or "envs/KEY"
+  std::vector<std::string> files;   // relative paths changed, added or removed (at most 20)
 };
 
 // What `Store::gc` removed and kept.
@@ -62,11 +69,22 @@ public:
   // Return the store's root folder.
   const std::string& root() const { return m_root; }
 
+  // Return the folder remembering wheel files' sha256 by their identity (wheel_sha256's index).
+  std::string index_dir() const;
+
   // Return the path of the lock that materializations share and gc takes exclusively.
   std::string gc_lock_path() const;
 
+  // Return the sha256 of what `dist` holds: a wheel's bytes (remembered by the file's identity in
+  // index_dir()), or for a uv archive the hash of its RECORD, which lists every file's sha256.
+  // Throw Error (bad_input) naming the source when it cannot be read.
+  std::string content_hash(const Distribution& dist) const;
+
   // Return the entry for `dist`, unpacking it first when the store lacks it (removing what an
-  // interrupted unpack of the same entry left behind), and mark it used now. Throw Error (bad_input)
+  // interrupted unpack of the same entry left behind) or when a file of it changed since the unpack
+  // (a stat check against ENTRY/identity; the changed files are named in `repaired`), and mark it
+  // used now. Unpacked wheel files are made read-only (a benchmark appending to one fails) and their
+  // sha256 kept in ENTRY/hashes for `verify`. Throw Error (bad_input)
   // naming the source when it is not a valid wheel or archive (then nothing is left in the store),
   // Error (environment) when the store cannot be written.
   StoreEntry ensure(const Distribution& dist);
@@ -76,6 +94,10 @@ public:
   // Throw what `make` throws (then nothing is kept).
   std::string skeleton(const std::string& interpreter, const std::string& version,
                        const std::function<void(const std::string&)>& make);
+
+  // Hash every file of every entry against ENTRY/hashes and compare every shared environment
+  // (STORE/envs) with the identity recorded when it was built; return what differs (empty: intact).
+  std::vector<Damage> verify();
 
   // Remove entries, venv skeletons and shared environments (STORE/envs, by the time of their
   // envbisect-built.json, touched at each use) not used for `older_than`, and temp folders of
@@ -88,6 +110,14 @@ private:
   std::string temp_dir_for(const std::string& id) const;
   std::string m_root;
 };
+
+// Record the identity (file_identity) of the environment at `env_dir` in ENV/envbisect-identity.
+// Throw Error (environment) when it cannot be written.
+void record_environment_identity(const std::string& env_dir);
+
+// Return the files of the environment at `env_dir` changed, added or removed since
+// record_environment_identity (at most 20); {"envbisect-identity"} when none was recorded.
+std::vector<std::string> environment_changes(const std::string& env_dir);
 
 // Return the default store root: $XDG_CACHE_HOME/envbisect/store, else ~/.cache/envbisect/store.
 std::string default_store_dir();

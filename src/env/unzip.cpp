@@ -6,8 +6,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
-#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <string_view>
@@ -24,7 +25,10 @@ constexpr std::uint32_t k_zip64_locator_signature = 0x07064b50;
 constexpr std::uint32_t k_zip64_eocd_signature = 0x06064b50;
 constexpr std::uint32_t k_central_signature = 0x02014b50;
 constexpr std::uint32_t k_local_signature = 0x04034b50;
+constexpr std::size_t k_central_size = 46;  // a central record without its name, extra and comment
+constexpr std::size_t k_local_size = 30;
 constexpr std::size_t k_out_chunk = 1 << 18;
+constexpr std::uint64_t k_in_chunk = 1 << 30;  // zlib's avail_in is 32 bits
 
 // A read-only memory map of a whole file, unmapped on destruction.
 class MappedFile {
@@ -35,7 +39,10 @@ public:
       throw Error(path + ": cannot read: " + std::strerror(errno), ExitCode::bad_input);
     }
     struct stat st {};
-    ::fstat(fd, &st);
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(fd);
+      throw Error(path + ": not a regular file", ExitCode::bad_input);
+    }
     m_size = static_cast<std::size_t>(st.st_size);
     if (m_size > 0) {
       void* p = ::mmap(nullptr, m_size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -70,21 +77,20 @@ std::uint64_t le(const unsigned char* p, int bytes) {
   return v;
 }
 
-// One file of the archive as the central directory describes it.
-struct Entry {
-  std::string name;
-  std::uint16_t method = 0;
-  std::uint32_t crc = 0;
-  std::uint64_t compressed = 0;
-  std::uint64_t uncompressed = 0;
-  std::uint64_t local_offset = 0;
-  bool executable = false;
-};
+// Return true when [offset, offset + length) lies inside an image of `size` bytes (no overflow).
+bool fits(std::uint64_t offset, std::uint64_t length, std::size_t size) {
+  return offset <= size && length <= size - offset;
+}
 
-// Return true when the archive path is safe to write under the destination.
+// Return true when the archive path is safe to write under the destination: relative, no "..",
+// "." or empty part (a trailing '/' of a folder aside), no backslash or NUL.
 bool safe_name(std::string_view name) {
-  if (name.empty() || name.front() == '/' || name.find('\\') != std::string_view::npos) {
+  if (name.empty() || name.front() == '/' || name.find('\\') != std::string_view::npos ||
+      name.find('\0') != std::string_view::npos) {
     return false;
+  }
+  if (name.back() == '/') {
+    name.remove_suffix(1);
   }
   std::size_t start = 0;
   while (start <= name.size()) {
@@ -92,7 +98,8 @@ bool safe_name(std::string_view name) {
     if (end == std::string_view::npos) {
       end = name.size();
     }
-    if (name.substr(start, end - start) == "..") {
+    const std::string_view part = name.substr(start, end - start);
+    if (part.empty() || part == "." || part == "..") {
       return false;
     }
     start = end + 1;
@@ -100,85 +107,28 @@ bool safe_name(std::string_view name) {
   return true;
 }
 
-std::vector<Entry> read_central_directory(const MappedFile& file, const std::string& zip_path) {
-  const unsigned char* d = file.data();
-  const std::size_t n = file.size();
-  auto bad = [&](const std::string& why) { return Error(zip_path + ": not a valid wheel (zip): " + why, ExitCode::bad_input); };
-  if (n < 22) {
-    throw bad("too short");
-  }
-  // The end-of-central-directory record sits in the last 64 KiB + 22 bytes (after an optional comment).
-  std::size_t eocd = std::string::npos;
-  const std::size_t lowest = n > 65557 ? n - 65557 : 0;
-  for (std::size_t i = n - 22 + 1; i-- > lowest;) {
-    if (le(d + i, 4) == k_eocd_signature) {
-      eocd = i;
-      break;
+// Refuse two members with one name and a name that is a file in one member and a folder in another.
+void check_names(const std::vector<ZipMember>& members, const std::string& label) {
+  std::set<std::string_view> files;
+  std::set<std::string_view> folders;
+  for (const ZipMember& m : members) {
+    std::string_view name = m.name;
+    const bool folder = name.back() == '/';
+    if (folder) {
+      name.remove_suffix(1);
+    }
+    if (!(folder ? folders : files).insert(name).second && !folder) {
+      throw Error(label + ": holds the entry '" + m.name + "' twice", ExitCode::bad_input);
+    }
+    for (std::size_t slash = name.find('/'); slash != std::string_view::npos; slash = name.find('/', slash + 1)) {
+      folders.insert(name.substr(0, slash));
     }
   }
-  if (eocd == std::string::npos) {
-    throw bad("no end of central directory");
+  for (const std::string_view file : files) {
+    if (folders.count(file) != 0) {
+      throw Error(label + ": '" + std::string(file) + "' is both a file and a folder", ExitCode::bad_input);
+    }
   }
-  std::uint64_t count = le(d + eocd + 10, 2);
-  std::uint64_t cd_offset = le(d + eocd + 16, 4);
-  if ((count == 0xFFFF || cd_offset == 0xFFFFFFFF) && eocd >= 20 && le(d + eocd - 20, 4) == k_zip64_locator_signature) {
-    const std::uint64_t z64 = le(d + eocd - 20 + 8, 8);
-    if (z64 + 56 > n || le(d + z64, 4) != k_zip64_eocd_signature) {
-      throw bad("broken zip64 record");
-    }
-    count = le(d + z64 + 32, 8);
-    cd_offset = le(d + z64 + 48, 8);
-  }
-  std::vector<Entry> entries;
-  entries.reserve(count);
-  std::size_t p = cd_offset;
-  for (std::uint64_t i = 0; i < count; ++i) {
-    if (p + 46 > n || le(d + p, 4) != k_central_signature) {
-      throw bad("broken central directory");
-    }
-    Entry e;
-    e.method = static_cast<std::uint16_t>(le(d + p + 10, 2));
-    e.crc = static_cast<std::uint32_t>(le(d + p + 16, 4));
-    e.compressed = le(d + p + 20, 4);
-    e.uncompressed = le(d + p + 24, 4);
-    const std::size_t name_len = le(d + p + 28, 2);
-    const std::size_t extra_len = le(d + p + 30, 2);
-    const std::size_t comment_len = le(d + p + 32, 2);
-    const std::uint64_t attributes = le(d + p + 38, 4);
-    e.local_offset = le(d + p + 42, 4);
-    e.executable = ((attributes >> 16) & 0111) != 0;
-    if (p + 46 + name_len + extra_len > n) {
-      throw bad("broken central directory");
-    }
-    e.name.assign(reinterpret_cast<const char*>(d + p + 46), name_len);
-    // Zip64: the extra field 0x0001 holds, in order, the fields that overflowed.
-    const unsigned char* x = d + p + 46 + name_len;
-    for (std::size_t k = 0; k + 4 <= extra_len;) {
-      const std::uint64_t id = le(x + k, 2);
-      const std::size_t size = le(x + k + 2, 2);
-      if (id == 1) {
-        std::size_t q = k + 4;
-        if (e.uncompressed == 0xFFFFFFFF && q + 8 <= k + 4 + size) {
-          e.uncompressed = le(x + q, 8);
-          q += 8;
-        }
-        if (e.compressed == 0xFFFFFFFF && q + 8 <= k + 4 + size) {
-          e.compressed = le(x + q, 8);
-          q += 8;
-        }
-        if (e.local_offset == 0xFFFFFFFF && q + 8 <= k + 4 + size) {
-          e.local_offset = le(x + q, 8);
-        }
-      }
-      k += 4 + size;
-    }
-    if (!safe_name(e.name)) {
-      throw Error(zip_path + ": refusing entry '" + e.name + "' (absolute path or '..')", ExitCode::bad_input);
-    }
-    entries.push_back(std::move(e));
-    p += 46 + name_len + extra_len + comment_len;
-  }
-  return entries;
 }
 
 void write_all(int fd, const unsigned char* data, std::size_t size, const std::string& path) {
@@ -197,11 +147,220 @@ void write_all(int fd, const unsigned char* data, std::size_t size, const std::s
 
 }  // namespace
 
-std::vector<std::string> extract_zip(const std::string& zip_path, const std::string& dest_dir) {
+ZipLimits zip_limits_from_env() {
+  ZipLimits limits;
+  const char* text = std::getenv("ENVBISECT_MAX_UNPACKED");
+  if (text == nullptr || *text == '\0') {
+    return limits;
+  }
+  const std::string value = text;
+  std::size_t digits = 0;
+  while (digits < value.size() && value[digits] >= '0' && value[digits] <= '9') {
+    ++digits;
+  }
+  const std::string suffix = value.substr(digits);
+  int shift = suffix.empty() ? 0 : suffix == "K" ? 10 : suffix == "M" ? 20 : suffix == "G" ? 30 : suffix == "T" ? 40 : -1;
+  if (digits == 0 || digits > 15 || shift < 0) {
+    throw Error("ENVBISECT_MAX_UNPACKED: expected a size in bytes (e.g. 68719476736, 64G, 512M), got '" + value + "'",
+                ExitCode::bad_input);
+  }
+  limits.max_total_bytes = std::stoull(value.substr(0, digits)) << shift;
+  return limits;
+}
+
+std::vector<ZipMember> read_zip_directory(const unsigned char* d, std::size_t n, const std::string& label,
+                                          const ZipLimits& limits) {
+  auto bad = [&](const std::string& why) { return Error(label + ": not a valid wheel (zip): " + why, ExitCode::bad_input); };
+  if (n < 22) {
+    throw bad("too short");
+  }
+  // The end-of-central-directory record sits in the last 64 KiB + 22 bytes (after an optional comment).
+  std::size_t eocd = std::string::npos;
+  const std::size_t lowest = n > 65557 ? n - 65557 : 0;
+  for (std::size_t i = n - 22 + 1; i-- > lowest;) {
+    if (le(d + i, 4) == k_eocd_signature) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd == std::string::npos) {
+    throw bad("no end of central directory");
+  }
+  std::uint64_t count = le(d + eocd + 10, 2);
+  std::uint64_t cd_size = le(d + eocd + 12, 4);
+  std::uint64_t cd_offset = le(d + eocd + 16, 4);
+  std::uint64_t cd_end_limit = eocd;  // the central directory ends before its end record
+  if ((count == 0xFFFF || cd_size == 0xFFFFFFFF || cd_offset == 0xFFFFFFFF) && eocd >= 20 &&
+      le(d + eocd - 20, 4) == k_zip64_locator_signature) {
+    const std::uint64_t z64 = le(d + eocd - 20 + 8, 8);
+    if (!fits(z64, 56, eocd - 20) || le(d + z64, 4) != k_zip64_eocd_signature) {
+      throw bad("broken zip64 record");
+    }
+    count = le(d + z64 + 32, 8);
+    cd_size = le(d + z64 + 40, 8);
+    cd_offset = le(d + z64 + 48, 8);
+    cd_end_limit = z64;
+  }
+  if (!fits(cd_offset, cd_size, cd_end_limit)) {
+    throw bad("central directory outside the file");
+  }
+  // Each record takes at least 46 bytes: a count the directory cannot hold is refused before any
+  // memory is reserved for it.
+  if (count > cd_size / k_central_size || count > limits.max_entries) {
+    throw bad("claims " + std::to_string(count) + " entries, more than its central directory can hold");
+  }
+  std::vector<ZipMember> members;
+  members.reserve(count);
+  const std::uint64_t cd_end = cd_offset + cd_size;
+  std::uint64_t p = cd_offset;
+  std::uint64_t total = 0;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    if (!fits(p, k_central_size, cd_end) || le(d + p, 4) != k_central_signature) {
+      throw bad("broken central directory");
+    }
+    ZipMember e;
+    e.method = static_cast<std::uint16_t>(le(d + p + 10, 2));
+    e.crc = static_cast<std::uint32_t>(le(d + p + 16, 4));
+    e.compressed = le(d + p + 20, 4);
+    e.uncompressed = le(d + p + 24, 4);
+    const std::size_t name_len = le(d + p + 28, 2);
+    const std::size_t extra_len = le(d + p + 30, 2);
+    const std::size_t comment_len = le(d + p + 32, 2);
+    const std::uint64_t attributes = le(d + p + 38, 4);
+    std::uint64_t local_offset = le(d + p + 42, 4);
+    e.executable = ((attributes >> 16) & 0111) != 0;
+    if (!fits(p + k_central_size, name_len + extra_len + comment_len, cd_end)) {
+      throw bad("broken central directory");
+    }
+    e.name.assign(reinterpret_cast<const char*>(d + p + k_central_size), name_len);
+    // Zip64: the extra field 0x0001 holds, in order, the fields that overflowed.
+    const unsigned char* x = d + p + k_central_size + name_len;
+    for (std::size_t k = 0; k + 4 <= extra_len;) {
+      const std::uint64_t id = le(x + k, 2);
+      const std::size_t field = le(x + k + 2, 2);
+      if (field > extra_len - k - 4) {
+        throw bad("broken extra field of '" + e.name + "'");
+      }
+      if (id == 1) {
+        std::size_t q = k + 4;
+        const std::size_t field_end = q + field;
+        for (std::uint64_t* value : {&e.uncompressed, &e.compressed, &local_offset}) {
+          if (*value == 0xFFFFFFFF && q + 8 <= field_end) {
+            *value = le(x + q, 8);
+            q += 8;
+          }
+        }
+      }
+      k += 4 + field;
+    }
+    if (!safe_name(e.name)) {
+      throw Error(label + ": refusing entry '" + e.name + "' (absolute path, '..', '.' or empty part)", ExitCode::bad_input);
+    }
+    if (e.name.back() != '/') {
+      if (e.method != 0 && e.method != 8) {
+        throw Error(label + ": entry '" + e.name + "' uses compression method " + std::to_string(e.method) +
+                        " (only stored and deflated are supported)", ExitCode::bad_input);
+      }
+      if (e.method == 0 && e.compressed != e.uncompressed) {
+        throw bad("stored entry '" + e.name + "' declares two sizes");
+      }
+      if (!fits(local_offset, k_local_size, n) || le(d + local_offset, 4) != k_local_signature) {
+        throw Error(label + ": broken local header of '" + e.name + "'", ExitCode::bad_input);
+      }
+      const std::uint64_t start = local_offset + k_local_size + le(d + local_offset + 26, 2) + le(d + local_offset + 28, 2);
+      if (!fits(start, e.compressed, n)) {
+        throw Error(label + ": entry '" + e.name + "' runs past the end of the file", ExitCode::bad_input);
+      }
+      e.data_offset = start;
+      if (e.uncompressed > limits.max_total_bytes - total) {
+        throw Error(label + ": unpacks to more than " + std::to_string(limits.max_total_bytes) +
+                        " bytes (the limit; set ENVBISECT_MAX_UNPACKED to raise it)", ExitCode::bad_input);
+      }
+      total += e.uncompressed;
+    }
+    members.push_back(std::move(e));
+    p += k_central_size + name_len + extra_len + comment_len;
+  }
+  check_names(members, label);
+  return members;
+}
+
+void unpack_member(const unsigned char* d, std::size_t n, const ZipMember& e, const std::string& label,
+                   const std::function<void(const unsigned char*, std::size_t)>& sink) {
+  if (!fits(e.data_offset, e.compressed, n)) {
+    throw Error(label + ": entry '" + e.name + "' runs past the end of the file", ExitCode::bad_input);
+  }
+  const unsigned char* in = d + e.data_offset;
+  uLong crc = ::crc32(0L, Z_NULL, 0);
+  std::uint64_t produced = 0;
+  if (e.method == 0) {
+    for (std::uint64_t done = 0; done < e.compressed;) {
+      const std::size_t piece = static_cast<std::size_t>(std::min<std::uint64_t>(e.compressed - done, k_out_chunk));
+      sink(in + done, piece);
+      crc = ::crc32_z(crc, in + done, piece);
+      done += piece;
+    }
+    produced = e.compressed;
+  } else if (e.method == 8) {
+    z_stream zs{};
+    if (::inflateInit2(&zs, -MAX_WBITS) != Z_OK) {
+      throw Error(label + ": cannot start inflating", ExitCode::environment);
+    }
+    // Small members (most of a wheel) need no 256 KiB buffer.
+    std::vector<unsigned char> out(static_cast<std::size_t>(std::min<std::uint64_t>(k_out_chunk, e.uncompressed + 1)));
+    std::uint64_t fed = 0;
+    int rc = Z_OK;
+    try {
+      while (rc != Z_STREAM_END) {
+        if (zs.avail_in == 0 && fed < e.compressed) {
+          const std::uint64_t piece = std::min(e.compressed - fed, k_in_chunk);
+          zs.next_in = const_cast<unsigned char*>(in + fed);
+          zs.avail_in = static_cast<uInt>(piece);
+          fed += piece;
+        }
+        // Never ask for more than the declared size (+1 to see a bomb): a member declaring 1 byte
+        // that inflates to 1 GiB stops after 2 bytes.
+        const std::uint64_t room = e.uncompressed - produced + 1;
+        zs.next_out = out.data();
+        zs.avail_out = static_cast<uInt>(std::min<std::uint64_t>(out.size(), room));
+        rc = ::inflate(&zs, Z_NO_FLUSH);
+        const std::size_t got = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), room)) - zs.avail_out;
+        if (rc != Z_OK && rc != Z_STREAM_END) {
+          throw Error(label + ": entry '" + e.name + "' is corrupt (inflate " + std::to_string(rc) + ")", ExitCode::bad_input);
+        }
+        if (got > e.uncompressed - produced) {
+          throw Error(label + ": entry '" + e.name + "' inflates past its declared size of " +
+                          std::to_string(e.uncompressed) + " bytes", ExitCode::bad_input);
+        }
+        if (got == 0 && rc == Z_OK && zs.avail_in == 0 && fed == e.compressed) {
+          throw Error(label + ": entry '" + e.name + "' is truncated", ExitCode::bad_input);
+        }
+        sink(out.data(), got);
+        crc = ::crc32_z(crc, out.data(), got);
+        produced += got;
+      }
+    } catch (...) {
+      ::inflateEnd(&zs);
+      throw;
+    }
+    ::inflateEnd(&zs);
+  } else {
+    throw Error(label + ": entry '" + e.name + "' uses compression method " + std::to_string(e.method) +
+                    " (only stored and deflated are supported)", ExitCode::bad_input);
+  }
+  if (produced != e.uncompressed) {
+    throw Error(label + ": entry '" + e.name + "' holds " + std::to_string(produced) + " bytes, not the " +
+                    std::to_string(e.uncompressed) + " it declares", ExitCode::bad_input);
+  }
+  if (static_cast<std::uint32_t>(crc) != e.crc) {
+    throw Error(label + ": entry '" + e.name + "' fails its CRC check", ExitCode::bad_input);
+  }
+}
+
+std::vector<std::string> extract_zip(const std::string& zip_path, const std::string& dest_dir, const ZipLimits& limits) {
   const MappedFile file(zip_path);
-  const std::vector<Entry> entries = read_central_directory(file, zip_path);
-  const unsigned char* d = file.data();
-  const std::size_t n = file.size();
+  const std::vector<ZipMember> members = read_zip_directory(file.data(), file.size(), zip_path, limits);
+  // At this point every name is unique, safe and never both a file and a folder.
 
   make_dirs(dest_dir);
   std::set<std::string> made_dirs;
@@ -219,65 +378,26 @@ std::vector<std::string> extract_zip(const std::string& zip_path, const std::str
   };
 
   std::vector<std::string> written;
-  std::vector<unsigned char> out(k_out_chunk);
-  for (const Entry& e : entries) {
+  for (const ZipMember& e : members) {
     if (e.name.back() == '/') {
       make_parents(e.name);
       continue;
     }
-    if (e.method != 0 && e.method != 8) {
-      throw Error(zip_path + ": entry '" + e.name + "' uses compression method " + std::to_string(e.method) +
-                      " (only stored and deflated are supported)", ExitCode::bad_input);
-    }
-    if (e.local_offset + 30 > n || le(d + e.local_offset, 4) != k_local_signature) {
-      throw Error(zip_path + ": broken local header of '" + e.name + "'", ExitCode::bad_input);
-    }
-    const std::uint64_t start = e.local_offset + 30 + le(d + e.local_offset + 26, 2) + le(d + e.local_offset + 28, 2);
-    if (start + e.compressed > n) {
-      throw Error(zip_path + ": entry '" + e.name + "' runs past the end of the file", ExitCode::bad_input);
-    }
     make_parents(e.name);
     const std::string target = dest_dir + "/" + e.name;
-    int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, e.executable ? 0755 : 0644);
+    // A new file, never through a link: the folder is fresh and every name is unique.
+    int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, e.executable ? 0755 : 0644);
     if (fd < 0) {
       throw Error(target + ": cannot create: " + std::strerror(errno), ExitCode::environment);
     }
-    uLong crc = ::crc32(0L, Z_NULL, 0);
     try {
-      if (e.method == 0) {
-        write_all(fd, d + start, e.compressed, target);
-        crc = ::crc32_z(crc, d + start, e.compressed);
-      } else {
-        z_stream zs{};
-        if (::inflateInit2(&zs, -MAX_WBITS) != Z_OK) {
-          throw Error(zip_path + ": cannot start inflating", ExitCode::environment);
-        }
-        zs.next_in = const_cast<unsigned char*>(d + start);
-        zs.avail_in = static_cast<uInt>(e.compressed);  // wheels' members are far below 4 GiB compressed
-        int rc = Z_OK;
-        while (rc != Z_STREAM_END) {
-          zs.next_out = out.data();
-          zs.avail_out = static_cast<uInt>(out.size());
-          rc = ::inflate(&zs, Z_NO_FLUSH);
-          if (rc != Z_OK && rc != Z_STREAM_END) {
-            ::inflateEnd(&zs);
-            throw Error(zip_path + ": entry '" + e.name + "' is corrupt (inflate " + std::to_string(rc) + ")",
-                        ExitCode::bad_input);
-          }
-          const std::size_t produced = out.size() - zs.avail_out;
-          write_all(fd, out.data(), produced, target);
-          crc = ::crc32_z(crc, out.data(), produced);
-        }
-        ::inflateEnd(&zs);
-      }
+      unpack_member(file.data(), file.size(), e, zip_path,
+                    [&](const unsigned char* data, std::size_t size) { write_all(fd, data, size, target); });
     } catch (...) {
       ::close(fd);
       throw;
     }
     ::close(fd);
-    if (static_cast<std::uint32_t>(crc) != e.crc) {
-      throw Error(zip_path + ": entry '" + e.name + "' fails its CRC check", ExitCode::bad_input);
-    }
     written.push_back(e.name);
   }
   return written;

@@ -250,7 +250,19 @@ VenvResult build_venv(Runner& runner, const VenvRequest& request) {
     install.push_back(dir);
   }
   for (const auto& [name, pinned] : wanted) {
-    install.push_back(name + "==" + pinned);
+    const auto pin = request.pins.find(name);
+    if (pin == request.pins.end() || pin->second.empty()) {
+      install.push_back(name + "==" + pinned);
+      continue;
+    }
+    // The pin chooses the file: name it, or the installer would take any build of that version.
+    const WheelSources sources{request.wheel_dirs, {}};
+    const auto dist = find_distribution(sources, name, pinned, version.substr(0, version.rfind('.')), pin->second);
+    if (!dist) {
+      result.reason = describe_missing_pin(sources, name, pinned, pin->second);
+      return result;
+    }
+    install.push_back(dist->path);
   }
   if (!wanted.empty()) {
     const Step installed = run_step(runner, "install", std::move(install), env, request.log_dir, k_install_timeout, result);

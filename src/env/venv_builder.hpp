@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "env/wheel_source.hpp"
+
 namespace envbisect {
 
 class Runner;
@@ -13,6 +15,7 @@ struct VenvRequest {
   std::string python;                            // interpreter used to make the venv ("python3" if empty)
   std::string python_version;                    // required prefix of its version ("3.11"); empty: any
   std::map<std::string, std::string> packages;   // normalised name -> exact version incl. local label
+  std::map<std::string, WheelPin> pins;          // normalised name -> the wheel file its build must be
   std::vector<std::string> wheel_dirs;           // local wheel sources (--find-links)
   std::string index_url;                         // a package index for users with a network; "" = offline
   std::string env_dir;                           // venv to create; must not exist yet
@@ -31,7 +34,8 @@ struct VenvResult {
 
 // Build a venv with exactly the requested packages from local wheels: `uv venv` + `uv pip install
 // --offline` when uv is on PATH, else `python -m venv --without-pip` + `python -m pip --isolated
-// --python ENV install --no-index --find-links DIR`. Then check installed == requested.
+// --python ENV install --no-index --find-links DIR`; a pinned package is installed from the one wheel
+// file its pin chooses. Then check installed == requested.
 // Log paths are `log_dir`/{python-version,venv,install,installed}.{out,err}.log. Return ok=false with
 // a reason (never throw) when the interpreter, the venv or the install fails, or the installed set
 // differs; throw Error (environment) only when log_dir or env_dir's parent cannot be created, or

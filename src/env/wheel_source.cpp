@@ -1,13 +1,24 @@
 #include "env/wheel_source.hpp"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
 
 #include "core/version.hpp"
 #include "core/wheel_name.hpp"
 #include "env/requirement.hpp"
 #include "env/uv_cache.hpp"
+#include "util/error.hpp"
+#include "util/fs.hpp"
+#include "util/hash.hpp"
+#include "util/strings.hpp"
 
 namespace envbisect {
 
@@ -34,7 +45,80 @@ std::string normalised_version(std::string_view text) {
   return v ? v->to_string() : std::string(text);
 }
 
+// Return the SHA-256 of a file's bytes.
+std::string hash_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    throw Error(path + ": cannot read: " + std::strerror(errno), ExitCode::bad_input);
+  }
+  Sha256 digest;
+  std::vector<char> buffer(1 << 20);
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0) {
+      ::close(fd);
+      throw Error(path + ": cannot read: " + std::strerror(errno), ExitCode::bad_input);
+    }
+    if (n == 0) {
+      break;
+    }
+    digest.update(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+  }
+  ::close(fd);
+  return digest.hex_digest();
+}
+
+std::string lower(std::string text) {
+  for (char& c : text) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return text;
+}
+
+std::string base_name(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 }  // namespace
+
+std::string wheel_sha256(const std::string& path, const std::string& index_dir) {
+  if (index_dir.empty()) {
+    return hash_file(path);
+  }
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    throw Error(path + ": cannot read: " + std::strerror(errno), ExitCode::bad_input);
+  }
+  // A rebuilt file gets a new mtime (and usually inode), so its identity points to a new index entry.
+  const std::string identity = absolute_path(path, ".") + "\n" + std::to_string(st.st_size) + "\n" +
+                               std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) + "\n" +
+                               std::to_string(st.st_ino) + "\n" + std::to_string(st.st_ctim.tv_sec) + "." +
+                               std::to_string(st.st_ctim.tv_nsec);
+  const std::string index = index_dir + "/" + sha256_hex(identity).substr(0, 32);
+  std::string hash = read_file_or_empty(index);
+  if (hash.size() == 64) {
+    ::utimensat(AT_FDCWD, index.c_str(), nullptr, 0);  // used now: gc keeps it
+    return hash;
+  }
+  hash = hash_file(path);
+  // Threads of one process share a pid: the temp name carries a counter too.
+  static std::atomic<unsigned> counter{0};
+  const std::string temp = index + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  try {
+    make_dirs(index_dir);
+    write_file_atomic(temp, hash);
+    if (::rename(temp.c_str(), index.c_str()) != 0) {
+      ::unlink(temp.c_str());
+    }
+  } catch (const Error&) {
+    ::unlink(temp.c_str());  // a read-only index only costs hashing again
+  }
+  return hash;
+}
 
 std::string describe(const Distribution& dist) {
   if (dist.kind == SourceKind::wheel) {
@@ -117,18 +201,65 @@ bool wheel_tags_compatible(std::string_view tags, std::string_view python_versio
 }
 
 std::optional<Distribution> find_distribution(const WheelSources& sources, std::string_view name,
-                                              std::string_view version, std::string_view python_version) {
+                                              std::string_view version, std::string_view python_version,
+                                              const WheelPin& pin, const std::string& index_dir) {
   const std::string wanted = normalised_version(version);
-  for (Distribution& dist : list_distributions(sources, name)) {
+  std::vector<Distribution> found = list_distributions(sources, name);
+  // A pin naming an existing wheel file by its path makes that file a source too (after the folders).
+  if (!pin.wheel.empty() && pin.wheel.front() == '/' && ::access(pin.wheel.c_str(), R_OK) == 0) {
+    if (const auto parsed = parse_wheel_name(base_name(pin.wheel)); parsed && parsed->name == normalise_dist_name(name)) {
+      Distribution dist;
+      dist.name = parsed->name;
+      dist.version = parsed->version_text;
+      dist.path = pin.wheel;
+      dist.tags = parsed->python_tag + "-" + parsed->abi_tag + "-" + parsed->platform_tag;
+      found.push_back(std::move(dist));
+    }
+  }
+  for (Distribution& dist : found) {
     if (normalised_version(dist.version) != wanted) {
       continue;
     }
     if (dist.kind == SourceKind::wheel && !wheel_tags_compatible(dist.tags, python_version)) {
       continue;
     }
+    if (!pin.empty()) {
+      // The pin chooses the file: only a wheel with that name and those bytes is this build.
+      if (dist.kind != SourceKind::wheel || (!pin.wheel.empty() && base_name(pin.wheel) != base_name(dist.path))) {
+        continue;
+      }
+      if (!pin.sha256.empty() && wheel_sha256(dist.path, index_dir) != lower(pin.sha256)) {
+        continue;
+      }
+    }
     return std::move(dist);
   }
   return std::nullopt;
+}
+
+std::string describe_missing_pin(const WheelSources& sources, std::string_view name, std::string_view version,
+                                 const WheelPin& pin) {
+  std::string text = std::string(name) + "==" + std::string(version);
+  if (!pin.wheel.empty()) {
+    text += " from wheel " + pin.wheel;
+  }
+  if (!pin.sha256.empty()) {
+    text += " with sha256 " + lower(pin.sha256);
+  }
+  text += ": no such file in the wheel folders (" + join(sources.wheel_dirs, ", ") + ")";
+  if (!sources.uv_caches.empty()) {
+    text += " (uv caches " + join(sources.uv_caches, ", ") + " keep no wheel files to check a pin against)";
+  }
+  std::vector<std::string> seen;
+  for (const Distribution& dist : list_distributions(sources, name)) {
+    if (dist.kind == SourceKind::wheel && normalised_version(dist.version) == normalised_version(version)) {
+      seen.push_back(base_name(dist.path) + " sha256 " + wheel_sha256(dist.path));
+    }
+  }
+  if (!seen.empty()) {
+    text += "; found " + join(seen, ", ");
+  }
+  return text;
 }
 
 }  // namespace envbisect

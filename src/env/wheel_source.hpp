@@ -37,10 +37,30 @@ std::vector<Distribution> list_distributions(const WheelSources& sources, std::s
 // `python_version` ("3.11") on Linux x86_64; an empty version accepts every python tag.
 bool wheel_tags_compatible(std::string_view tags, std::string_view python_version);
 
+// What a state pins beyond the version: the wheel file (a file name, or a path) and its sha256.
+struct WheelPin {
+  std::string wheel;   // "" when not pinned
+  std::string sha256;  // hex, "" when not pinned
+  bool empty() const { return wheel.empty() && sha256.empty(); }
+};
+
+// Return the sha256 (lower-case hex) of the file at `path`. When `index_dir` is given, remember it
+// there by the file's identity (path, size, mtime, inode) so that a 2 GB wheel is hashed once.
+// Throw Error (bad_input) naming the file when it cannot be read.
+std::string wheel_sha256(const std::string& path, const std::string& index_dir = "");
+
 // Return the build of `name` whose version equals `version` exactly (PEP 440 normalised, local label
 // included: "2.11.0+cu128" never matches "2.11.0+cu130" nor "2.11.0") and that suits
-// `python_version`; wheel folders win over uv caches, then the first found.
+// `python_version`; wheel folders win over uv caches, then the first found. With a `pin`, only a
+// wheel file can match: one named like pin.wheel (an existing absolute path is a source itself) and
+// whose content hashes to pin.sha256; hashes are remembered in `index_dir` when given.
 std::optional<Distribution> find_distribution(const WheelSources& sources, std::string_view name,
-                                              std::string_view version, std::string_view python_version);
+                                              std::string_view version, std::string_view python_version,
+                                              const WheelPin& pin = WheelPin{}, const std::string& index_dir = "");
+
+// Return the message for a pinned build that find_distribution did not find: the package, the
+// version, the wheel file name and sha256 wanted, and every folder and cache looked in.
+std::string describe_missing_pin(const WheelSources& sources, std::string_view name, std::string_view version,
+                                 const WheelPin& pin);
 
 }  // namespace envbisect

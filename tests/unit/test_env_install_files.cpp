@@ -1,5 +1,7 @@
 #include "env/install_files.hpp"
+#include "env/materialize.hpp"
 #include "env/venv_skeleton.hpp"
+#include "util/hash.hpp"
 
 #include "exec/runner.hpp"
 
@@ -75,6 +77,82 @@ TEST_CASE("write_plain makes scripts executable past the umask and replaces what
   envbisect::detail::write_plain(script.string(), "x", 0755);
   CHECK(slurp(script) == "x");
   CHECK_THROWS_AS(envbisect::detail::write_plain((dir.path / "no" / "such").string(), "x", 0644), envbisect::Error);
+}
+
+TEST_CASE("write_plain never writes through a symlink or a hard link", "[env][install_files]") {
+  TempDir dir("install");
+  write(dir.path / "interpreter", "the base interpreter");
+  fs::create_symlink(dir.path / "interpreter", dir.path / "python3");
+  envbisect::detail::write_plain((dir.path / "python3").string(), "#!/bin/sh\necho shadow\n", 0755);
+  CHECK(slurp(dir.path / "interpreter") == "the base interpreter");
+  CHECK_FALSE(fs::is_symlink(dir.path / "python3"));
+  write(dir.path / "store-copy", "store bytes");
+  fs::create_hard_link(dir.path / "store-copy", dir.path / "env-copy");
+  envbisect::detail::write_plain((dir.path / "env-copy").string(), "console script", 0755);
+  CHECK(slurp(dir.path / "store-copy") == "store bytes");
+  CHECK(slurp(dir.path / "env-copy") == "console script");
+}
+
+TEST_CASE("script names that would shadow the interpreter or are no file names are refused", "[env][install_files]") {
+  TempDir dir("install");
+  fs::create_directories(dir.path / "bin");
+  fs::create_symlink("/usr/bin/env", dir.path / "bin" / "activate-link");
+  using envbisect::detail::script_name_problem;
+  for (const std::string name : {"python", "python3", "python3.11", "python3.12", "", ".", "..", "a/b", "activate-link"}) {
+    INFO(name);
+    CHECK_FALSE(script_name_problem((dir.path / "bin").string(), name).empty());
+  }
+  for (const std::string name : {"tool", "python-config-tool", "pythonista", "pip3"}) {
+    INFO(name);
+    CHECK(script_name_problem((dir.path / "bin").string(), name).empty());
+  }
+}
+
+TEST_CASE("a wheel whose scripts would replace the interpreter is a reason, and the interpreter is untouched", "[env][install_files]") {
+  TempDir dir("install-hostile");
+  // A copy of the interpreter: were it written through, only the copy would suffer.
+  envbisect::LocalRunner runner;
+  envbisect::ProcessSpec probe;
+  probe.argv = {"python3", "-I", "-c", "import os, sys; print(os.path.realpath(sys.executable), end='')"};
+  probe.env = envbisect::allowed_parent_env();
+  probe.stdout_path = (dir.path / "probe.out").string();
+  REQUIRE(runner.run(probe).exit_code == 0);
+  fs::create_directories(dir.path / "base" / "bin");
+  const fs::path python = dir.path / "base" / "bin" / "python3";
+  fs::copy_file(slurp(dir.path / "probe.out"), python);
+  const std::string python_hash = envbisect::sha256_hex(slurp(python));
+  auto hostile = [](const std::string& name, std::map<std::string, std::string> files) {
+    const std::string di = name + "-1.0.dist-info";
+    files[di + "/METADATA"] = "Metadata-Version: 2.1\nName: " + name + "\nVersion: 1.0\n";
+    files[di + "/WHEEL"] = "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n";
+    files[name + "/__init__.py"] = "def main():\n    pass\n";
+    return envbisect::env_test::TestWheel{name, "1.0", files, {}, envbisect::env_test::WheelLayout::as_given};
+  };
+  envbisect::env_test::build_wheels(
+      dir.path / "wheels",
+      {hostile("consolepy", {{"consolepy-1.0.dist-info/entry_points.txt", "[console_scripts]\npython3 = consolepy:main\n"}}),
+       hostile("datapy", {{"datapy-1.0.data/scripts/python", "#!python\nprint('shadow')\n"}}),
+       hostile("dotscript", {{"dotscript-1.0.dist-info/entry_points.txt", "[console_scripts]\n.. = dotscript:main\n"}})});
+  envbisect::StoreOptions options;
+  options.store_dir = (dir.path / "store").string();
+  for (const auto& [name, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"consolepy", "'python3' would shadow the interpreter"},
+           {"datapy", "'python' would shadow the interpreter"},
+           {"dotscript", "'..' is not a file name"}}) {
+    INFO(name);
+    envbisect::VenvRequest request;
+    request.python = python.string();
+    request.packages = {{name, "1.0"}};
+    request.wheel_dirs = {(dir.path / "wheels").string()};
+    request.env_dir = (dir.path / ("env-" + name)).string();
+    request.log_dir = (dir.path / ("logs-" + name)).string();
+    const envbisect::VenvResult result = envbisect::materialize_venv(runner, request, options);
+    CHECK_FALSE(result.ok);
+    CHECK(result.reason.find(expected) != std::string::npos);
+    CHECK(result.reason.find(name + " 1.0") != std::string::npos);
+    CHECK_FALSE(fs::exists(request.env_dir));
+    CHECK(envbisect::sha256_hex(slurp(python)) == python_hash);
+  }
 }
 
 TEST_CASE("a copied venv skeleton points its text files at the new place", "[env][venv_skeleton]") {

@@ -1,0 +1,118 @@
+#include "env/file_identity.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
+
+#include "util/error.hpp"
+
+namespace envbisect {
+
+namespace {
+
+std::string nanoseconds(const timespec& t) {
+  return std::to_string(static_cast<long long>(t.tv_sec) * 1000000000LL + t.tv_nsec);
+}
+
+// Append the lines of the folder `fd` (relative path `rel`) and below, in sorted order.
+void walk(int fd, const std::string& rel, const std::set<std::string>& skip, std::string& out) {
+  DIR* d = ::fdopendir(fd);
+  if (d == nullptr) {
+    ::close(fd);
+    throw Error("cannot read " + rel + ": " + std::strerror(errno), ExitCode::environment);
+  }
+  std::vector<std::string> names;
+  while (const dirent* e = ::readdir(d)) {
+    const char* n = e->d_name;
+    if (std::strcmp(n, ".") != 0 && std::strcmp(n, "..") != 0 && (!rel.empty() || skip.count(n) == 0)) {
+      names.emplace_back(n);
+    }
+  }
+  std::sort(names.begin(), names.end());
+  try {
+    for (const std::string& name : names) {
+      struct stat st {};
+      if (::fstatat(::dirfd(d), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        continue;  // vanished meanwhile: absent from the listing, which is the change it is
+      }
+      const std::string path = rel.empty() ? name : rel + "/" + name;
+      if (S_ISDIR(st.st_mode)) {
+        if (name == "__pycache__") {
+          continue;
+        }
+        out += path + "\td\n";
+        const int sub = ::openat(::dirfd(d), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sub >= 0) {
+          walk(sub, path, skip, out);
+        }
+        continue;
+      }
+      out += path + (S_ISLNK(st.st_mode) ? "\tl " : "\tf ") + std::to_string(st.st_ino) + " " +
+             std::to_string(st.st_size) + " " + nanoseconds(st.st_mtim) + " " + std::to_string(st.st_mode) + "\n";
+    }
+  } catch (...) {
+    ::closedir(d);
+    throw;
+  }
+  ::closedir(d);
+}
+
+std::map<std::string, std::string> by_path(const std::string& text) {
+  std::map<std::string, std::string> lines;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string::npos) {
+      end = text.size();
+    }
+    const std::string line = text.substr(pos, end - pos);
+    lines[line.substr(0, line.find('\t'))] = line;
+    pos = end + 1;
+  }
+  return lines;
+}
+
+}  // namespace
+
+std::string file_identity(const std::string& dir, const std::set<std::string>& skip) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    throw Error("cannot read " + dir + ": " + std::strerror(errno), ExitCode::environment);
+  }
+  std::string out;
+  walk(fd, "", skip, out);
+  return out;
+}
+
+std::vector<std::string> identity_changes(const std::string& recorded, const std::string& now, std::size_t max) {
+  std::vector<std::string> changed;
+  if (recorded == now) {
+    return changed;
+  }
+  const std::map<std::string, std::string> before = by_path(recorded);
+  const std::map<std::string, std::string> after = by_path(now);
+  for (const auto& [path, line] : before) {
+    const auto found = after.find(path);
+    if (found == after.end() || found->second != line) {
+      changed.push_back(path);
+    }
+  }
+  for (const auto& [path, line] : after) {
+    if (before.count(path) == 0) {
+      changed.push_back(path);
+    }
+  }
+  std::sort(changed.begin(), changed.end());
+  if (changed.size() > max) {
+    changed.resize(max);
+  }
+  return changed;
+}
+
+}  // namespace envbisect

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Malformed wheels among the versions being bisected (a file that is also a folder, a console script
+# named "..", a symlink entry with children, a "../" path) make those candidates untestable (skip,
+# with the reason in the journal) and the search goes on: the run ends with its answer, not exit 4,
+# and so does its resume.
+source "$(dirname "$0")/common.sh"
+W="$T/wheels"
+mkdir -p "$W"
+"$PY" - "$W" <<'PY'
+import sys, zipfile
+out = sys.argv[1]
+def wheel(version, extra, slow=False):
+    di = f"p-{version}.dist-info/"
+    files = {"p/__init__.py": f"SLOW = {slow}\ndef main():\n    pass\n",
+             di + "METADATA": f"Metadata-Version: 2.1\nName: p\nVersion: {version}\n",
+             di + "WHEEL": "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+    with zipfile.ZipFile(f"{out}/p-{version}-py3-none-any.whl", "w") as z:
+        for name, text in list(files.items()) + extra:
+            info = zipfile.ZipInfo(name[0] if isinstance(name, tuple) else name)
+            info.external_attr = (name[1] if isinstance(name, tuple) else 0o100644) << 16
+            z.writestr(info, text)
+        z.writestr(di + "RECORD", "")
+wheel("1.0", [])
+wheel("2.0", [("p/a", "file"), ("p/a/b.py", "child")])
+wheel("3.0", [("p-3.0.dist-info/entry_points.txt", "[console_scripts]\n.. = p:main\n")])
+wheel("4.0", [(("p/link", 0o120777), "/etc"), ("p/link/passwd", "child")])
+wheel("5.0", [("p/../../evil.py", "x")])
+wheel("6.0", [], slow=True)
+PY
+cat >"$T/bench.py" <<'PY'
+import json, os, p
+print(json.dumps({"m": (200.0 if p.SLOW else 1000.0) * (1 + os.getpid() % 7 / 100)}))
+PY
+echo '{"format": 1, "command": ["{python}", "{recipe_dir}/bench.py"], "metric": "m", "repeats": 3}' >"$T/recipe.json"
+echo '{"format": 1, "python": {"version": "3.11"}, "packages": {"p": "1.0"}}' >"$T/good.json"
+echo '{"format": 1, "python": {"version": "3.11"}, "packages": {"p": "6.0"}}' >"$T/bad.json"
+rc=0
+"$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --wheels "$W" --store "$T/store" \
+  --no-probe --out "$T/run" >"$T/out.txt" 2>"$T/err.txt" || rc=$?
+[[ $rc -eq 0 || $rc -eq 1 ]] || { echo "expected the search to finish (exit 0 or 1), got $rc"; cat "$T/err.txt"; exit 1; }
+expect_contains "$T/out.txt" "packages/p"
+"$PY" - "$T/run/journal.jsonl" <<'PY'
+import json, sys
+records = [json.loads(l) for l in open(sys.argv[1])]
+failed = [r["reason"] for r in records if r["type"] == "build" and not r["ok"]]
+skips = [r["error_class"] for r in records if r["type"] == "attempt" and r["status"] == "skip"]
+assert failed and len(skips) == len(failed), (failed, skips)
+expected = {"2.0": "is both a file and a folder", "3.0": "'..' is not a file name",
+            "4.0": "is both a file and a folder", "5.0": "refusing entry"}
+for reason in failed:
+    version = [v for v in expected if f"p-{v}" in reason or f"p {v}" in reason]
+    assert version and expected[version[0]] in reason, reason
+assert all(s.startswith("environment: ") for s in skips), skips
+PY
+rc2=0
+"$ENVBISECT" resume "$T/run" >"$T/resume.txt" 2>"$T/resume.err" || rc2=$?
+[[ $rc2 -eq $rc ]] || { echo "resume exited $rc2, the run $rc"; cat "$T/resume.err"; exit 1; }

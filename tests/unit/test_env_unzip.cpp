@@ -1,0 +1,126 @@
+#include "env/unzip.hpp"
+#include "util/error.hpp"
+
+#include "test_support.hpp"
+#include "zip_test_support.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using envbisect::Error;
+using envbisect::ExitCode;
+using envbisect::ZipLimits;
+using envbisect::test::slurp;
+using envbisect::test::TempDir;
+using envbisect::zip_test::make_zip;
+using envbisect::zip_test::make_zip64;
+using envbisect::zip_test::Member;
+
+namespace {
+
+fs::path write_zip(const TempDir& dir, const std::string& bytes, const std::string& name = "x-1.0-py3-none-any.whl") {
+  const fs::path path = dir.path / name;
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+// Return the error extract_zip throws for `bytes` (its code and message), failing when none.
+Error refusal(const std::string& bytes, const ZipLimits& limits = ZipLimits{}) {
+  TempDir dir("unzip");
+  const fs::path zip = write_zip(dir, bytes);
+  try {
+    envbisect::extract_zip(zip.string(), (dir.path / "out").string(), limits);
+  } catch (const Error& e) {
+    return e;
+  }
+  FAIL("extract_zip accepted the archive");
+  return Error("unreachable");
+}
+
+bool says(const Error& e, const std::string& text) {
+  return std::string(e.what()).find(text) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("a wheel's stored and deflated members unpack with their executable bit", "[env][unzip]") {
+  TempDir dir("unzip");
+  const fs::path zip = write_zip(dir, make_zip({{"pkg/__init__.py", "x = 1\n"},
+                                                {"pkg/big.txt", std::string(100000, 'a'), true},
+                                                {"bin/tool", "#!/bin/sh\n", false, std::nullopt, 0100755}}));
+  const auto written = envbisect::extract_zip(zip.string(), (dir.path / "out").string());
+  CHECK(written.size() == 3);
+  CHECK(slurp(dir.path / "out/pkg/big.txt") == std::string(100000, 'a'));
+  CHECK((fs::status(dir.path / "out/bin/tool").permissions() & fs::perms::owner_exec) != fs::perms::none);
+}
+
+TEST_CASE("zip64 offsets near 2^64 and absurd entry counts are refused, not followed", "[env][unzip]") {
+  const std::vector<Member> one = {{"a.py", "print(1)\n"}};
+  // A locator pointing 10 bytes before 2^64: the old reader added 56 and wrapped around (SIGSEGV).
+  const Error locator = refusal(make_zip64(one, std::nullopt, std::nullopt, ~std::uint64_t{0} - 9));
+  CHECK(locator.code() == ExitCode::bad_input);
+  CHECK(says(locator, "zip64"));
+  // A central directory said to start near 2^64.
+  CHECK(says(refusal(make_zip64(one, std::nullopt, ~std::uint64_t{0} - 20, std::nullopt)), "outside the file"));
+  // 2^60 entries: refused before any memory is reserved for them (was "vector::reserve").
+  const Error count = refusal(make_zip64(one, std::uint64_t{1} << 60, std::nullopt, std::nullopt, std::uint64_t{1} << 62));
+  CHECK(count.code() == ExitCode::bad_input);
+  CHECK(refusal(make_zip64(one, std::uint64_t{1} << 60, std::nullopt, std::nullopt)).code() == ExitCode::bad_input);
+}
+
+TEST_CASE("a member inflating past its declared size stops there and is refused", "[env][unzip]") {
+  // 64 MiB of zeros deflates to ~64 KiB; the member declares 1 byte (the CRC is the true one).
+  const std::string bomb = make_zip({{"pkg/data.bin", std::string(64 << 20, '\0'), true, 1}});
+  CHECK(bomb.size() < (1 << 20));
+  const Error e = refusal(bomb);
+  CHECK(e.code() == ExitCode::bad_input);
+  CHECK(says(e, "declared size of 1 bytes"));
+  // A member that holds less than it declares is refused too.
+  CHECK(says(refusal(make_zip({{"pkg/short.bin", std::string(1000, 'x'), true, 5000}})), "not the 5000"));
+}
+
+TEST_CASE("the total unpacked size is capped, by default generously and by ENVBISECT_MAX_UNPACKED", "[env][unzip]") {
+  ZipLimits small;
+  small.max_total_bytes = 1500;
+  const Error e = refusal(make_zip({{"a.bin", std::string(1000, 'a')}, {"b.bin", std::string(1000, 'b')}}), small);
+  CHECK(says(e, "more than 1500 bytes"));
+  CHECK(says(e, "ENVBISECT_MAX_UNPACKED"));
+  CHECK(ZipLimits{}.max_total_bytes == std::uint64_t{64} << 30);
+  ::setenv("ENVBISECT_MAX_UNPACKED", "512M", 1);
+  CHECK(envbisect::zip_limits_from_env().max_total_bytes == std::uint64_t{512} << 20);
+  ::setenv("ENVBISECT_MAX_UNPACKED", "lots", 1);
+  CHECK_THROWS_AS(envbisect::zip_limits_from_env(), Error);
+  ::unsetenv("ENVBISECT_MAX_UNPACKED");
+  CHECK(envbisect::zip_limits_from_env().max_total_bytes == std::uint64_t{64} << 30);
+}
+
+TEST_CASE("duplicate names, a file that is also a folder, and unsafe paths are bad input", "[env][unzip]") {
+  const Error twice = refusal(make_zip({{"pkg/a.py", "1"}, {"pkg/a.py", "2"}}));
+  CHECK(twice.code() == ExitCode::bad_input);
+  CHECK(says(twice, "holds the entry 'pkg/a.py' twice"));
+  // A symlink entry (mode 0120777) with children is a file with children: both a file and a folder.
+  for (const std::vector<Member>& members : std::vector<std::vector<Member>>{
+           {{"pkg/a", "x"}, {"pkg/a/b.py", "y"}},
+           {{"pkg/link", "/etc", false, std::nullopt, 0120777}, {"pkg/link/passwd", "y"}},
+           {{"pkg/a/b.py", "y"}, {"pkg/a", "x"}}}) {
+    const Error both = refusal(make_zip(members));
+    CHECK(both.code() == ExitCode::bad_input);
+    CHECK(says(both, "is both a file and a folder"));
+  }
+  for (const std::string name : {"../evil.py", "pkg/../../evil.py", "/etc/evil", "pkg/./a.py", "pkg//a.py"}) {
+    const Error unsafe = refusal(make_zip({{name, "x"}}));
+    CHECK(unsafe.code() == ExitCode::bad_input);
+    CHECK(says(unsafe, "refusing entry"));
+  }
+}
+
+TEST_CASE("truncated and garbage archives are bad input", "[env][unzip]") {
+  const std::string good = make_zip({{"pkg/a.py", std::string(5000, 'q'), true}});
+  CHECK(refusal(good.substr(0, good.size() / 2)).code() == ExitCode::bad_input);
+  CHECK(refusal(std::string(100, 'z')).code() == ExitCode::bad_input);
+  CHECK(refusal("").code() == ExitCode::bad_input);
+}

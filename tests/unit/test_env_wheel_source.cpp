@@ -1,0 +1,115 @@
+#include "env/materialize.hpp"
+#include "env/wheel_source.hpp"
+#include "exec/runner.hpp"
+#include "util/hash.hpp"
+
+#include "env_test_support.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using envbisect::Distribution;
+using envbisect::WheelPin;
+using envbisect::WheelSources;
+using envbisect::env_test::build_wheels;
+using envbisect::env_test::slurp;
+using envbisect::env_test::TempDir;
+
+namespace {
+
+// Two builds of alpha 1.0 with one file name and different bytes, in two folders, as a wheelhouse
+// holds a rebuilt wheel next to the one it replaced.
+struct TwoBuilds {
+  TempDir dir{"wheel-pins"};
+  fs::path first = dir.path / "first";
+  fs::path second = dir.path / "second";
+  TwoBuilds() {
+    build_wheels(first, {{"alpha", "1.0", {{"alpha/__init__.py", "BUILD = 'first'\n"}}, {}}});
+    build_wheels(second, {{"alpha", "1.0", {{"alpha/__init__.py", "BUILD = 'second'\n"}}, {}}});
+  }
+  std::string wheel(const fs::path& folder) const { return (folder / "alpha-1.0-py3-none-any.whl").string(); }
+  std::string hash(const fs::path& folder) const { return envbisect::sha256_hex(slurp(wheel(folder))); }
+};
+
+}  // namespace
+
+TEST_CASE("a sha256 pin chooses the wheel file among builds of one version", "[env][wheel_source]") {
+  const TwoBuilds builds;
+  const WheelSources sources{{builds.first.string(), builds.second.string()}, {}};
+  // Unpinned: the first found, as before.
+  REQUIRE(envbisect::find_distribution(sources, "alpha", "1.0", "3.11"));
+  CHECK(envbisect::find_distribution(sources, "alpha", "1.0", "3.11")->path == builds.wheel(builds.first));
+  // Pinned to the second build's hash: that file, though the first folder comes first.
+  const auto pinned = envbisect::find_distribution(sources, "alpha", "1.0", "3.11", WheelPin{"", builds.hash(builds.second)});
+  REQUIRE(pinned);
+  CHECK(pinned->path == builds.wheel(builds.second));
+  // Upper-case hex and a wheel-name pin agree.
+  std::string upper = builds.hash(builds.second);
+  for (char& c : upper) {
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  CHECK(envbisect::find_distribution(sources, "alpha", "1.0", "3.11", WheelPin{"alpha-1.0-py3-none-any.whl", upper})->path ==
+        builds.wheel(builds.second));
+  // No file with that hash: nothing, and the message names the package, the hash and every folder.
+  const WheelPin missing{"", std::string(64, 'a')};
+  CHECK_FALSE(envbisect::find_distribution(sources, "alpha", "1.0", "3.11", missing));
+  const std::string why = envbisect::describe_missing_pin(sources, "alpha", "1.0", missing);
+  CHECK(why.find("alpha==1.0") != std::string::npos);
+  CHECK(why.find(std::string(64, 'a')) != std::string::npos);
+  CHECK(why.find(builds.first.string()) != std::string::npos);
+  CHECK(why.find(builds.second.string()) != std::string::npos);
+}
+
+TEST_CASE("a materialized environment holds the pinned build; a missing pin is a reason naming it", "[env][wheel_source]") {
+  const TwoBuilds builds;
+  envbisect::LocalRunner runner;
+  envbisect::StoreOptions options;
+  options.store_dir = (builds.dir.path / "store").string();
+  envbisect::VenvRequest request;
+  request.packages = {{"alpha", "1.0"}};
+  request.pins = {{"alpha", WheelPin{"", builds.hash(builds.second)}}};
+  request.wheel_dirs = {builds.first.string(), builds.second.string()};
+  request.env_dir = (builds.dir.path / "env").string();
+  request.log_dir = (builds.dir.path / "logs").string();
+  const envbisect::VenvResult built = envbisect::materialize_venv(runner, request, options);
+  REQUIRE(built.ok);
+  bool found = false;
+  for (const auto& lib : fs::directory_iterator(builds.dir.path / "env" / "lib")) {
+    found = slurp(lib.path() / "site-packages" / "alpha" / "__init__.py") == "BUILD = 'second'\n";
+  }
+  CHECK(found);
+
+  request.pins = {{"alpha", WheelPin{"", std::string(64, 'b')}}};
+  request.env_dir = (builds.dir.path / "env2").string();
+  const envbisect::VenvResult missing = envbisect::materialize_venv(runner, request, options);
+  CHECK_FALSE(missing.ok);
+  CHECK(missing.reason.find(std::string(64, 'b')) != std::string::npos);
+}
+
+TEST_CASE("an environment's key is the content of its wheels, not where they lie", "[env][wheel_source]") {
+  const TwoBuilds builds;
+  envbisect::StoreOptions options;
+  options.store_dir = (builds.dir.path / "store").string();
+  envbisect::VenvRequest request;
+  request.python = "python3";
+  request.packages = {{"alpha", "1.0"}};
+  request.wheel_dirs = {builds.first.string()};
+  const std::string before = envbisect::environment_key(request, options);
+  CHECK(envbisect::environment_key(request, options) == before);
+  // The same bytes in another folder: the same environment.
+  const fs::path copy = builds.dir.path / "copy";
+  fs::create_directories(copy);
+  fs::copy_file(builds.wheel(builds.first), copy / "alpha-1.0-py3-none-any.whl");
+  request.wheel_dirs = {copy.string()};
+  CHECK(envbisect::environment_key(request, options) == before);
+  // The wheel rebuilt in place (same name and version, new bytes): a new environment.
+  fs::copy_file(builds.wheel(builds.second), copy / "alpha-1.0-py3-none-any.whl", fs::copy_options::overwrite_existing);
+  CHECK(envbisect::environment_key(request, options) != before);
+  // Another interpreter: another environment.
+  request.wheel_dirs = {builds.first.string()};
+  request.python = "/bin/sh";
+  CHECK(envbisect::environment_key(request, options) != before);
+}
