@@ -9,6 +9,7 @@
 
 using envbisect::DeltaSet;
 using envbisect::Isolation;
+using envbisect::IsolationOutcome;
 using envbisect::Verdict;
 
 namespace {
@@ -195,19 +196,26 @@ TEST_CASE("isolate routes around skipped splits", "[search][isolate]") {
       return contains_all(applied, one) ? Verdict::bad : Verdict::good;
     });
     INFO("culprit " << culprit << " note " << result.note);
-    CHECK(result.found);
     CHECK(result.verified_forward);
     if (culprit == 4) {
-      // {4} alone is untestable; the smallest testable cause that contains it is {3,4}.
+      // {4} alone is untestable; the smallest testable cause that contains it is {3,4}, but whether 3
+      // is needed was never measured: ambiguous between the two.
       CHECK(result.cause == DeltaSet{3, 4});
+      CHECK(result.outcome == IsolationOutcome::ambiguous);
+      CHECK(result.could_be == std::vector<DeltaSet>{{4}, {3, 4}});
     } else {
       CHECK(result.cause == one);
     }
     if (culprit == 3) {
-      // Bad minus {3} still holds 4 without 3: the reverse check is untestable, and says so.
+      // Bad minus {3} still holds 4 without 3: the reverse check is untestable, and says so; another
+      // cause is not ruled out, so the outcome is ambiguous, never found.
       CHECK_FALSE(result.verified_reverse);
+      CHECK_FALSE(result.found);
+      CHECK(result.outcome == IsolationOutcome::ambiguous);
       CHECK(result.note.find("untestable") != std::string::npos);
-    } else {
+      CHECK(result.settle.find("make {0..2,4..7} testable") != std::string::npos);
+    } else if (culprit != 4) {
+      CHECK(result.found);
       CHECK(result.verified_reverse);
     }
     for (const auto& step : result.steps) {
@@ -225,6 +233,12 @@ TEST_CASE("isolate boxed in by skips says what it could be", "[search][isolate]"
   CHECK(result.note.find("could be any of {0..3}") != std::string::npos);
   CHECK(result.verified_forward);  // the bad anchor itself
   CHECK(result.verified_reverse);  // {} is the good anchor
+  CHECK(result.forward_is_anchor);
+  // Boxed in is never a found cause: exit 1 with the sets it could be and what would settle it.
+  CHECK_FALSE(result.found);
+  CHECK(result.outcome == IsolationOutcome::ambiguous);
+  CHECK(result.could_be == std::vector<DeltaSet>{{0}, {1}, {2}, {3}, {0, 1, 2, 3}});
+  CHECK(result.settle.find("make {0,1} testable") != std::string::npos);
   // Attempts per group are capped by the options.
   CHECK(result.evaluations == envbisect::IsolateOptions{}.max_split_attempts);
 }
@@ -250,12 +264,16 @@ TEST_CASE("isolate treats intermediate as bad and notes a partial cause", "[sear
     }
     return contains_all(applied, {3}) ? Verdict::intermediate : Verdict::good;
   });
-  CHECK(result.found);
   CHECK(result.cause == DeltaSet{3});
   CHECK_FALSE(result.verified_forward);
   CHECK(result.cause_verdicts == std::vector<Verdict>{Verdict::intermediate});
   CHECK(result.verified_reverse);
   CHECK(result.note.find("partial cause") != std::string::npos);
+  // good + {3} is only part of the effect: not a found cause.
+  CHECK_FALSE(result.found);
+  CHECK(result.outcome == IsolationOutcome::ambiguous);
+  CHECK(result.could_be == std::vector<DeltaSet>{{3}, {0, 1, 2, 3, 4, 5, 6, 7}});
+  CHECK(result.settle.find("is only intermediate") != std::string::npos);
 }
 
 TEST_CASE("isolate returns every independent cause", "[search][isolate]") {
@@ -278,6 +296,9 @@ TEST_CASE("isolate needs every member of a cause that only the full set reproduc
   CHECK(result.found);
   CHECK(result.cause == DeltaSet{0, 1, 2, 3});
   CHECK(result.verified_reverse);
+  // Good + everything is the bad anchor: the "verification" only re-reads the anchors.
+  CHECK(result.forward_is_anchor);
+  CHECK(result.reverse_is_anchor);
 }
 
 TEST_CASE("isolate says when the reverse check cannot be made", "[search][isolate]") {
@@ -287,11 +308,65 @@ TEST_CASE("isolate says when the reverse check cannot be made", "[search][isolat
     }
     return contains_all(applied, {3}) ? Verdict::bad : Verdict::good;
   });
-  CHECK(result.found);
+  CHECK_FALSE(result.found);
+  CHECK(result.outcome == IsolationOutcome::ambiguous);
   CHECK(result.cause == DeltaSet{3});
   CHECK(result.verified_forward);
   CHECK_FALSE(result.verified_reverse);
   CHECK(result.note.find("other causes not ruled out") != std::string::npos);
+  CHECK(result.could_be == std::vector<DeltaSet>{{3}, {0, 1, 2, 3, 4, 5, 6, 7}});
+}
+
+TEST_CASE("isolate calls unproven minimality ambiguous and names the smaller candidate", "[search][isolate]") {
+  // The cause is {2}; {2} alone was unstable, so the search went on and took {0,2}: it may be {2}.
+  const Isolation result = envbisect::isolate(4, [](const DeltaSet& applied) {
+    if (applied == DeltaSet{2}) {
+      return Verdict::unstable;
+    }
+    return contains_all(applied, {2}) ? Verdict::bad : Verdict::good;
+  });
+  INFO(result.note);
+  CHECK_FALSE(result.found);
+  CHECK(result.outcome == IsolationOutcome::ambiguous);
+  CHECK(result.note.find("unproven") != std::string::npos);
+  REQUIRE_FALSE(result.could_be.empty());
+  CHECK(result.could_be.front() == DeltaSet{2});
+  CHECK(result.settle.find("re-measure {2} with more runs") != std::string::npos);
+}
+
+TEST_CASE("isolate measures partial causes together and reports their union", "[search][isolate]") {
+  // {1} and {5} each give half the slowdown; together (with nothing else) the whole of it.
+  std::map<DeltaSet, int> asked;
+  const Isolation result = envbisect::isolate(8, [&](const DeltaSet& applied) {
+    CHECK(++asked[applied] == 1);
+    const bool one = contains_all(applied, {1});
+    const bool five = contains_all(applied, {5});
+    return one && five ? Verdict::bad : one || five ? Verdict::intermediate : Verdict::good;
+  });
+  INFO(result.note);
+  CHECK(result.found);
+  CHECK(result.united);
+  CHECK(result.cause == DeltaSet{1, 5});
+  CHECK(result.causes == std::vector<DeltaSet>{{1, 5}});
+  CHECK(result.cause_verdicts == std::vector<Verdict>{Verdict::bad});
+  CHECK(asked.count(DeltaSet{1, 5}) == 1);
+  CHECK(result.note.find("bad together") != std::string::npos);
+}
+
+TEST_CASE("isolate does not call partial causes found when together they are still partial", "[search][isolate]") {
+  // {1} and {5} are each a third of the effect; the rest needs {7} with them, which bad minus them lacks.
+  const Isolation result = envbisect::isolate(8, [](const DeltaSet& applied) {
+    const bool one = contains_all(applied, {1});
+    const bool five = contains_all(applied, {5});
+    if (one && five && contains_all(applied, {7})) {
+      return Verdict::bad;
+    }
+    return one || five ? Verdict::intermediate : Verdict::good;
+  });
+  INFO(result.note);
+  CHECK_FALSE(result.found);
+  CHECK(result.outcome == IsolationOutcome::ambiguous);
+  CHECK(result.note.find("together are only intermediate") != std::string::npos);
 }
 
 TEST_CASE("isolate evaluation counts", "[.][search_counts]") {
