@@ -377,11 +377,40 @@ Isolation isolate(std::size_t delta_count, const Oracle& oracle, const IsolateOp
     }
   }
   result.cause = result.causes.front();
-  const bool any_bad = std::any_of(result.cause_verdicts.begin(), result.cause_verdicts.end(),
-                                   [](Verdict v) { return v == Verdict::bad; });
-  const bool all_testable = std::all_of(result.cause_verdicts.begin(), result.cause_verdicts.end(),
-                                        [](Verdict v) { return counts_as_bad(v); });
-  result.verified_forward = any_bad && all_testable;
+  // Every cause reported must reproduce the whole effect on top of good; a partial one left over
+  // (bad together with a full cause, or alone) is not a verified cause.
+  result.verified_forward = std::all_of(result.cause_verdicts.begin(), result.cause_verdicts.end(),
+                                        [](Verdict v) { return v == Verdict::bad; });
+  // Replicate what the answer rests on, once, with more runs: a verdict reached on a few runs (an
+  // outlier, an unlucky anchor) must not become a cause.
+  if (options.recheck && monotone && result.verified_forward && result.verified_reverse) {
+    for (std::size_t i = 0; i < result.causes.size(); ++i) {
+      if (result.causes[i] != all && options.recheck(result.causes[i]) != Verdict::bad) {
+        result.verified_forward = false;
+        result.cause_verdicts[i] = Verdict::unstable;
+        notes.push_back("cause " + isolator.name(result.causes[i]) + " was not bad again when re-measured");
+      }
+    }
+    // A cause of several members is minimal only if each member is needed: without it, good again.
+    for (const DeltaSet& cause : result.causes) {
+      for (std::size_t k = 0; cause.size() > 1 && k < cause.size() && result.verified_forward; ++k) {
+        // Partial causes united into one: without one of them the rest is partial (not bad) at most.
+        const DeltaSet without = subtract(cause, DeltaSet{cause[k]});
+        const Verdict again = options.recheck(without);
+        if (result.united ? again == Verdict::bad : again != Verdict::good) {
+          result.verified_forward = false;
+          result.could_be.push_back(without);
+          notes.push_back(isolator.name(without) + " was " + std::string(to_string(again)) + " when re-measured: " +
+                          isolator.name(DeltaSet{cause[k]}) + " may not be needed");
+        }
+      }
+    }
+    const DeltaSet rest = subtract(all, reverted);
+    if (!rest.empty() && options.recheck(rest) != Verdict::good) {
+      result.verified_reverse = false;
+      notes.push_back("bad minus " + isolator.name(reverted) + " was not good again when re-measured");
+    }
+  }
   result.forward_is_anchor = result.cause == all;
   result.reverse_is_anchor = reverted == all;
   isolator.collect_notes(notes);
@@ -391,12 +420,12 @@ Isolation isolate(std::size_t delta_count, const Oracle& oracle, const IsolateOp
   } else if (isolator.uncertain() || !result.verified_reverse || !result.verified_forward) {
     // Something the answer rests on was never measured: say what it could be and what would decide.
     result.outcome = IsolationOutcome::ambiguous;
-    result.could_be = isolator.could_be();
+    result.could_be.insert(result.could_be.end(), isolator.could_be().begin(), isolator.could_be().end());
     if (!result.verified_reverse) {
       result.could_be.push_back(reverted);
       result.could_be.push_back(all);
     } else if (!result.verified_forward) {
-      result.could_be.push_back(result.cause);
+      result.could_be.insert(result.could_be.end(), result.causes.begin(), result.causes.end());
       result.could_be.push_back(all);
     }
     std::sort(result.could_be.begin(), result.could_be.end(), [](const DeltaSet& a, const DeltaSet& b) {
@@ -410,10 +439,13 @@ Isolation isolate(std::size_t delta_count, const Oracle& oracle, const IsolateOp
     for (const DeltaSet& set : isolator.untestable(Verdict::skip)) {
       settle.push_back("make " + isolator.name(set) + " testable (it was skipped: the build or the benchmark could not test it)");
     }
-    if (!result.verified_forward && settle.empty()) {
-      settle.push_back("good + " + isolator.name(result.cause) + " is only " +
-                       std::string(to_string(result.cause_verdicts.front())) +
-                       ": the rest of the effect needs other differences with it; test the candidates above");
+    if (!result.verified_forward && settle.empty() && result.cause_verdicts.front() == Verdict::intermediate) {
+      settle.push_back("good + " + isolator.name(result.cause) +
+                       " is only intermediate: the rest of the effect needs other differences with it; test the "
+                       "candidates above");
+    } else if (settle.empty()) {
+      settle.push_back("re-measure the candidates above with more runs (raise --max-runs): a verdict the answer "
+                       "rests on did not hold");
     }
     result.settle = join(settle, "; ");
   } else {

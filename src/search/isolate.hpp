@@ -33,6 +33,10 @@ struct IsolateOptions {
   // by side; the cause found is the same as with one slot (the shortest bad prefix is unique).
   std::size_t slots = 1;
   std::function<void(const std::vector<DeltaSet>&)> prefetch;  // the sets about to be asked; may be empty
+  // When set, each cause (unless it is every difference) and bad minus the causes are measured once
+  // more before the answer is trusted: the verdict after more runs. A cause that is then not bad, or
+  // a reverse set that is not good, makes the outcome ambiguous. Unset: the memo's verdicts stand.
+  std::function<Verdict(const DeltaSet&)> recheck;
 };
 
 // What the isolation can honestly claim.

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -441,4 +442,45 @@ TEST_CASE("isolate with k slots asks k lengths a round, announces them, and find
       CHECK(rounds.size() < static_cast<std::size_t>(serial.evaluations));
     }
   }
+}
+
+TEST_CASE("isolate re-measures what the answer rests on and stays ambiguous when it does not hold", "[search][isolate]") {
+  // The search saw {0..3} bad once (a slow outlier); every subset of it good. Re-measured, {0..3} is
+  // good: it is no cause, and the outcome must not be found.
+  auto world = [](const DeltaSet& applied) {
+    if (applied == DeltaSet{0, 1, 2, 3}) {
+      return Verdict::bad;
+    }
+    return contains_all(applied, {5}) ? Verdict::bad : Verdict::good;
+  };
+  envbisect::IsolateOptions options;
+  std::vector<DeltaSet> rechecked;
+  options.recheck = [&](const DeltaSet& applied) {
+    rechecked.push_back(applied);
+    return contains_all(applied, {5}) ? Verdict::bad : Verdict::good;
+  };
+  const Isolation result = envbisect::isolate(8, world, options);
+  INFO(result.note);
+  CHECK_FALSE(result.found);
+  CHECK(result.outcome == IsolationOutcome::ambiguous);
+  CHECK(result.note.find("was not bad again when re-measured") != std::string::npos);
+  CHECK(std::find(rechecked.begin(), rechecked.end(), DeltaSet{0, 1, 2, 3}) != rechecked.end());
+  // Without the re-measurement the outlier's set would have been reported as a cause.
+  const Isolation unchecked = envbisect::isolate(8, world);
+  CHECK(unchecked.found);
+  CHECK(std::find(unchecked.causes.begin(), unchecked.causes.end(), DeltaSet{0, 1, 2, 3}) != unchecked.causes.end());
+}
+
+TEST_CASE("isolate checks that each member of a multi-member cause is needed", "[search][isolate]") {
+  // The pair {1,6} is the cause; re-measured, {6} alone is bad too: 1 may not be needed.
+  envbisect::IsolateOptions options;
+  options.recheck = [](const DeltaSet& applied) {
+    return contains_all(applied, {6}) ? Verdict::bad : Verdict::good;
+  };
+  const Isolation result = envbisect::isolate(8, [](const DeltaSet& applied) {
+    return contains_all(applied, {1, 6}) ? Verdict::bad : Verdict::good;
+  }, options);
+  CHECK_FALSE(result.found);
+  CHECK(result.note.find("{6} was bad when re-measured: {1} may not be needed") != std::string::npos);
+  CHECK(std::find(result.could_be.begin(), result.could_be.end(), DeltaSet{6}) != result.could_be.end());
 }
