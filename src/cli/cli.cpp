@@ -75,6 +75,8 @@ int cli_main(int argc, char** argv) {
   run_cmd->add_flag("--deterministic", run.deterministic,
                     "The benchmark's exit status is the whole result, as git bisect run: 0 good, 125 skip, other bad; "
                     "one run per candidate (as the recipe's \"outcome\": \"pass-fail\")");
+  run_cmd->add_flag("--any-change", run.any_change,
+                    "Bisect any change between the anchors, also a bad state that measures better than good");
   run_cmd->add_flag("--first-parent", run.first_parent,
                     "Bisect commit ranges along first parents only (default: the whole DAG, as git bisect)");
   run_cmd->add_option("--executor", run.execution.executor, "Where benchmarks run: local (default), ssh or slurm")

@@ -26,7 +26,8 @@ std::vector<std::size_t> kary_probes(std::size_t good, std::size_t bad, std::siz
   k = std::max<std::size_t>(1, std::min(k, m));
   std::vector<std::size_t> probes;
   for (std::size_t j = 0; j < k && m > 0; ++j) {
-    const std::size_t rank = (j + 1) * (m + 1) / (k + 1);
+    // One point a round is git's choice: never the lowest of three or more (see first_bad()).
+    const std::size_t rank = k == 1 && m >= 2 ? std::max<std::size_t>(2, (m + 1) / 2) : (j + 1) * (m + 1) / (k + 1);
     const std::size_t index = candidates[rank == 0 ? 0 : rank - 1];
     if (probes.empty() || probes.back() != index) {
       probes.push_back(index);
