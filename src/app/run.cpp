@@ -5,6 +5,7 @@
 #include <cmath>
 #include <ctime>
 #include <iostream>
+#include <map>
 #include <numeric>
 
 #include <nlohmann/json.hpp>
@@ -250,6 +251,15 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   std::iota(all.begin(), all.end(), 0);
   Candidate good_candidate = evaluator.candidate({});
   Candidate bad_candidate = evaluator.candidate(all);
+  // The runs of each candidate (by hash) that verdicts have seen so far in this session: a resumed or
+  // replayed run meets the journal's attempts in the order the first session did, not all at once.
+  std::map<std::string, std::size_t> in_view;
+  auto see = [&](const Candidate& candidate, int count) {
+    const std::vector<RunResult>& done = evaluator.measure(candidate, count);
+    std::size_t& seen = in_view[candidate.hash];
+    seen = std::max(seen, std::min(done.size(), static_cast<std::size_t>(std::max(count, 0))));
+  };
+  auto seen_runs = [&](const Candidate& candidate) { return static_cast<int>(in_view[candidate.hash]); };
   int anchor_runs = 0;
   auto measure_anchors = [&](int runs) {
     if (options.execution.slots > 1 && anchor_runs < runs) {
@@ -259,15 +269,19 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
     }
     while (anchor_runs < runs) {
       ++anchor_runs;
-      evaluator.measure(good_candidate, anchor_runs);
-      evaluator.measure(bad_candidate, anchor_runs);
+      see(good_candidate, anchor_runs);
+      see(bad_candidate, anchor_runs);
     }
+    see(good_candidate, anchor_runs);
+    see(bad_candidate, anchor_runs);
   };
-  // Samples as the mode reads runs: a pass/fail test by its exit status alone.
+  // Samples as the mode reads runs (a pass/fail test by its exit status alone), those seen so far.
   auto samples = [&](const Candidate& candidate) {
     stats::SampleSet set;
-    for (const RunResult& attempt : evaluator.attempts(candidate)) {
-      set.samples.push_back(pass_fail ? stats::to_pass_fail_sample(attempt) : stats::to_sample(attempt));
+    const std::vector<RunResult>& attempts = evaluator.attempts(candidate);
+    const std::size_t seen = std::min(attempts.size(), in_view[candidate.hash]);
+    for (std::size_t i = 0; i < seen; ++i) {
+      set.samples.push_back(pass_fail ? stats::to_pass_fail_sample(attempts[i]) : stats::to_sample(attempts[i]));
     }
     return set;
   };
@@ -316,26 +330,26 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   auto decide = [&](const Candidate& candidate, const std::string& stage, const std::string& label) {
     // One run judges a pass/fail candidate (--repeats of them with --deterministic, which must agree);
     // otherwise run it until the statistics decide.
-    evaluator.measure(candidate, one_run && !pass_fail ? 1 : policy.min_runs);
+    see(candidate, one_run && !pass_fail ? 1 : policy.min_runs);
     stats::Assessment assessment = one_run ? stats::assess_pass_fail(samples(candidate))
                                            : stats::assess(samples(candidate), samples(good_candidate),
                                                            samples(bad_candidate), policy);
     while (!assessment.decided) {
-      evaluator.measure(candidate, static_cast<int>(evaluator.attempts(candidate).size()) + 1);
+      see(candidate, seen_runs(candidate) + 1);
       assessment = stats::assess(samples(candidate), samples(good_candidate), samples(bad_candidate), policy);
     }
     ++decisions;
     std::vector<double> metrics = samples(candidate).metrics();
     json decision = {{"type", "decision"}, {"n", decisions}, {"stage", stage}, {"label", label},
                      {"applied", candidate.applied}, {"candidate", candidate.hash},
-                     {"verdict", to_string(assessment.verdict)}, {"runs", evaluator.attempts(candidate).size()},
+                     {"verdict", to_string(assessment.verdict)}, {"runs", seen_runs(candidate)},
                      {"median", stats::median(metrics)}, {"reason", assessment.reason},
                      {"p_vs_good", assessment.p_vs_good}, {"p_vs_bad", assessment.p_vs_bad},
                      {"position", assessment.position}, {"different_failure", assessment.different_failure},
                      {"checksum_mismatch", assessment.checksum_mismatch}};
     journal.append(decision);
     verdict_log.push_back(decision);
-    std::cout << "  " << to_string(assessment.verdict) << "  " << label << "  (" << evaluator.attempts(candidate).size()
+    std::cout << "  " << to_string(assessment.verdict) << "  " << label << "  (" << seen_runs(candidate)
               << " runs";
     if (options.explain) {
       std::cout << ": " << assessment.reason;
@@ -386,7 +400,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   isolate_options.recheck = [&](const DeltaSet& unit_set) {
     const Candidate candidate = evaluator.candidate(expand(unit_set));
     const int more = one_run ? 1 : policy.min_runs;
-    evaluator.measure(candidate, static_cast<int>(evaluator.attempts(candidate).size()) + more);
+    see(candidate, seen_runs(candidate) + more);
     return decide(candidate, "recheck", describe_set(deltas, candidate.applied));
   };
   Isolation isolation = isolate(units.size(), oracle, isolate_options);
@@ -423,7 +437,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   json boundary;
   if (one_run && isolation.found) {
     RerunCandidate rerun = [&](const Candidate& candidate, const std::string& label) {
-      evaluator.measure(candidate, static_cast<int>(evaluator.attempts(candidate).size()) + 1);
+      see(candidate, seen_runs(candidate) + 1);
       return decide(candidate, "verify", label);
     };
     boundary = verify_boundary(stages, axes, isolation, refinements, cause_state, rerun);
@@ -458,9 +472,9 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
                                                 : "not_verified";
   result["mode"] = one_run ? "pass-fail" : "metric";
   if (!boundary.is_null()) {
-    result["verified"]["boundary_rerun"] = boundary;
+    result["boundary_rerun"] = boundary;
   }
-  result["verified"]["rereads_anchors"] = isolation.forward_is_anchor;
+  result["rereads_anchors"] = isolation.forward_is_anchor;  // "verified" then only re-read the anchors
   result["could_be"] = json::array();
   for (const DeltaSet& set : isolation.could_be) {
     json items = json::array();
@@ -503,11 +517,14 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   write_reports(run_dir);
 
   if (retracted) {
-    std::cout << "retracted: on all " << evaluator.attempts(good_candidate).size()
+    std::cout << "retracted: on all " << seen_runs(good_candidate)
               << " runs of each anchor they no longer differ (" << final_anchors.message
               << "); no cause is reported\n";
   } else {
     print_outcome(std::cout, deltas, isolation, refinements, probes);
+    if (!boundary.is_null() && boundary_ok) {
+      std::cout << "verified: the last good and the first bad candidate gave the same answers on a second run\n";
+    }
     if (!boundary_ok) {
       std::cout << "NOT verified: a boundary candidate gave a different answer on its second run (the test is not "
                    "deterministic there); see the verify lines above\n";

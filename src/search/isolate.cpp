@@ -397,7 +397,7 @@ Isolation isolate(std::size_t delta_count, const Oracle& oracle, const IsolateOp
         // Partial causes united into one: without one of them the rest is partial (not bad) at most.
         const DeltaSet without = subtract(cause, DeltaSet{cause[k]});
         const Verdict again = options.recheck(without);
-        if (result.united ? again == Verdict::bad : again != Verdict::good) {
+        if (result.united ? again == Verdict::bad : (again == Verdict::bad || again == Verdict::intermediate)) {
           result.verified_forward = false;
           result.could_be.push_back(without);
           notes.push_back(isolator.name(without) + " was " + std::string(to_string(again)) + " when re-measured: " +

@@ -47,7 +47,7 @@ SH
 : >"$T/git.log"
 git -C "$T/repo" bisect start "$last" "$first" >/dev/null
 (cd "$T/repo" && git bisect run sh "$T/git-test.sh" >/dev/null)
-git -C "$T/repo" bisect reset -q
+git -C "$T/repo" bisect reset >/dev/null 2>&1
 
 "$PY" - "$T/ours.log" "$T/git.log" "$T/run/result.json" <<'PY'
 import json, sys
