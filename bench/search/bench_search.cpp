@@ -7,6 +7,8 @@
 //   bench_search dag REPO PREDICATE                   bisect `good..main` of REPO with dag_first_bad over
 //       commits_between; every question checks the commit out (checkout_commit) and runs
 //       `sh PREDICATE` in it, as `git bisect run` would. Print "evaluations E first_bad ID".
+//   bench_search chain REPO PREDICATE                 the same along the first-parent chain with the chain
+//       bisection (first_bad), as a linear commit axis of `envbisect run` is searched.
 //   bench_search sets SEED                            K = 1, 2, 3 interacting culprits among D = 8, 16,
 //       40 deltas (bad iff all K present): isolate()'s evaluations vs textbook ddmin's over many
 //       placements; print a table and, last, "ddmin_worst_ratio R" (worst over (K, D) of the ratio of
@@ -29,6 +31,7 @@
 #include "env/git_checkout.hpp"
 #include "env/git_history.hpp"
 #include "exec/runner.hpp"
+#include "search/bisect.hpp"
 #include "search/dag_bisect.hpp"
 #include "search/isolate.hpp"
 #include "util/error.hpp"
@@ -65,7 +68,9 @@ int make_repo(int count, const std::string& shape, int culprit, unsigned seed) {
         std::printf("merge :%d\n", parents[i][p] + 1);
       }
     }
-    std::printf("deleteall\nM 644 inline marker\ndata %zu\n%s\n", marker.size(), marker.c_str());
+    const std::string id = std::to_string(i) + "\n";  // the predicate logs it: the question sequence
+    std::printf("deleteall\nM 644 inline marker\ndata %zu\n%s\nM 644 inline id\ndata %zu\n%s\n", marker.size(),
+                marker.c_str(), id.size(), id.c_str());
   }
   // Main's tip is the last commit made.
   std::printf("reset refs/heads/main\nfrom :%d\n\n", count + 1);
@@ -75,8 +80,9 @@ int make_repo(int count, const std::string& shape, int culprit, unsigned seed) {
 
 // ---- dag: envbisect over the generated history ----------------------------------------------
 
-int bisect_repo(const std::string& repo, const std::string& predicate) {
-  const envbisect::CommitRange range = envbisect::commits_between(repo, "good", "main", envbisect::FirstParent::no);
+int bisect_repo(const std::string& repo, const std::string& predicate, bool chain) {
+  const envbisect::CommitRange range =
+      envbisect::commits_between(repo, "good", "main", chain ? envbisect::FirstParent::yes : envbisect::FirstParent::no);
   std::vector<envbisect::DagNode> nodes;
   for (const envbisect::RangeCommit& commit : range.commits) {
     nodes.push_back(envbisect::DagNode{commit.parents});
@@ -101,6 +107,16 @@ int bisect_repo(const std::string& repo, const std::string& predicate) {
     }
     return result.exit_code == 0 ? Verdict::good : result.exit_code == 125 ? Verdict::skip : Verdict::bad;
   };
+  if (chain) {
+    // The chain code of a linear (or first-parent) commit axis: point 0 is the good commit, point i
+    // the range's commit i-1, the last point the bad tip.
+    const envbisect::Bisection found =
+        envbisect::first_bad(nodes.size() + 1, [&](std::size_t index) { return oracle(index - 1); });
+    fs::remove_all(scratch);
+    std::printf("commits %zu evaluations %d first_bad %s\n", nodes.size(), found.evaluations,
+                found.found ? range.commits[found.first_bad - 1].id.c_str() : "none");
+    return 0;
+  }
   const envbisect::DagBisection found = envbisect::dag_first_bad(nodes, oracle);
   fs::remove_all(scratch);
   std::printf("commits %zu evaluations %d first_bad %s\n", nodes.size(), found.evaluations,
@@ -273,8 +289,8 @@ int main(int argc, char** argv) {
     if (args.size() == 5 && args[0] == "repo") {
       return make_repo(std::stoi(args[1]), args[2], std::stoi(args[3]), static_cast<unsigned>(std::stoul(args[4])));
     }
-    if (args.size() == 3 && args[0] == "dag") {
-      return bisect_repo(args[1], args[2]);
+    if (args.size() == 3 && (args[0] == "dag" || args[0] == "chain")) {
+      return bisect_repo(args[1], args[2], args[0] == "chain");
     }
     if (args.size() == 2 && args[0] == "sets") {
       return compare_sets(static_cast<unsigned>(std::stoul(args[1])));
@@ -283,6 +299,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_search: error: %s\n", error.what());
     return 2;
   }
-  std::fprintf(stderr, "usage: bench_search repo N linear|merges CULPRIT SEED | dag REPO PREDICATE | sets SEED\n");
+  std::fprintf(stderr, "usage: bench_search repo N linear|merges CULPRIT SEED | dag|chain REPO PREDICATE | sets SEED\n");
   return 2;
 }

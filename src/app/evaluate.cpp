@@ -64,7 +64,8 @@ int split_width(const GpuSplit& gpus) {
   return width;
 }
 
-RunStatus status_of(const ProcessResult& process, const BenchReport& report) {
+// Return how an attempt ended; a pass/fail test passes on exit 0 alone, a metric test also needs its metric.
+RunStatus status_of(const ProcessResult& process, const BenchReport& report, bool pass_fail) {
   if (process.timed_out) {
     return RunStatus::timeout;
   }
@@ -74,7 +75,7 @@ RunStatus status_of(const ProcessResult& process, const BenchReport& report) {
   if (process.exit_code == 125) {
     return RunStatus::skip;
   }
-  if (process.exit_code != 0 || !report.metric) {
+  if (process.exit_code != 0 || (!report.metric && !pass_fail)) {
     return RunStatus::failed;
   }
   return RunStatus::ok;
@@ -545,7 +546,7 @@ RunResult Evaluator::run_attempt(const Candidate& candidate, const Built& built,
   }
   BenchReport report = parse_bench_output(read_tail(spec.stdout_path), recipe);
   RunResult result;
-  result.status = status_of(process, report);
+  result.status = status_of(process, report, recipe.pass_fail);
   result.exit_code = process.exit_code;
   result.signal = process.signal;
   result.metric = report.metric;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <ctime>
 #include <iostream>
+#include <map>
 #include <numeric>
 #include <optional>
 
@@ -15,6 +16,7 @@
 #include "app/inputs.hpp"
 #include "app/remote_build.hpp"
 #include "app/run_guard.hpp"
+#include "app/run_plan.hpp"
 #include "app/run_stages.hpp"
 #include "core/delta.hpp"
 #include "env/store.hpp"
@@ -26,6 +28,7 @@
 #include "search/bisect.hpp"
 #include "search/isolate.hpp"
 #include "search/kary.hpp"
+#include "stats/pass_fail.hpp"
 #include "stats/verdict.hpp"
 #include "store/journal.hpp"
 #include "store/run_lock.hpp"
@@ -116,56 +119,11 @@ void load_inputs(const RunOptions& options, EnvState& good, EnvState& bad, Recip
   check_run_inputs(good, options.good_path, bad, options.bad_path, recipe, options.recipe_path, options.wheel_dirs);
 }
 
-stats::SampleSet samples_of(const std::vector<RunResult>& attempts) {
-  stats::SampleSet set;
-  for (const RunResult& attempt : attempts) {
-    set.samples.push_back(stats::to_sample(attempt));
-  }
-  return set;
-}
-
 json preflight_to_json(const stats::Preflight& p) {
   return {{"distinguishable", p.distinguishable}, {"good_median", p.good_median}, {"bad_median", p.bad_median},
           {"good_cv", p.good_cv}, {"bad_cv", p.bad_cv}, {"effect", p.effect},
           {"good_fail_rate", p.good_fail_rate}, {"bad_fail_rate", p.bad_fail_rate}, {"metric_p", p.metric_p},
           {"failure_p", p.failure_p}, {"checksum_mismatch", p.checksum_mismatch}, {"message", p.message}};
-}
-
-// Print what a run would do and its worst-case number of evaluations, running nothing.
-void print_plan(const std::vector<Delta>& deltas, const std::vector<Axis>& axes,
-                const std::vector<std::vector<std::size_t>>& units, const stats::VerdictPolicy& policy) {
-  std::cout << "plan (nothing is run):\n";
-  std::cout << "  1. anchors: good and bad, " << policy.anchor_runs << " runs each, interleaved (up to "
-            << policy.max_anchor_runs << " while the preflight needs more)\n";
-  std::cout << "  2. isolate the minimal cause among " << deltas.size() << " differences:\n";
-  for (std::size_t i = 0; i < deltas.size(); ++i) {
-    std::string kind = "toggle";
-    for (const Axis& axis : axes) {
-      if (axis.delta == i) {
-        kind = "ordered axis, " + std::to_string(axis.size() - 2) + " inner " + axis.kind + ": " +
-               describe_axis_points(axis, 64);
-      }
-    }
-    std::cout << "     " << describe(deltas[i]) << "  [" << kind << "]\n";
-  }
-  for (const std::vector<std::size_t>& unit : units) {
-    if (unit.size() > 1) {
-      std::cout << "     moved together (pinned): " << describe_set(deltas, unit) << "\n";
-    }
-  }
-  for (std::size_t k = 1; k <= std::min<std::size_t>(3, units.size()); ++k) {
-    int refine = 0;
-    for (const Axis& axis : axes) {
-      refine += bisection_worst_case(axis.size());
-    }
-    std::cout << "     worst case with " << k << (k == 1 ? " culprit: " : " interacting culprits: ")
-              << isolation_worst_case(units.size(), k) << " candidates to isolate, up to " << refine
-              << " to refine inside axes\n";
-  }
-  std::cout << "  3. refine culprits inside their ordered axes; 4. probe thread counts 1..max(4, n) (past 8: doublings "
-               "and n) with the cause applied; 5. verify both ways\n";
-  std::cout << "  each candidate: " << policy.min_runs << " runs, more while undecided, at most " << policy.max_runs
-            << "\n";
 }
 
 // Return where and how runs go: the command line's choice, completed by the recipe (its isolation
@@ -211,12 +169,10 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
     // Offline, every pinned build must be here before anything is written (an index could fetch it).
     check_packages_available(good, options.good_path, bad, options.bad_path, options.wheel_dirs, options.uv_caches);
   }
-  stats::VerdictPolicy policy;
-  policy.higher_is_better = recipe.higher_is_better;
-  policy.min_runs = options.repeats > 0 ? options.repeats : recipe.repeats;
-  policy.max_runs = std::max(policy.min_runs, options.max_runs);
-  policy.anchor_runs = std::max(policy.min_runs, options.anchor_runs);
-  policy.max_anchor_runs = std::max(policy.anchor_runs, policy.max_runs);
+  // A pass/fail test (the recipe says so, or --deterministic) is judged by exit status, one run each.
+  const bool pass_fail = options.deterministic || recipe.pass_fail;
+  recipe.pass_fail = pass_fail;
+  const stats::VerdictPolicy policy = run_policy(options, recipe, pass_fail);
   std::vector<Axis> axes =
       plan_axes(deltas, good, bad, options.wheel_dirs, options.first_parent ? FirstParent::yes : FirstParent::no);
   std::vector<std::vector<std::size_t>> units =
@@ -224,7 +180,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   pin_group_axes(axes, deltas, units, bad, options.wheel_dirs, options.uv_caches, options.store_dir);
   // At this point every input is valid.
   if (options.dry_run) {
-    print_plan(deltas, axes, units, policy);
+    print_plan(deltas, axes, units, policy, pass_fail);
     return ExitCode::ok;
   }
 
@@ -260,6 +216,8 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   run_doc["anchor_runs"] = options.anchor_runs;
   run_doc["first_parent"] = options.first_parent;
   run_doc["max_log_mb"] = options.max_log_mb;
+  run_doc["deterministic"] = options.deterministic;
+  run_doc["any_change"] = options.any_change;
   run_doc["execution"] = {{"executor", options.execution.executor}, {"host", options.execution.host},
                           {"prefix", options.execution.prefix}, {"slots", options.execution.slots},
                           {"isolation", options.execution.isolation},
@@ -322,6 +280,15 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   std::iota(all.begin(), all.end(), 0);
   Candidate good_candidate = evaluator.candidate({});
   Candidate bad_candidate = evaluator.candidate(all);
+  // The runs of each candidate (by hash) that verdicts have seen so far in this session: a resumed or
+  // replayed run meets the journal's attempts in the order the first session did, not all at once.
+  std::map<std::string, std::size_t> in_view;
+  auto see = [&](const Candidate& candidate, int count) {
+    const std::vector<RunResult>& done = evaluator.measure(candidate, count);
+    std::size_t& seen = in_view[candidate.hash];
+    seen = std::max(seen, std::min(done.size(), static_cast<std::size_t>(std::max(count, 0))));
+  };
+  auto seen_runs = [&](const Candidate& candidate) { return static_cast<int>(in_view[candidate.hash]); };
   int anchor_runs = 0;
   auto measure_anchors = [&](int runs) {
     if (options.execution.slots > 1 && anchor_runs < runs) {
@@ -331,25 +298,57 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
     }
     while (anchor_runs < runs) {
       ++anchor_runs;
-      evaluator.measure(good_candidate, anchor_runs);
-      evaluator.measure(bad_candidate, anchor_runs);
+      see(good_candidate, anchor_runs);
+      see(bad_candidate, anchor_runs);
     }
+    see(good_candidate, anchor_runs);
+    see(bad_candidate, anchor_runs);
+  };
+  // Samples as the mode reads runs (a pass/fail test by its exit status alone), those seen so far.
+  auto samples = [&](const Candidate& candidate) {
+    stats::SampleSet set;
+    const std::vector<RunResult>& attempts = evaluator.attempts(candidate);
+    const std::size_t seen = std::min(attempts.size(), in_view[candidate.hash]);
+    for (std::size_t i = 0; i < seen; ++i) {
+      set.samples.push_back(pass_fail ? stats::to_pass_fail_sample(attempts[i]) : stats::to_sample(attempts[i]));
+    }
+    return set;
+  };
+  // Judge the anchors on every run they have: statistically, or pass/fail (each good run passes, each bad fails).
+  auto judge_anchors = [&](bool by_exit_status) {
+    if (!by_exit_status) {
+      return stats::preflight(samples(good_candidate), samples(bad_candidate), policy);
+    }
+    const stats::PassFailAnchors checked = stats::pass_fail_anchors(samples(good_candidate), samples(bad_candidate));
+    stats::Preflight p;
+    p.distinguishable = checked.distinguishable;
+    p.by_failure = true;
+    p.message = checked.message;
+    return p;
   };
   measure_anchors(policy.anchor_runs);
-  stats::Preflight preflight = stats::preflight(samples_of(evaluator.attempts(good_candidate)),
-                                                samples_of(evaluator.attempts(bad_candidate)), policy);
-  while (!preflight.distinguishable && preflight.more_runs_would_help && anchor_runs < policy.max_anchor_runs) {
+  stats::Preflight preflight = judge_anchors(pass_fail);
+  while (!pass_fail && !preflight.distinguishable && preflight.more_runs_would_help &&
+         anchor_runs < policy.max_anchor_runs) {
     measure_anchors(anchor_runs + 1);
-    preflight = stats::preflight(samples_of(evaluator.attempts(good_candidate)),
-                                 samples_of(evaluator.attempts(bad_candidate)), policy);
+    preflight = judge_anchors(false);
   }
   journal.append({{"type", "preflight"}, {"anchor_runs", anchor_runs}, {"preflight", preflight_to_json(preflight)}});
-  std::cout << "anchors (" << anchor_runs << " runs each, interleaved): " << preflight.message << "\n";
+  std::cout << "anchors (" << anchor_runs << (anchor_runs == 1 ? " run" : " runs") << " each"
+            << (pass_fail ? ", pass/fail" : ", interleaved") << "): " << preflight.message << "\n";
   if (!preflight.distinguishable) {
     if (mode == Mode::run) {
       write_reports(run_dir);
     }
     throw Error(preflight.message, ExitCode::indistinct);
+  }
+  // Anchors that pass every time and fail every time with one signature need no statistics: one run
+  // per candidate from here on, as a pass/fail test, and the boundary re-run at the end.
+  const bool one_run = pass_fail || stats::looks_deterministic(samples(good_candidate), samples(bad_candidate), policy);
+  if (one_run && !pass_fail) {
+    std::cout << "anchors look deterministic (every good run passed, every bad run failed with one signature): one "
+                 "run per candidate, the boundary re-run at the end\n";
+    journal.append({{"type", "mode"}, {"mode", "pass-fail"}, {"why", "anchors look deterministic"}});
   }
 
   // Search: every question becomes a candidate measured until its verdict is decided, and a journaled
@@ -358,34 +357,34 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   std::vector<json> verdict_log;
   // Decide one candidate: run it until the statistics decide, journal the decision with its inputs.
   auto decide = [&](const Candidate& candidate, const std::string& stage, const std::string& label) {
-    evaluator.measure(candidate, policy.min_runs);
-    stats::Assessment assessment;
-    while (true) {
-      assessment = stats::assess(samples_of(evaluator.attempts(candidate)), samples_of(evaluator.attempts(good_candidate)),
-                                 samples_of(evaluator.attempts(bad_candidate)), policy);
-      if (assessment.decided) {
-        break;
-      }
-      evaluator.measure(candidate, static_cast<int>(evaluator.attempts(candidate).size()) + 1);
+    // One run judges a pass/fail candidate (--repeats of them with --deterministic, which must agree);
+    // otherwise run it until the statistics decide.
+    see(candidate, one_run && !pass_fail ? 1 : policy.min_runs);
+    stats::Assessment assessment = one_run ? stats::assess_pass_fail(samples(candidate))
+                                           : stats::assess(samples(candidate), samples(good_candidate),
+                                                           samples(bad_candidate), policy);
+    while (!assessment.decided) {
+      see(candidate, seen_runs(candidate) + 1);
+      assessment = stats::assess(samples(candidate), samples(good_candidate), samples(bad_candidate), policy);
     }
     ++decisions;
-    std::vector<double> metrics = samples_of(evaluator.attempts(candidate)).metrics();
+    std::vector<double> metrics = samples(candidate).metrics();
     json decision = {{"type", "decision"}, {"n", decisions}, {"stage", stage}, {"label", label},
                      {"applied", candidate.applied}, {"candidate", candidate.hash},
-                     {"verdict", to_string(assessment.verdict)}, {"runs", evaluator.attempts(candidate).size()},
+                     {"verdict", to_string(assessment.verdict)}, {"runs", seen_runs(candidate)},
                      {"median", stats::median(metrics)}, {"reason", assessment.reason},
                      {"p_vs_good", assessment.p_vs_good}, {"p_vs_bad", assessment.p_vs_bad},
                      {"position", assessment.position}, {"different_failure", assessment.different_failure},
                      {"checksum_mismatch", assessment.checksum_mismatch}};
     journal.append(decision);
     verdict_log.push_back(decision);
-    std::cout << "  " << to_string(assessment.verdict) << "  " << label << "  (" << evaluator.attempts(candidate).size()
+    std::cout << "  " << to_string(assessment.verdict) << "  " << label << "  (" << seen_runs(candidate)
               << " runs";
     if (options.explain) {
       std::cout << ": " << assessment.reason;
     }
     std::cout << ")\n" << std::flush;
-    if (decisions % k_anchor_refresh == 0 && anchor_runs < policy.max_anchor_runs) {
+    if (!one_run && decisions % k_anchor_refresh == 0 && anchor_runs < policy.max_anchor_runs) {
       measure_anchors(anchor_runs + 1);
     }
     return assessment.verdict;
@@ -425,6 +424,14 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
     }
     evaluator.measure_all(batch, policy.min_runs, options.execution.slots);
   };
+  // Before an answer is trusted, what it rests on is measured again: more runs of each cause, of each
+  // cause without one member, and of bad minus the causes (one more run each for a pass/fail test).
+  isolate_options.recheck = [&](const DeltaSet& unit_set) {
+    const Candidate candidate = evaluator.candidate(expand(unit_set));
+    const int more = one_run ? 1 : policy.min_runs;
+    see(candidate, seen_runs(candidate) + more);
+    return decide(candidate, "recheck", describe_set(deltas, candidate.applied));
+  };
   Isolation isolation = isolate(units.size(), oracle, isolate_options);
   // From here on, every set names deltas again.
   isolation.cause = expand(isolation.cause);
@@ -433,6 +440,9 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   }
   for (SearchStep& step : isolation.steps) {
     step.applied = expand(step.applied);
+  }
+  for (DeltaSet& set : isolation.could_be) {
+    set = expand(set);
   }
   if (options.explain) {
     std::cout << "why each candidate was chosen:\n";
@@ -449,9 +459,23 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   StageContext stages{deltas, evaluator, journal, decide_candidate, verdict_log, options.execution.slots,
                       policy.min_runs};
   json refinements = isolation.found ? refine_cause(stages, axes, isolation.cause, cause_state) : json::array();
-  json probes = isolation.found && !options.no_probe ? probe_modifiers(stages, isolation.cause, cause_state)
-                                                     : json::array();
+  json probes = isolation.found && !options.no_probe && !one_run
+                   ? probe_modifiers(stages, isolation.cause, cause_state)
+                   : json::array();
+  // One run per candidate is trusted only once the two candidates the answer rests on say the same again.
+  json boundary;
+  if (one_run && isolation.found) {
+    RerunCandidate rerun = [&](const Candidate& candidate, const std::string& label) {
+      see(candidate, seen_runs(candidate) + 1);
+      return decide(candidate, "verify", label);
+    };
+    boundary = verify_boundary(stages, axes, isolation, refinements, cause_state, rerun);
+  }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  // The anchors were re-measured during the search: judge them again on all their runs before any
+  // cause is reported. If they no longer differ, every verdict above compared against noise.
+  const stats::Preflight final_anchors = judge_anchors(one_run);
+  const bool retracted = !final_anchors.distinguishable;
 
   // Write the result, then the summary.
   json result = {{"found", isolation.found}, {"cause", json::array()}, {"causes", json::array()},
@@ -464,6 +488,36 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   for (std::size_t index : isolation.cause) {
     result["cause"].push_back(delta_to_json(deltas[index]));
   }
+  // Refining inside an axis that ended boxed in leaves the answer open as well.
+  bool refinements_resolved = true;
+  for (const json& refinement : refinements) {
+    refinements_resolved = refinements_resolved && refinement.value("found", false);
+  }
+  const bool verified = isolation.found && isolation.verified_forward && isolation.verified_reverse;
+  const bool boundary_ok = boundary.is_null() || boundary.value("ok", false);
+  result["outcome"] = isolation.outcome == IsolationOutcome::not_found ? "not_found"
+                      : isolation.outcome == IsolationOutcome::ambiguous || !refinements_resolved ? "ambiguous"
+                      : verified && boundary_ok ? "found"
+                                                : "not_verified";
+  result["mode"] = one_run ? "pass-fail" : "metric";
+  if (!boundary.is_null()) {
+    result["boundary_rerun"] = boundary;
+  }
+  result["rereads_anchors"] = isolation.forward_is_anchor;  // "verified" then only re-read the anchors
+  result["could_be"] = json::array();
+  for (const DeltaSet& set : isolation.could_be) {
+    json items = json::array();
+    for (std::size_t index : set) {
+      items.push_back(delta_to_json(deltas[index]));
+    }
+    result["could_be"].push_back(items);
+  }
+  result["settle"] = isolation.settle;
+  if (retracted) {
+    result["outcome"] = "retracted";
+    result["final_anchors"] = preflight_to_json(final_anchors);
+  }
+  result["found"] = result["outcome"] == "found";
   for (const DeltaSet& cause : isolation.causes) {
     json items = json::array();
     for (std::size_t index : cause) {
@@ -491,14 +545,30 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   // The postmortem is rendered from the journal alone, so `envbisect report` gives the same bytes.
   write_reports(run_dir);
 
-  print_outcome(std::cout, deltas, isolation, refinements, probes);
+  if (retracted) {
+    std::cout << "retracted: on all " << seen_runs(good_candidate)
+              << " runs of each anchor they no longer differ (" << final_anchors.message
+              << "); no cause is reported\n";
+  } else {
+    print_outcome(std::cout, deltas, isolation, refinements, probes);
+    if (!boundary.is_null() && boundary_ok) {
+      std::cout << "verified: the last good and the first bad candidate gave the same answers on a second run\n";
+    }
+    if (!boundary_ok) {
+      std::cout << "NOT verified: a boundary candidate gave a different answer on its second run (the test is not "
+                   "deterministic there); see the verify lines above\n";
+    }
+  }
   char elapsed[32];
   std::snprintf(elapsed, sizeof elapsed, "%.0f s", seconds);
   std::cout << "evaluations: " << isolation.evaluations << " candidates, " << evaluator.attempts_run()
             << " benchmark runs (" << evaluator.attempts_reused() << " reused), " << elapsed << "\n"
             << "result: " << run_dir << "/result.json, report: " << run_dir << "/report.html\n";
-  return isolation.found && isolation.verified_forward && isolation.verified_reverse ? ExitCode::ok
-                                                                                    : ExitCode::inconclusive;
+  // Exit 0 only for a verified cause whose refinements all ended on one first bad point.
+  if (retracted) {
+    return ExitCode::indistinct;
+  }
+  return result["outcome"] == "found" ? ExitCode::ok : ExitCode::inconclusive;
 }
 
 }  // namespace
@@ -546,6 +616,8 @@ RunOptions load_run(const std::string& run_dir, std::vector<json>& records, Mode
   options.anchor_runs = doc.value("anchor_runs", options.anchor_runs);
   options.first_parent = doc.value("first_parent", false);
   options.max_log_mb = doc.value("max_log_mb", options.max_log_mb);
+  options.deterministic = doc.value("deterministic", false);
+  options.any_change = doc.value("any_change", false);
   if (doc.contains("execution") && doc["execution"].is_object()) {
     const json& execution = doc["execution"];
     options.execution.executor = execution.value("executor", options.execution.executor);

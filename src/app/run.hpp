@@ -27,6 +27,8 @@ struct RunOptions {
   bool no_probe = false; // skip probing thread counts once the cause is found
   bool first_parent = false;  // bisect commit ranges along first parents only (git bisect --first-parent)
   int max_log_mb = 64;         // cap on each benchmark log (stdout, stderr) in MiB; past it the middle is cut
+  bool any_change = false;     // a bad anchor that measures better than good is a change to bisect too
+  bool deterministic = false;  // the exit status is the whole result (as the recipe's "outcome": "pass-fail")
   ExecutionOptions execution;  // where benchmark processes run, how many at once, how isolated
 };
 

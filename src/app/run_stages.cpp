@@ -53,9 +53,14 @@ nlohmann::json refine_cause(const StageContext& context, const std::vector<Axis>
                   {"note", bisection.note}};
     context.journal.append({{"type", "refine"}, {"refine", entry}});
     refinements.push_back(entry);
-    std::cout << "  first bad " << axis.kind << ": " << axis.point(bisection.first_bad) << " (last good "
-              << axis.point(bisection.last_good) << ")" << (bisection.note.empty() ? "" : "; " + bisection.note)
-              << "\n";
+    if (bisection.found) {
+      std::cout << "  first bad " << axis.kind << ": " << axis.point(bisection.first_bad) << " (last good "
+                << axis.point(bisection.last_good) << ")" << (bisection.note.empty() ? "" : "; " + bisection.note)
+                << "\n";
+    } else {
+      // Boxed in: the points between were never measured good or bad, so no first bad is claimed.
+      std::cout << "  unresolved: " << bisection.note << "\n";
+    }
   }
   return refinements;
 }
@@ -106,10 +111,88 @@ nlohmann::json probe_modifiers(const StageContext& context, const DeltaSet& caus
   return probes;
 }
 
+nlohmann::json verify_boundary(const StageContext& context, const std::vector<Axis>& axes, const Isolation& isolation,
+                               const nlohmann::json& refinements, const EnvState& cause_state,
+                               const RerunCandidate& rerun) {
+  std::vector<std::pair<Candidate, std::string>> last_good_first_bad;
+  // refine_cause() journals one entry per axis of the cause, in axis order.
+  std::size_t entry = 0;
+  for (const Axis& axis : axes) {
+    if (std::find(isolation.cause.begin(), isolation.cause.end(), axis.delta) == isolation.cause.end()) {
+      continue;
+    }
+    const json& refinement = refinements.at(entry++);
+    if (!last_good_first_bad.empty() || !refinement.value("found", false)) {
+      continue;
+    }
+    const Delta& delta = context.deltas[axis.delta];
+    for (const char* key : {"last_good", "first_bad"}) {
+      const std::string point = refinement[key].get<std::string>();
+      // A numbers axis is a range, never listed: its index is the distance from the good end.
+      std::size_t index = 0;
+      if (axis.numbers) {
+        const std::int64_t value = std::stoll(point);
+        index = axis.numbers->from <= axis.numbers->to ? static_cast<std::size_t>(value - axis.numbers->from)
+                                                       : static_cast<std::size_t>(axis.numbers->from - value);
+      } else {
+        index = static_cast<std::size_t>(std::find(axis.points.begin(), axis.points.end(), point) - axis.points.begin());
+      }
+      last_good_first_bad.emplace_back(
+          context.evaluator.candidate_for(with_axis_point(cause_state, context.deltas, axis, index), isolation.cause),
+          std::string(to_string(delta.dimension)) + "/" + delta.name + " = " + point);
+    }
+  }
+  if (last_good_first_bad.empty()) {
+    DeltaSet reverted;
+    for (const DeltaSet& cause : isolation.causes) {
+      reverted.insert(reverted.end(), cause.begin(), cause.end());
+    }
+    std::sort(reverted.begin(), reverted.end());
+    DeltaSet rest;
+    for (std::size_t i = 0; i < context.deltas.size(); ++i) {
+      if (!std::binary_search(reverted.begin(), reverted.end(), i)) {
+        rest.push_back(i);
+      }
+    }
+    last_good_first_bad.emplace_back(context.evaluator.candidate(rest), "bad minus the causes");
+    last_good_first_bad.emplace_back(context.evaluator.candidate(isolation.cause), "good plus the cause");
+  }
+  json checks = json::array();
+  bool ok = true;
+  std::cout << "verify: one more run of each boundary candidate:\n";
+  for (std::size_t i = 0; i < last_good_first_bad.size(); ++i) {
+    const Verdict expected = i == 0 ? Verdict::good : Verdict::bad;
+    const Verdict verdict = rerun(last_good_first_bad[i].first, last_good_first_bad[i].second);
+    ok = ok && verdict == expected;
+    checks.push_back({{"label", last_good_first_bad[i].second}, {"expected", to_string(expected)},
+                      {"verdict", to_string(verdict)}});
+  }
+  json out = {{"checks", checks}, {"ok", ok}};
+  context.journal.append({{"type", "verify"}, {"verify", out}});
+  return out;
+}
+
 void print_outcome(std::ostream& out, const std::vector<Delta>& deltas, const Isolation& isolation,
                    const nlohmann::json& refinements, const nlohmann::json& probes) {
-  if (!isolation.found) {
+  if (isolation.outcome == IsolationOutcome::not_found) {
     out << "no minimal cause isolated: " << isolation.note << "\n";
+    return;
+  }
+  if (isolation.outcome == IsolationOutcome::ambiguous) {
+    out << "ambiguous: no cause verified; it could be any of:\n";
+    for (const DeltaSet& set : isolation.could_be) {
+      std::vector<std::string> names;
+      for (std::size_t index : set) {
+        names.push_back(std::string(to_string(deltas[index].dimension)) + "/" + deltas[index].name);
+      }
+      out << "  {" << join(names, ", ") << "}\n";
+    }
+    if (!isolation.settle.empty()) {
+      out << "to settle it: " << isolation.settle << "\n";
+    }
+    if (!isolation.note.empty()) {
+      out << "note: " << isolation.note << "\n";
+    }
     return;
   }
   out << "cause (" << isolation.cause.size() << (isolation.cause.size() == 1 ? " difference" : " differences, together")
@@ -117,15 +200,31 @@ void print_outcome(std::ostream& out, const std::vector<Delta>& deltas, const Is
   for (std::size_t index : isolation.cause) {
     out << "  " << describe(deltas[index]) << "\n";
   }
-  out << "verified: good + cause -> " << (isolation.verified_forward ? "bad" : "NOT bad") << "; bad - cause -> "
-      << (isolation.verified_reverse ? "good" : "NOT good") << "\n";
+  if (isolation.forward_is_anchor) {
+    // good + everything is the bad anchor and bad - everything the good one: re-reading them proves nothing.
+    out << "not a verification: the cause is every difference, so good + cause is the bad anchor and bad - cause the "
+           "good anchor, re-read"
+        << (isolation.cause.size() > 1 ? "; each member is needed because the smaller sets the search measured were good"
+                                       : "")
+        << "\n";
+  } else {
+    out << "verified: good + cause -> " << (isolation.verified_forward ? "bad" : "NOT bad") << "; bad - "
+        << (isolation.causes.size() > 1 ? "causes" : "cause") << " -> "
+        << (isolation.verified_reverse ? "good" : "NOT good")
+        << (isolation.reverse_is_anchor ? " (that is the good anchor itself: not a separate check)" : "") << "\n";
+  }
   if (!isolation.note.empty()) {
     out << "note: " << isolation.note << "\n";
   }
   for (const json& refinement : refinements) {
     out << "inside " << refinement["delta"]["dimension"].get<std::string>() << "/"
-        << refinement["delta"]["name"].get<std::string>() << ": first bad " << refinement["first_bad"].get<std::string>()
-        << ", last good " << refinement["last_good"].get<std::string>() << "\n";
+        << refinement["delta"]["name"].get<std::string>();
+    if (refinement.value("found", false)) {
+      out << ": first bad " << refinement["first_bad"].get<std::string>() << ", last good "
+          << refinement["last_good"].get<std::string>() << "\n";
+    } else {
+      out << ": unresolved (" << refinement.value("note", std::string()) << ")\n";
+    }
   }
   std::map<std::string, std::vector<std::string>> bites;
   for (const json& probe : probes) {

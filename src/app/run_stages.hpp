@@ -46,6 +46,17 @@ nlohmann::json refine_cause(const StageContext& context, const std::vector<Axis>
 // and return one entry per point ({type, knob, value, cache, verdict, median}).
 nlohmann::json probe_modifiers(const StageContext& context, const DeltaSet& cause, const EnvState& cause_state);
 
+// Runs a candidate once more and returns the verdict of all its runs together (a pass/fail re-run).
+using RerunCandidate = std::function<Verdict(const Candidate&, const std::string& label)>;
+
+// Verify a pass/fail answer by running once more each of the two candidates it rests on: the last good
+// and the first bad point of the first refined axis, else bad minus the causes and good plus the
+// cause. Return {checks: [{label, expected, verdict}], ok} (ok: each came back as expected); print
+// one line per check.
+nlohmann::json verify_boundary(const StageContext& context, const std::vector<Axis>& axes, const Isolation& isolation,
+                               const nlohmann::json& refinements, const EnvState& cause_state,
+                               const RerunCandidate& rerun);
+
 // Print the end of a run: the cause and its verification (or why none was isolated), where it bites
 // inside its axes and across the probes.
 void print_outcome(std::ostream& out, const std::vector<Delta>& deltas, const Isolation& isolation,

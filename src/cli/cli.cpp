@@ -65,7 +65,10 @@ int cli_main(int argc, char** argv) {
       ->check(CLI::IsMember({"store", "installer"}));
   run_cmd->add_option("--index-url", run.index_url, "Package index for --builder installer (default: none, offline)");
   run_cmd->add_option("--out", run.out_dir, "Run directory (default runs/<time>)");
-  run_cmd->add_option("--repeats", run.repeats, "First runs per candidate (default: the recipe's)")->check(CLI::Range(1, 100));
+  run_cmd->add_option("--repeats", run.repeats,
+                      "First runs per candidate (default: the recipe's; at least 2 for a metric); with "
+                      "--deterministic, exactly this many (default 1)")
+      ->check(CLI::Range(1, 100));
   run_cmd->add_option("--max-runs", run.max_runs, "Runs per candidate at which a verdict must be reached (default 10)")
       ->check(CLI::Range(1, 100));
   run_cmd->add_option("--anchor-runs", run.anchor_runs, "Interleaved runs of each anchor before bisecting (default 5)")
@@ -78,6 +81,11 @@ int cli_main(int argc, char** argv) {
                       "(default 64)")
       ->check(CLI::Range(1, 1 << 20));
   run_cmd->add_flag("--no-probe", run.no_probe, "Do not probe thread counts once the cause is found");
+  run_cmd->add_flag("--deterministic", run.deterministic,
+                    "The benchmark's exit status is the whole result, as git bisect run: 0 good, 125 skip, other bad; "
+                    "one run per candidate (as the recipe's \"outcome\": \"pass-fail\")");
+  run_cmd->add_flag("--any-change", run.any_change,
+                    "Bisect any change between the anchors, also a bad state that measures better than good");
   run_cmd->add_flag("--first-parent", run.first_parent,
                     "Bisect commit ranges along first parents only (default: the whole DAG, as git bisect)");
   run_cmd->add_option("--executor", run.execution.executor, "Where benchmarks run: local (default), ssh or slurm")

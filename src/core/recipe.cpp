@@ -117,7 +117,7 @@ Recipe parse_recipe(const std::string& text, const std::string& source) {
     problems.throw_if_any();
   }
   check_fields(doc, "", {"format", "name", "description", "command", "warmup", "env", "metric", "direction",
-                         "checksum", "error_field", "repeats", "timeout_s", "seed", "isolation", "network"},
+                         "checksum", "error_field", "repeats", "timeout_s", "seed", "isolation", "network", "outcome"},
                problems);
   for (const auto& [key, value] : doc.items()) {
     if (key != "command" && key != "warmup" && key != "env") {  // those three say so themselves
@@ -142,7 +142,15 @@ Recipe parse_recipe(const std::string& text, const std::string& source) {
   };
   text_field("name", recipe.name, false);
   text_field("description", recipe.description, false);
-  text_field("metric", recipe.metric, true);
+  if (auto outcome = doc.find("outcome"); outcome != doc.end()) {
+    if (*outcome == "pass-fail") {
+      recipe.pass_fail = true;
+    } else if (*outcome != "metric") {
+      problems.add("/outcome", "expected \"metric\" or \"pass-fail\", got " + outcome->dump());
+    }
+  }
+  // A pass/fail test is judged by its exit status alone: it needs no metric.
+  text_field("metric", recipe.metric, !recipe.pass_fail);
   text_field("checksum", recipe.checksum, false);
   text_field("error_field", recipe.error_field, false);
   recipe.command = read_argv(doc, "command", problems, true);

@@ -25,6 +25,7 @@ struct Recipe {
   std::int64_t seed = 0;
   std::string isolation;                      // "none", "bwrap", "podman" or "lxc"; empty: as the CLI says
   bool network = false;                       // whether an isolated run may reach the network
+  bool pass_fail = false;                     // "outcome": "pass-fail": the exit status is the whole result
 };
 
 // Parse a recipe document. `source` names the file in messages. Collect every problem (unknown

@@ -189,6 +189,7 @@ VerdictSummary summarize(const ReportModel& model) {
   const json& result = *model.result;
   summary.have_result = true;
   summary.found = result.value("found", false);
+  summary.outcome = result.value("outcome", "");
   summary.cause = cause_indices(model);
   if (result.contains("verified") && result["verified"].is_object()) {
     summary.forward = result["verified"].value("forward", false);
@@ -213,8 +214,11 @@ VerdictSummary summarize(const ReportModel& model) {
   }
   for (const Refinement& refinement : model.refinements) {
     summary.modifiers.push_back("inside " + refinement.delta.dimension + "/" + refinement.delta.name + " (" +
-                                refinement.kind + "): first bad " + refinement.first_bad + ", last good " +
-                                refinement.last_good + (refinement.note.empty() ? "" : "; " + refinement.note));
+                                refinement.kind + "): " +
+                                (refinement.found ? "first bad " + refinement.first_bad + ", last good " +
+                                                        refinement.last_good +
+                                                        (refinement.note.empty() ? "" : "; " + refinement.note)
+                                                  : "unresolved; " + refinement.note));
   }
   std::map<std::string, std::vector<std::string>> bites;
   std::vector<std::string> order;
@@ -234,6 +238,12 @@ VerdictSummary summarize(const ReportModel& model) {
 std::string headline(const VerdictSummary& summary) {
   if (!summary.have_result) {
     return "no result: the run did not finish (resume it to continue)";
+  }
+  if (summary.outcome == "ambiguous") {
+    return "ambiguous: no cause verified (the result lists what it could be and what would settle it)";
+  }
+  if (summary.outcome == "retracted") {
+    return "retracted: the anchors no longer differ on all their runs, so no cause is reported";
   }
   if (!summary.found) {
     return "no minimal cause isolated";

@@ -46,6 +46,7 @@ std::string tail_lines(const std::string& text, std::size_t max_lines, std::size
 struct VerdictSummary {
   bool have_result = false;
   bool found = false;
+  std::string outcome;                    // found | ambiguous | not_found | not_verified | retracted; "" before
   std::vector<std::size_t> cause;        // indices into the model's deltas
   bool forward = false;                   // good + cause -> bad
   bool reverse = false;                   // bad - cause -> good

@@ -1,5 +1,6 @@
 #include "search/bisect.hpp"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -13,12 +14,21 @@ std::string describe_range(std::size_t low, std::size_t high) {
   return low == high ? std::to_string(low) : std::to_string(low) + ".." + std::to_string(high);
 }
 
-// The interior points of (good, bad) in the order to try them: the midpoint, then its neighbours
+// Return the point `git rev-list --bisect` picks among good+1..bad on a chain: find_bisection sweeps
+// the candidates newest first, giving each the weight of its parent plus one, so the first commit
+// within one of halfway to be weighed is the oldest such one above the lowest (whose weight, 1, is
+// never checked); two candidates leave only the lower one. Measured with git 2.39 on chains of 2..9.
+std::size_t git_midpoint(std::size_t good, std::size_t bad) {
+  const std::size_t n = bad - good;
+  return n <= 2 ? good + 1 : good + std::max<std::size_t>(2, n / 2);
+}
+
+// The interior points of (good, bad) in the order to try them: git's midpoint, then its neighbours
 // alternating above and below, nearest first (git bisect moves off a skipped commit the same way).
 // Computed one at a time: an axis of 2^63 numbers is never listed.
 class ProbeOrder {
 public:
-  ProbeOrder(std::size_t good, std::size_t bad) : m_good(good), m_bad(bad), m_mid(good + (bad - good) / 2) {}
+  ProbeOrder(std::size_t good, std::size_t bad) : m_good(good), m_bad(bad), m_mid(git_midpoint(good, bad)) {}
 
   // Return the next point to try, or nothing when every interior point was given.
   std::optional<std::size_t> next() {
@@ -65,7 +75,7 @@ Bisection first_bad(std::size_t count, const IndexOracle& oracle) {
   // Invariant: `good` is good, `bad` is bad (or intermediate), so the first bad is in good+1..bad.
   while (bad - good > 1) {
     bool moved = false;
-    const std::size_t mid = good + (bad - good) / 2;
+    const std::size_t mid = git_midpoint(good, bad);
     ProbeOrder order(good, bad);
     for (std::optional<std::size_t> next = order.next(); next; next = order.next()) {
       const std::size_t index = *next;

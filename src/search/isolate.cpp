@@ -100,7 +100,7 @@ public:
   DeltaSet solve(const DeltaSet& group) {
     DeltaSet found;
     std::vector<std::size_t> window(group.begin(), group.end());  // found + window is bad
-    bool found_untestable = false;                                  // "found alone is good" unproven
+    std::vector<DeltaSet> untestable_subsets;                       // "found alone is good" unproven
     while (!window.empty()) {
       const std::size_t n = window.size();
       // Shortest bad run of `window` on top of `found`: the prefix (or suffix) of length hi is bad.
@@ -185,6 +185,10 @@ public:
           }
           const DeltaSet rest = sorted(std::vector<std::size_t>(window.begin(), window.end()));
           m_result.ambiguous.push_back(rest);
+          for (std::size_t member : rest) {
+            m_could_be.push_back(unite(found, DeltaSet{member}));
+          }
+          m_could_be.push_back(unite(found, rest));
           m_notes.push_back("boxed in by untestable mixes: could be any of " + name(rest) + " on top of " +
                             name(found));
           return unite(found, rest);
@@ -209,13 +213,33 @@ public:
         break;
       }
       if (alone != Verdict::good) {
-        found_untestable = true;
+        untestable_subsets.push_back(found);
       }
     }
-    if (found_untestable) {
+    if (!untestable_subsets.empty()) {
+      // A smaller set was never measured good or bad: it may be the cause on its own.
       m_unproven.push_back(found);
+      m_could_be.insert(m_could_be.end(), untestable_subsets.begin(), untestable_subsets.end());
+      m_could_be.push_back(found);
     }
     return found;
+  }
+
+  // Return true when the search was boxed in or could not prove a cause minimal.
+  bool uncertain() const { return !m_could_be.empty(); }
+
+  // Return the candidate causes the uncertain parts of the search left open.
+  const std::vector<DeltaSet>& could_be() const { return m_could_be; }
+
+  // Return the sets the search asked that came back untestable: skip, then unstable.
+  std::vector<DeltaSet> untestable(Verdict kind) const {
+    std::vector<DeltaSet> out;
+    for (const SearchStep& step : m_result.steps) {
+      if (!step.assumed && step.verdict == kind) {
+        out.push_back(step.applied);
+      }
+    }
+    return out;
   }
 
   // Append every caveat gathered during the search to `notes`.
@@ -239,6 +263,7 @@ private:
   std::map<DeltaSet, Verdict> m_memo;
   std::vector<std::string> m_notes;
   std::vector<DeltaSet> m_unproven;
+  std::vector<DeltaSet> m_could_be;  // candidate causes left open by boxed-in or unproven searches
   std::vector<DeltaSet> m_intermediate;
   std::vector<DeltaSet> m_unstable;
 };
@@ -334,11 +359,99 @@ Isolation isolate(std::size_t delta_count, const Oracle& oracle, const IsolateOp
     notes.push_back("bad minus " + isolator.name(reverted) + " is still " +
                     std::string(reverse == Verdict::bad ? "bad" : "intermediate") + ": another independent cause");
   }
+  // Causes that are each only partial, with bad minus all of them good, may be one cause in pieces:
+  // measure them together, and report them as one cause when that reproduces the effect.
+  const bool all_partial = std::all_of(result.cause_verdicts.begin(), result.cause_verdicts.end(),
+                                       [](Verdict v) { return v == Verdict::intermediate; });
+  if (monotone && result.verified_reverse && result.causes.size() > 1 && all_partial) {
+    const Verdict together = isolator.ask(reverted, "measure the partial causes together: " + isolator.name(reverted) +
+                                                        " on top of good");
+    if (together == Verdict::bad) {
+      notes.push_back("the partial causes " + isolator.name(reverted) + " are bad together: one cause");
+      result.causes = {reverted};
+      result.cause_verdicts = {Verdict::bad};
+      result.united = true;
+    } else {
+      notes.push_back("the partial causes " + isolator.name(reverted) + " together are only " +
+                      std::string(to_string(together)));
+    }
+  }
   result.cause = result.causes.front();
-  result.verified_forward = result.cause_verdicts.front() == Verdict::bad;
-  result.found = monotone && !result.cause.empty();
+  // Every cause reported must reproduce the whole effect on top of good; a partial one left over
+  // (bad together with a full cause, or alone) is not a verified cause.
+  result.verified_forward = std::all_of(result.cause_verdicts.begin(), result.cause_verdicts.end(),
+                                        [](Verdict v) { return v == Verdict::bad; });
+  // Replicate what the answer rests on, once, with more runs: a verdict reached on a few runs (an
+  // outlier, an unlucky anchor) must not become a cause.
+  if (options.recheck && monotone && result.verified_forward && result.verified_reverse) {
+    for (std::size_t i = 0; i < result.causes.size(); ++i) {
+      if (result.causes[i] != all && options.recheck(result.causes[i]) != Verdict::bad) {
+        result.verified_forward = false;
+        result.cause_verdicts[i] = Verdict::unstable;
+        notes.push_back("cause " + isolator.name(result.causes[i]) + " was not bad again when re-measured");
+      }
+    }
+    // A cause of several members is minimal only if each member is needed: without it, good again.
+    for (const DeltaSet& cause : result.causes) {
+      for (std::size_t k = 0; cause.size() > 1 && k < cause.size() && result.verified_forward; ++k) {
+        // Partial causes united into one: without one of them the rest is partial (not bad) at most.
+        const DeltaSet without = subtract(cause, DeltaSet{cause[k]});
+        const Verdict again = options.recheck(without);
+        if (result.united ? again == Verdict::bad : (again == Verdict::bad || again == Verdict::intermediate)) {
+          result.verified_forward = false;
+          result.could_be.push_back(without);
+          notes.push_back(isolator.name(without) + " was " + std::string(to_string(again)) + " when re-measured: " +
+                          isolator.name(DeltaSet{cause[k]}) + " may not be needed");
+        }
+      }
+    }
+    const DeltaSet rest = subtract(all, reverted);
+    if (!rest.empty() && options.recheck(rest) != Verdict::good) {
+      result.verified_reverse = false;
+      notes.push_back("bad minus " + isolator.name(reverted) + " was not good again when re-measured");
+    }
+  }
+  result.forward_is_anchor = result.cause == all;
+  result.reverse_is_anchor = reverted == all;
   isolator.collect_notes(notes);
   result.note = join(notes, "; ");
+  if (!monotone || result.cause.empty()) {
+    result.outcome = IsolationOutcome::not_found;
+  } else if (isolator.uncertain() || !result.verified_reverse || !result.verified_forward) {
+    // Something the answer rests on was never measured: say what it could be and what would decide.
+    result.outcome = IsolationOutcome::ambiguous;
+    result.could_be.insert(result.could_be.end(), isolator.could_be().begin(), isolator.could_be().end());
+    if (!result.verified_reverse) {
+      result.could_be.push_back(reverted);
+      result.could_be.push_back(all);
+    } else if (!result.verified_forward) {
+      result.could_be.insert(result.could_be.end(), result.causes.begin(), result.causes.end());
+      result.could_be.push_back(all);
+    }
+    std::sort(result.could_be.begin(), result.could_be.end(), [](const DeltaSet& a, const DeltaSet& b) {
+      return a.size() != b.size() ? a.size() < b.size() : a < b;
+    });
+    result.could_be.erase(std::unique(result.could_be.begin(), result.could_be.end()), result.could_be.end());
+    std::vector<std::string> settle;
+    for (const DeltaSet& set : isolator.untestable(Verdict::unstable)) {
+      settle.push_back("re-measure " + isolator.name(set) + " with more runs (it was unstable; raise --max-runs)");
+    }
+    for (const DeltaSet& set : isolator.untestable(Verdict::skip)) {
+      settle.push_back("make " + isolator.name(set) + " testable (it was skipped: the build or the benchmark could not test it)");
+    }
+    if (!result.verified_forward && settle.empty() && result.cause_verdicts.front() == Verdict::intermediate) {
+      settle.push_back("good + " + isolator.name(result.cause) +
+                       " is only intermediate: the rest of the effect needs other differences with it; test the "
+                       "candidates above");
+    } else if (settle.empty()) {
+      settle.push_back("re-measure the candidates above with more runs (raise --max-runs): a verdict the answer "
+                       "rests on did not hold");
+    }
+    result.settle = join(settle, "; ");
+  } else {
+    result.outcome = IsolationOutcome::found;
+  }
+  result.found = result.outcome == IsolationOutcome::found;
   return result;
 }
 

@@ -33,11 +33,23 @@ struct IsolateOptions {
   // by side; the cause found is the same as with one slot (the shortest bad prefix is unique).
   std::size_t slots = 1;
   std::function<void(const std::vector<DeltaSet>&)> prefetch;  // the sets about to be asked; may be empty
+  // When set, each cause (unless it is every difference) and bad minus the causes are measured once
+  // more before the answer is trusted: the verdict after more runs. A cause that is then not bad, or
+  // a reverse set that is not good, makes the outcome ambiguous. Unset: the memo's verdicts stand.
+  std::function<Verdict(const DeltaSet&)> recheck;
+};
+
+// What the isolation can honestly claim.
+enum class IsolationOutcome {
+  found,      // a minimal cause, bad on top of good, and bad without the causes is good
+  ambiguous,  // one of `could_be` (or a partial cause) explains it; `settle` says what would decide
+  not_found,  // the effect did not behave like a set of causes (not monotone), or nothing to isolate
 };
 
 // The outcome of isolating a minimal cause.
 struct Isolation {
-  bool found = false;
+  IsolationOutcome outcome = IsolationOutcome::not_found;
+  bool found = false;      // outcome == found
   DeltaSet cause;          // minimal: applying it to good gives bad; removing any member does not
   bool verified_forward = false;   // good + cause evaluated bad
   bool verified_reverse = false;   // bad - (all causes) evaluated good
@@ -47,6 +59,11 @@ struct Isolation {
   std::vector<DeltaSet> causes;           // independent causes in the order found; causes[0] == cause
   std::vector<Verdict> cause_verdicts;    // forward verdict of each cause alone on top of good
   std::vector<DeltaSet> ambiguous;        // groups skips kept whole: "could be any of" these
+  std::vector<DeltaSet> could_be;         // when ambiguous: the candidate causes it could be, smallest first
+  std::string settle;                     // when ambiguous: which candidates to re-measure, and how
+  bool forward_is_anchor = false;  // the cause is every difference: good + cause is the bad anchor itself
+  bool reverse_is_anchor = false;  // the causes are every difference: bad - causes is the good anchor itself
+  bool united = false;             // the cause is the union of partial causes, measured bad together
 };
 
 // Find a minimal set of deltas that, applied to good, reproduces bad -- including interactions (deltas
@@ -55,7 +72,10 @@ struct Isolation {
 // progressive prefix bisection: the shortest bad prefix names one needed delta, the search goes on
 // inside the deltas before it with that delta applied, until the deltas found are bad on their own:
 // at most K*(ceil(log2 n)+1) questions for K culprits among n, plus the reverse verification.
-// Pure: calls only `oracle`, never twice for the same set.
+// Honest outcomes: boxed in by untestable mixes, minimality unproven because a smaller set was
+// untestable, or a verification that could not be made is `ambiguous` (never found); causes that are
+// each only intermediate, with bad minus all of them good, are measured together on top of good and
+// reported as one cause when that is bad. Pure: calls only `oracle`, never twice for the same set.
 Isolation isolate(std::size_t delta_count, const Oracle& oracle);
 
 // Same as isolate(delta_count, oracle), with explicit options.

@@ -42,7 +42,9 @@ std::vector<std::size_t> kary_probes(std::size_t good, std::size_t bad, std::siz
   const std::size_t q = (m + 1) / (k + 1);
   const std::size_t r = (m + 1) % (k + 1);
   for (std::size_t j = 0; j < k && m > 0; ++j) {
-    const std::size_t rank = (j + 1) * q + (j + 1) * r / (k + 1);
+    // One point a round is git's choice: never the lowest of three or more (see first_bad()).
+    const std::size_t rank = k == 1 && m >= 2 ? std::max<std::size_t>(2, m / 2 + (m % 2))
+                                              : (j + 1) * q + (j + 1) * r / (k + 1);
     const std::size_t index = untried(rank == 0 ? 1 : rank);
     if (probes.empty() || probes.back() != index) {
       probes.push_back(index);

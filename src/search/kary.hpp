@@ -22,7 +22,8 @@ struct KaryBisection {
 
 // Return the k points to ask next about the untested interior of (good, bad): with m candidates
 // (points strictly between, not in `asked`), the ones at ranks ceil-spaced (j+1)(m+1)/(k+1) - 1, so
-// that the k+1 gaps are as even as possible and k = 1 asks first_bad()'s midpoint. Pure.
+// that the k+1 gaps are as even as possible; k = 1 asks first_bad()'s midpoint (git's, which with
+// two candidates left takes the higher one). Pure.
 std::vector<std::size_t> kary_probes(std::size_t good, std::size_t bad, std::size_t k,
                                      const std::vector<std::size_t>& asked);
 

@@ -164,4 +164,17 @@ double fisher_exact(std::size_t k1, std::size_t n1, std::size_t k2, std::size_t 
   return std::min(1.0, p);
 }
 
+double fisher_fewer(std::size_t k1, std::size_t n1, std::size_t k2, std::size_t n2) {
+  if (n1 == 0 || n2 == 0) {
+    return 1.0;
+  }
+  const std::size_t failures = k1 + k2, total = n1 + n2;
+  const std::size_t lo = failures > n2 ? failures - n2 : 0;
+  double p = 0.0;
+  for (std::size_t k = lo; k <= k1; ++k) {
+    p += hypergeometric(k, n1, failures, total);
+  }
+  return std::min(1.0, p);
+}
+
 }  // namespace envbisect::stats

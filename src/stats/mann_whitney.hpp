@@ -31,4 +31,9 @@ std::vector<double> u_null_counts(std::size_t n1, std::size_t n2);
 // n2 runs (1 when either group is empty): small when the failure rates differ.
 double fisher_exact(std::size_t k1, std::size_t n1, std::size_t k2, std::size_t n2);
 
+// Return the one-sided p-value of Fisher's exact test that group 1 (k1 failures of n1 runs) fails
+// less often than group 2 (k2 of n2): P(at most k1 of all failures fall in group 1); 1 when either
+// group is empty.
+double fisher_fewer(std::size_t k1, std::size_t n1, std::size_t k2, std::size_t n2);
+
 }  // namespace envbisect::stats

@@ -59,6 +59,22 @@ double wilson_bound(std::size_t failures, std::size_t runs, double side) {
   return (rate + 1.0 / (2.0 * n) + side * spread) / (1.0 + 1.0 / n);
 }
 
+// Return the rank-test p of "bad is worse than good" (on the comparison scale), or of "bad differs"
+// with any_change.
+double metric_worse_p(const std::vector<double>& good, const std::vector<double>& bad, const VerdictPolicy& policy) {
+  const RankTest test = mann_whitney(bad, good);
+  if (policy.any_change) {
+    return test.p_two_sided;
+  }
+  return policy.higher_is_better ? test.p_less : test.p_greater;
+}
+
+// Return the rank-test p of "bad is better than good": a bad anchor the user probably mislabelled.
+double metric_better_p(const std::vector<double>& good, const std::vector<double>& bad, const VerdictPolicy& policy) {
+  const RankTest test = mann_whitney(bad, good);
+  return policy.higher_is_better ? test.p_greater : test.p_less;
+}
+
 // What both anchors say, prepared once per assessment.
 struct Anchors {
   std::vector<double> good, bad;     // metrics on the comparison scale
@@ -70,7 +86,20 @@ struct Anchors {
   std::set<std::string> good_signatures, bad_signatures;
   std::size_t good_failures = 0;     // raw counts, for the failure-signature rule
   std::size_t bad_failures = 0, bad_runs = 0;
+  // The tail channel, for a bad anchor that is only sometimes slow (half its runs 3x slower, a machine
+  // with two clock modes): runs beyond the worst good run are events, counted like failures.
+  bool tail_active = false;          // the bad anchor is often inside good's range, yet beyond it significantly often
+  double tail_threshold = 0.0;       // the worst good metric on the comparison scale
+  bool tail_up = true;               // worse is larger on the comparison scale
+  double tail_good_rate = 0.0, tail_bad_rate = 0.0;  // cautious event rates, see wilson_bound()
 };
+
+// Return how many of `values` lie beyond `threshold` in the worse direction.
+std::size_t beyond(const std::vector<double>& values, double threshold, bool up) {
+  return static_cast<std::size_t>(std::count_if(values.begin(), values.end(), [&](double v) {
+    return up ? v > threshold : v < threshold;
+  }));
+}
 
 // Return the anchors prepared for comparison; `use_log` picks the scale.
 Anchors prepare(const SampleSet& good, const SampleSet& bad, const VerdictPolicy& policy,
@@ -80,14 +109,31 @@ Anchors prepare(const SampleSet& good, const SampleSet& bad, const VerdictPolicy
   a.bad = on_scale(bad.metrics(), use_log);
   a.gap = hodges_lehmann_shift(a.bad, a.good);
   a.good_median = median(a.good);
-  a.metric_reliable = a.gap != 0.0 && mann_whitney(a.good, a.bad).p_two_sided <= policy.preflight_alpha;
-  a.failure_reliable = fisher_exact(good.failure_count(), good.size(), bad.failure_count(),
-                                    bad.size()) <= policy.preflight_alpha;
+  // The channels count only in the direction the user called bad (any direction with any_change), at
+  // the level the preflight tested them.
+  a.metric_reliable = a.gap != 0.0 && metric_worse_p(a.good, a.bad, policy) <= look_alpha(policy, Channel::metric);
+  a.failure_reliable = fisher_fewer(good.failure_count(), good.size(), bad.failure_count(), bad.size()) <=
+                       look_alpha(policy, Channel::failure);
   a.good_failures = good.failure_count();
   a.bad_failures = bad.failure_count();
   a.bad_runs = bad.size();
   a.good_rate = wilson_bound(good.failure_count(), good.size(), +1.0);
   a.bad_rate = std::max(a.good_rate, wilson_bound(bad.failure_count(), bad.size(), -1.0));
+  if (a.metric_reliable && !a.good.empty() && !a.bad.empty()) {
+    // The threshold is good's second-worst run from six runs on, so one slow outlier of good's does not
+    // hide the channel; good's own runs beyond it, and one more for caution, set good's event rate.
+    a.tail_up = a.gap > 0.0;
+    std::vector<double> sorted = a.good;
+    std::sort(sorted.begin(), sorted.end());
+    const std::size_t from_worst = sorted.size() >= 6 ? 1 : 0;
+    a.tail_threshold = a.tail_up ? sorted[sorted.size() - 1 - from_worst] : sorted[from_worst];
+    const std::size_t events = beyond(a.bad, a.tail_threshold, a.tail_up);
+    // Active when a tenth of bad's runs or more sit inside good's range: there the median and
+    // the candidate's better runs cannot see the regression, so good must clear this channel too.
+    a.tail_active = 10 * (a.bad.size() - events) >= a.bad.size();
+    a.tail_good_rate = wilson_bound(beyond(a.good, a.tail_threshold, a.tail_up) + 1, a.good.size(), +1.0);
+    a.tail_bad_rate = std::max(a.tail_good_rate, wilson_bound(events, a.bad.size(), -1.0));
+  }
   for (const std::string& s : good.failure_signatures()) {
     a.good_signatures.insert(s);
   }
@@ -150,6 +196,19 @@ Leaning failure_leaning(double ratio, const VerdictPolicy& policy) {
   return Leaning::unknown;
 }
 
+// Return where the candidate's runs beyond good's worst point (tail channel): bad or good once the
+// likelihood ratio of its event count passes the policy's bound, else unknown; silent when inactive.
+Leaning tail_leaning(const std::vector<double>& c, const Anchors& a, const VerdictPolicy& policy) {
+  if (!a.tail_active || c.empty()) {
+    return a.tail_active ? Leaning::unknown : Leaning::silent;
+  }
+  const double k = static_cast<double>(beyond(c, a.tail_threshold, a.tail_up));
+  const double clean = static_cast<double>(c.size()) - k;
+  const double ratio = std::pow(a.tail_bad_rate / a.tail_good_rate, k) *
+                       std::pow((1.0 - a.tail_bad_rate) / (1.0 - a.tail_good_rate), clean);
+  return failure_leaning(ratio, policy);
+}
+
 // Return the candidate's position (0 at good, 1 at bad) as seen from its better end: the value
 // of its sorted positions at index (n-1)/4. Slow outliers hit one run in ten in real benchmarks and
 // only ever push towards "bad"; a bad call must not rest on them, so a few of the candidate's worst
@@ -167,8 +226,11 @@ double robust_low_position(const std::vector<double>& c, const Anchors& a) {
 // the direction of the regression, so the exact rank tests are one-sided: "worse than good" and
 // "better than bad". Good needs the second to reject and the Hodges-Lehmann position within the
 // effect gate of good; bad needs the first to reject and even the candidate's better runs within the
-// gate of bad; intermediate needs both to reject at the stricter level, in between.
-Leaning metric_leaning(const std::vector<double>& c, const Anchors& a, const VerdictPolicy& policy,
+// gate of bad -- except at the run cap, where evidence that points one way decides: worse than good,
+// not better than bad, and the Hodges-Lehmann position within the gate of bad. Intermediate needs
+// both to reject at the stricter level, in between, and replication: twice the first runs, since a
+// few runs between two few-run anchors reach that level by chance.
+Leaning metric_leaning(const std::vector<double>& c, const Anchors& a, const VerdictPolicy& policy, bool at_cap,
                        Assessment& out) {
   if (c.size() < 2) {
     return a.metric_reliable ? Leaning::unknown : Leaning::silent;
@@ -188,11 +250,15 @@ Leaning metric_leaning(const std::vector<double>& c, const Anchors& a, const Ver
   if (out.p_vs_good <= policy.alpha && robust_low_position(c, a) >= 1.0 - gate) {
     return Leaning::bad;
   }
+  if (at_cap && out.p_vs_good <= policy.alpha && out.p_vs_bad > policy.alpha && out.position >= 1.0 - gate) {
+    return Leaning::bad;
+  }
   if (out.p_vs_bad <= policy.alpha && out.position <= gate) {
     return Leaning::good;
   }
   const bool both = out.p_vs_good <= policy.alpha_intermediate && out.p_vs_bad <= policy.alpha_intermediate;
-  if (both && out.position > gate && out.position < 1.0 - gate) {
+  const bool replicated = c.size() >= 2 * static_cast<std::size_t>(std::max(policy.min_runs, 1));
+  if (both && replicated && out.position > gate && out.position < 1.0 - gate) {
     return Leaning::between;
   }
   return Leaning::unknown;
@@ -220,9 +286,20 @@ void decide(Assessment& out, Verdict verdict, std::string reason) {
 // Combine the two channels into a verdict, or leave `out` undecided. A channel that points to bad
 // wins over one that points to good, except that failing like bad while measuring unlike bad is a
 // partial cause; "good" needs every channel the anchors differ in to be cleared.
-void combine(Leaning metric, Leaning failure, const FailureCounts& c, double ratio, const Anchors& a,
+void combine(Leaning metric, Leaning failure, Leaning tail, const FailureCounts& c, double ratio, const Anchors& a,
              const VerdictPolicy& policy, Assessment& out) {
-  const std::string words = metric_words(out) + "; " + failure_words(c, ratio);
+  const std::string words = metric_words(out) + "; " + failure_words(c, ratio) +
+                            (a.tail_active ? std::string("; runs beyond good's worst: ") +
+                                                 (tail == Leaning::bad ? "like bad" : tail == Leaning::good ? "like good" : "unclear")
+                                           : std::string());
+  // A bad anchor that is only sometimes slow: good needs the tail channel cleared too, and the tail
+  // channel alone can make a candidate bad where the metric does not say good.
+  if (a.tail_active && metric == Leaning::good && tail != Leaning::good) {
+    metric = Leaning::unknown;
+  }
+  if (a.tail_active && tail == Leaning::bad && (metric == Leaning::unknown || metric == Leaning::between)) {
+    metric = Leaning::bad;
+  }
   if (failure == Leaning::bad) {
     const bool unlike_bad = metric == Leaning::good || metric == Leaning::between;
     decide(out, unlike_bad ? Verdict::intermediate : Verdict::bad, words);
@@ -249,6 +326,13 @@ void combine(Leaning metric, Leaning failure, const FailureCounts& c, double rat
 }
 
 }  // namespace
+
+double look_alpha(const VerdictPolicy& policy, Channel channel) {
+  const int cap = channel == Channel::metric ? policy.max_anchor_runs
+                                             : std::max(policy.max_anchor_runs, policy.max_failure_anchor_runs);
+  const int looks = std::max(cap - policy.anchor_runs + 1, 1) + 1;
+  return policy.preflight_alpha / static_cast<double>(looks);
+}
 
 Assessment assess(const SampleSet& candidate, const SampleSet& good, const SampleSet& bad,
                   const VerdictPolicy& policy) {
@@ -277,13 +361,15 @@ Assessment assess(const SampleSet& candidate, const SampleSet& good, const Sampl
     return out;
   }
   const double ratio = failure_likelihood_ratio(counts, anchors);
-  const Leaning metric = metric_leaning(on_scale(metrics, use_log), anchors, policy, out);
+  const bool at_cap = runs >= static_cast<std::size_t>(policy.max_runs);
+  const Leaning metric = metric_leaning(on_scale(metrics, use_log), anchors, policy, at_cap, out);
   const Leaning failure = failure_leaning(ratio, policy);
   if (!enough) {
     out.reason = "unknown: " + std::to_string(runs) + " of at least " + std::to_string(policy.min_runs) + " runs";
     return out;
   }
-  combine(metric, failure, counts, ratio, anchors, policy, out);
+  const Leaning tail = tail_leaning(on_scale(metrics, use_log), anchors, policy);
+  combine(metric, failure, tail, counts, ratio, anchors, policy, out);
   // The regression's own failure signature, never seen from the good anchor, is evidence by itself: a
   // candidate showing it is not good. Significantly rarer than in bad makes it a partial cause; at
   // the cap, not significantly rarer makes it bad (rather than unstable, which would stall a search).
@@ -354,16 +440,18 @@ int runs_to_clear(const Anchors& a, const VerdictPolicy& policy) {
   return static_cast<int>(std::ceil(std::log(policy.failure_alpha) / std::log(per_run)));
 }
 
-// Return the advice printed when the anchors cannot be told apart.
-std::string advice(const Preflight& p, const VerdictPolicy& policy) {
+// Return the advice printed when the anchors cannot be told apart after `runs` runs of each: never a
+// budget already spent.
+std::string advice(const Preflight& p, std::size_t runs) {
   std::string words = "cannot tell good from bad: rank test p=" + num(p.metric_p) + ", failure test p=" +
-                      num(p.failure_p) + " (need <= " + num(policy.preflight_alpha) + "). Try: ";
+                      num(p.failure_p) + " (need <= " + num(p.look_alpha) + " one-sided at each look). Try: ";
   // With very few anchor runs no outcome can reach the level.
-  const std::size_t n = static_cast<std::size_t>(std::max(policy.anchor_runs, 1));
-  if (smallest_p(n) > policy.preflight_alpha) {
+  const std::size_t n = std::max<std::size_t>(runs, 1);
+  if (smallest_p(n) / 2.0 > p.look_alpha) {
     words += "more anchor runs (" + std::to_string(n) + " each can never reach the level); ";
   }
-  words += "more repeats (--anchor-runs " + std::to_string(2 * n) + "), a longer benchmark (less noise";
+  words += "more runs of each anchor (--anchor-runs " + std::to_string(2 * n) + ", after " + std::to_string(n) +
+           " each here), a longer benchmark (less noise";
   words += p.good_cv > 0.0 ? ", good CV " + num(100.0 * p.good_cv, "%.1f") + "%" : "";
   words += "), or check that the bad state really differs";
   return words;
@@ -386,15 +474,23 @@ Preflight preflight(const SampleSet& good, const SampleSet& bad, const VerdictPo
   }
   const bool use_log = all_positive(g) && all_positive(b);
   const Anchors a = prepare(good, bad, policy, use_log);
-  p.metric_p = mann_whitney(a.good, a.bad).p_two_sided;
-  p.failure_p = fisher_exact(good.failure_count(), good.size(), bad.failure_count(), bad.size());
+  p.metric_p = metric_worse_p(a.good, a.bad, policy);
+  p.failure_p = fisher_fewer(good.failure_count(), good.size(), bad.failure_count(), bad.size());
+  p.look_alpha = look_alpha(policy, Channel::metric);
   p.by_metric = a.metric_reliable;
   p.by_failure = a.failure_reliable;
   p.checksum_mismatch = good.checksum_mismatch() || bad.checksum_mismatch();
   const bool skipped = good.any_skipped() || bad.any_skipped();
-  p.distinguishable = (p.by_metric || p.by_failure) && !skipped;
+  // A bad anchor that measures better than good is most likely mislabelled: stop unless asked not to.
+  p.bad_is_better = !policy.any_change && !p.by_failure && !a.good.empty() && !a.bad.empty() &&
+                    metric_better_p(a.good, a.bad, policy) <= p.look_alpha;
+  p.distinguishable = (p.by_metric || p.by_failure) && !skipped && !p.bad_is_better;
   const std::size_t fewest = std::min(good.size(), bad.size());
-  p.more_runs_would_help = !p.distinguishable && !skipped && fewest < static_cast<std::size_t>(policy.max_anchor_runs);
+  // The failure channel may extend the anchors on its own while bad fails more often than good.
+  const bool failures_lean_bad = bad.failure_rate() > good.failure_rate();
+  const int cap = failures_lean_bad ? std::max(policy.max_anchor_runs, policy.max_failure_anchor_runs)
+                                    : policy.max_anchor_runs;
+  p.more_runs_would_help = !p.distinguishable && !skipped && !p.bad_is_better && fewest < static_cast<std::size_t>(cap);
 
   p.message = anchor_words("good", good, p.good_median, p.good_cv) + "; " +
               anchor_words("bad", bad, p.bad_median, p.bad_cv);
@@ -403,12 +499,16 @@ Preflight preflight(const SampleSet& good, const SampleSet& bad, const VerdictPo
   }
   if (skipped) {
     p.message += ". An anchor run exited 125 (skip): the benchmark cannot test an anchor";
+  } else if (p.bad_is_better) {
+    p.message += ". The bad anchor measures better than good (rank test p=" + num(metric_better_p(a.good, a.bad, policy)) +
+                 "): check which state is bad and the recipe's direction, or pass --any-change to bisect any change";
   } else if (p.distinguishable) {
     p.message += std::string(". Distinguishable by ") +
                  (p.by_metric && p.by_failure ? "metric and failures" : p.by_metric ? "metric" : "failures") +
-                 " (rank test p=" + num(p.metric_p) + ", failure test p=" + num(p.failure_p) + ")";
+                 " (rank test p=" + num(p.metric_p) + ", failure test p=" + num(p.failure_p) + ", each look at " +
+                 num(p.look_alpha) + ")";
   } else {
-    p.message += ". " + advice(p, policy);
+    p.message += ". " + advice(p, fewest);
   }
   // Failures alone can call a candidate good only after enough clean runs; say so if the cap is lower.
   const int clear = runs_to_clear(a, policy);

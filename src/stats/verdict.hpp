@@ -18,8 +18,20 @@ struct VerdictPolicy {
   double alpha_intermediate = 0.005; // level for "intermediate", which needs both tests to reject
   double effect_gate = 0.25;         // fraction of the anchor gap within which "near an anchor"
   double failure_alpha = 0.01;       // likelihood-ratio bound at which failures decide
-  double preflight_alpha = 0.05;     // level at which the anchors count as distinguishable
+  double preflight_alpha = 0.05;     // level at which the anchors count as distinguishable, spent
+                                     // over each channel's planned looks (Bonferroni), one-sided
+                                     // towards "bad is worse"; see look_alpha()
+  bool any_change = false;           // a bad anchor that is better than good is a change to bisect too
+  int max_failure_anchor_runs = 20;  // runs of each anchor the failure channel may ask for on its own
 };
+
+// Which evidence about the anchors a level is for.
+enum class Channel { metric, failure };
+
+// Return the level one preflight look tests a channel at: preflight_alpha over the looks planned for
+// it -- one per anchor run count from anchor_runs to the channel's cap (max_anchor_runs for the
+// metric, max_failure_anchor_runs for failures), plus the re-check on all anchor runs before reporting.
+double look_alpha(const VerdictPolicy& policy, Channel channel);
 
 // What the interleaved anchor runs showed, and whether a bisection can trust them.
 struct Preflight {
@@ -32,8 +44,10 @@ struct Preflight {
   double effect = 0.0;               // how many times worse bad is than good; 0 without metrics
   double good_fail_rate = 0.0;
   double bad_fail_rate = 0.0;
-  double metric_p = 1.0;             // exact two-sided Mann-Whitney p of good vs bad metrics
-  double failure_p = 1.0;            // Fisher exact p of good vs bad failure counts
+  double metric_p = 1.0;             // exact one-sided Mann-Whitney p of "bad is worse" (two-sided with any_change)
+  double failure_p = 1.0;            // one-sided Fisher exact p of "bad fails more often than good"
+  double look_alpha = 0.05;          // the level each look tests at (preflight_alpha spent over the looks)
+  bool bad_is_better = false;        // the bad anchor measured significantly better than good
   bool by_metric = false;            // the metric tells the anchors apart
   bool by_failure = false;           // the failure rate tells the anchors apart
   bool checksum_mismatch = false;    // an anchor's fixed-seed checksum varied between its runs

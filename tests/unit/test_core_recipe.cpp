@@ -53,6 +53,16 @@ TEST_CASE("bad recipes name the file and the field", "[core][recipe]") {
   }
 }
 
+TEST_CASE("a pass/fail recipe needs no metric; an unknown outcome names the field", "[core][recipe]") {
+  const Recipe recipe = parse_recipe(R"({"format": 1, "command": ["sh", "test.sh"], "outcome": "pass-fail"})", "recipe.json");
+  CHECK(recipe.pass_fail);
+  CHECK(recipe.metric.empty());
+  CHECK_FALSE(parse_recipe(R"({"format": 1, "command": ["x"], "metric": "m", "outcome": "metric"})", "r").pass_fail);
+  CHECK_THAT(error_of(R"({"format": 1, "command": ["x"], "metric": "m", "outcome": "exit"})"),
+             Catch::Contains("recipe.json: /outcome: expected \"metric\" or \"pass-fail\""));
+  CHECK_THAT(error_of(R"({"format": 1, "command": ["x"], "outcome": "metric"})"), Catch::Contains("/metric: missing"));
+}
+
 TEST_CASE("placeholders expand; braces escape; a missing value names the place", "[core][recipe]") {
   std::map<std::string, std::string> values = {{"python", "/e/bin/python"}, {"threads.t", "3"}};
   CHECK(expand_placeholders("{python}", values, "w") == "/e/bin/python");

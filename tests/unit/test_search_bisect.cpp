@@ -140,3 +140,19 @@ TEST_CASE("first_bad is deterministic", "[search][bisect]") {
   }
   CHECK(a.first_bad == 31);
 }
+
+TEST_CASE("first_bad asks first what git rev-list --bisect picks on a chain", "[search][bisect]") {
+  // `git rev-list --bisect c_n ^c_0` on a linear history c_0..c_9 (git 2.39) picks, for n = 2..9:
+  // c1 c2 c2 c2 c3 c3 c4 c4 -- with three candidates the newer of the two inner ones, not the older.
+  const std::map<std::size_t, std::size_t> git = {{2, 1}, {3, 2}, {4, 2}, {5, 2}, {6, 3}, {7, 3}, {8, 4}, {9, 4}};
+  for (const auto& [n, pick] : git) {
+    std::vector<std::size_t> asked;
+    envbisect::first_bad(n + 1, [&](std::size_t index) {
+      asked.push_back(index);
+      return Verdict::bad;
+    });
+    INFO("n " << n);
+    REQUIRE_FALSE(asked.empty());
+    CHECK(asked.front() == pick);
+  }
+}

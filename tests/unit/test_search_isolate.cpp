@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -9,6 +10,7 @@
 
 using envbisect::DeltaSet;
 using envbisect::Isolation;
+using envbisect::IsolationOutcome;
 using envbisect::Verdict;
 
 namespace {
@@ -195,19 +197,26 @@ TEST_CASE("isolate routes around skipped splits", "[search][isolate]") {
       return contains_all(applied, one) ? Verdict::bad : Verdict::good;
     });
     INFO("culprit " << culprit << " note " << result.note);
-    CHECK(result.found);
     CHECK(result.verified_forward);
     if (culprit == 4) {
-      // {4} alone is untestable; the smallest testable cause that contains it is {3,4}.
+      // {4} alone is untestable; the smallest testable cause that contains it is {3,4}, but whether 3
+      // is needed was never measured: ambiguous between the two.
       CHECK(result.cause == DeltaSet{3, 4});
+      CHECK(result.outcome == IsolationOutcome::ambiguous);
+      CHECK(result.could_be == std::vector<DeltaSet>{{4}, {3, 4}});
     } else {
       CHECK(result.cause == one);
     }
     if (culprit == 3) {
-      // Bad minus {3} still holds 4 without 3: the reverse check is untestable, and says so.
+      // Bad minus {3} still holds 4 without 3: the reverse check is untestable, and says so; another
+      // cause is not ruled out, so the outcome is ambiguous, never found.
       CHECK_FALSE(result.verified_reverse);
+      CHECK_FALSE(result.found);
+      CHECK(result.outcome == IsolationOutcome::ambiguous);
       CHECK(result.note.find("untestable") != std::string::npos);
-    } else {
+      CHECK(result.settle.find("make {0..2,4..7} testable") != std::string::npos);
+    } else if (culprit != 4) {
+      CHECK(result.found);
       CHECK(result.verified_reverse);
     }
     for (const auto& step : result.steps) {
@@ -225,6 +234,12 @@ TEST_CASE("isolate boxed in by skips says what it could be", "[search][isolate]"
   CHECK(result.note.find("could be any of {0..3}") != std::string::npos);
   CHECK(result.verified_forward);  // the bad anchor itself
   CHECK(result.verified_reverse);  // {} is the good anchor
+  CHECK(result.forward_is_anchor);
+  // Boxed in is never a found cause: exit 1 with the sets it could be and what would settle it.
+  CHECK_FALSE(result.found);
+  CHECK(result.outcome == IsolationOutcome::ambiguous);
+  CHECK(result.could_be == std::vector<DeltaSet>{{0}, {1}, {2}, {3}, {0, 1, 2, 3}});
+  CHECK(result.settle.find("make {0,1} testable") != std::string::npos);
   // Attempts per group are capped by the options.
   CHECK(result.evaluations == envbisect::IsolateOptions{}.max_split_attempts);
 }
@@ -250,12 +265,16 @@ TEST_CASE("isolate treats intermediate as bad and notes a partial cause", "[sear
     }
     return contains_all(applied, {3}) ? Verdict::intermediate : Verdict::good;
   });
-  CHECK(result.found);
   CHECK(result.cause == DeltaSet{3});
   CHECK_FALSE(result.verified_forward);
   CHECK(result.cause_verdicts == std::vector<Verdict>{Verdict::intermediate});
   CHECK(result.verified_reverse);
   CHECK(result.note.find("partial cause") != std::string::npos);
+  // good + {3} is only part of the effect: not a found cause.
+  CHECK_FALSE(result.found);
+  CHECK(result.outcome == IsolationOutcome::ambiguous);
+  CHECK(result.could_be == std::vector<DeltaSet>{{3}, {0, 1, 2, 3, 4, 5, 6, 7}});
+  CHECK(result.settle.find("is only intermediate") != std::string::npos);
 }
 
 TEST_CASE("isolate returns every independent cause", "[search][isolate]") {
@@ -278,6 +297,9 @@ TEST_CASE("isolate needs every member of a cause that only the full set reproduc
   CHECK(result.found);
   CHECK(result.cause == DeltaSet{0, 1, 2, 3});
   CHECK(result.verified_reverse);
+  // Good + everything is the bad anchor: the "verification" only re-reads the anchors.
+  CHECK(result.forward_is_anchor);
+  CHECK(result.reverse_is_anchor);
 }
 
 TEST_CASE("isolate says when the reverse check cannot be made", "[search][isolate]") {
@@ -287,11 +309,65 @@ TEST_CASE("isolate says when the reverse check cannot be made", "[search][isolat
     }
     return contains_all(applied, {3}) ? Verdict::bad : Verdict::good;
   });
-  CHECK(result.found);
+  CHECK_FALSE(result.found);
+  CHECK(result.outcome == IsolationOutcome::ambiguous);
   CHECK(result.cause == DeltaSet{3});
   CHECK(result.verified_forward);
   CHECK_FALSE(result.verified_reverse);
   CHECK(result.note.find("other causes not ruled out") != std::string::npos);
+  CHECK(result.could_be == std::vector<DeltaSet>{{3}, {0, 1, 2, 3, 4, 5, 6, 7}});
+}
+
+TEST_CASE("isolate calls unproven minimality ambiguous and names the smaller candidate", "[search][isolate]") {
+  // The cause is {2}; {2} alone was unstable, so the search went on and took {0,2}: it may be {2}.
+  const Isolation result = envbisect::isolate(4, [](const DeltaSet& applied) {
+    if (applied == DeltaSet{2}) {
+      return Verdict::unstable;
+    }
+    return contains_all(applied, {2}) ? Verdict::bad : Verdict::good;
+  });
+  INFO(result.note);
+  CHECK_FALSE(result.found);
+  CHECK(result.outcome == IsolationOutcome::ambiguous);
+  CHECK(result.note.find("unproven") != std::string::npos);
+  REQUIRE_FALSE(result.could_be.empty());
+  CHECK(result.could_be.front() == DeltaSet{2});
+  CHECK(result.settle.find("re-measure {2} with more runs") != std::string::npos);
+}
+
+TEST_CASE("isolate measures partial causes together and reports their union", "[search][isolate]") {
+  // {1} and {5} each give half the slowdown; together (with nothing else) the whole of it.
+  std::map<DeltaSet, int> asked;
+  const Isolation result = envbisect::isolate(8, [&](const DeltaSet& applied) {
+    CHECK(++asked[applied] == 1);
+    const bool one = contains_all(applied, {1});
+    const bool five = contains_all(applied, {5});
+    return one && five ? Verdict::bad : one || five ? Verdict::intermediate : Verdict::good;
+  });
+  INFO(result.note);
+  CHECK(result.found);
+  CHECK(result.united);
+  CHECK(result.cause == DeltaSet{1, 5});
+  CHECK(result.causes == std::vector<DeltaSet>{{1, 5}});
+  CHECK(result.cause_verdicts == std::vector<Verdict>{Verdict::bad});
+  CHECK(asked.count(DeltaSet{1, 5}) == 1);
+  CHECK(result.note.find("bad together") != std::string::npos);
+}
+
+TEST_CASE("isolate does not call partial causes found when together they are still partial", "[search][isolate]") {
+  // {1} and {5} are each a third of the effect; the rest needs {7} with them, which bad minus them lacks.
+  const Isolation result = envbisect::isolate(8, [](const DeltaSet& applied) {
+    const bool one = contains_all(applied, {1});
+    const bool five = contains_all(applied, {5});
+    if (one && five && contains_all(applied, {7})) {
+      return Verdict::bad;
+    }
+    return one || five ? Verdict::intermediate : Verdict::good;
+  });
+  INFO(result.note);
+  CHECK_FALSE(result.found);
+  CHECK(result.outcome == IsolationOutcome::ambiguous);
+  CHECK(result.note.find("together are only intermediate") != std::string::npos);
 }
 
 TEST_CASE("isolate evaluation counts", "[.][search_counts]") {
@@ -366,4 +442,45 @@ TEST_CASE("isolate with k slots asks k lengths a round, announces them, and find
       CHECK(rounds.size() < static_cast<std::size_t>(serial.evaluations));
     }
   }
+}
+
+TEST_CASE("isolate re-measures what the answer rests on and stays ambiguous when it does not hold", "[search][isolate]") {
+  // The search saw {0..3} bad once (a slow outlier); every subset of it good. Re-measured, {0..3} is
+  // good: it is no cause, and the outcome must not be found.
+  auto world = [](const DeltaSet& applied) {
+    if (applied == DeltaSet{0, 1, 2, 3}) {
+      return Verdict::bad;
+    }
+    return contains_all(applied, {5}) ? Verdict::bad : Verdict::good;
+  };
+  envbisect::IsolateOptions options;
+  std::vector<DeltaSet> rechecked;
+  options.recheck = [&](const DeltaSet& applied) {
+    rechecked.push_back(applied);
+    return contains_all(applied, {5}) ? Verdict::bad : Verdict::good;
+  };
+  const Isolation result = envbisect::isolate(8, world, options);
+  INFO(result.note);
+  CHECK_FALSE(result.found);
+  CHECK(result.outcome == IsolationOutcome::ambiguous);
+  CHECK(result.note.find("was not bad again when re-measured") != std::string::npos);
+  CHECK(std::find(rechecked.begin(), rechecked.end(), DeltaSet{0, 1, 2, 3}) != rechecked.end());
+  // Without the re-measurement the outlier's set would have been reported as a cause.
+  const Isolation unchecked = envbisect::isolate(8, world);
+  CHECK(unchecked.found);
+  CHECK(std::find(unchecked.causes.begin(), unchecked.causes.end(), DeltaSet{0, 1, 2, 3}) != unchecked.causes.end());
+}
+
+TEST_CASE("isolate checks that each member of a multi-member cause is needed", "[search][isolate]") {
+  // The pair {1,6} is the cause; re-measured, {6} alone is bad too: 1 may not be needed.
+  envbisect::IsolateOptions options;
+  options.recheck = [](const DeltaSet& applied) {
+    return contains_all(applied, {6}) ? Verdict::bad : Verdict::good;
+  };
+  const Isolation result = envbisect::isolate(8, [](const DeltaSet& applied) {
+    return contains_all(applied, {1, 6}) ? Verdict::bad : Verdict::good;
+  }, options);
+  CHECK_FALSE(result.found);
+  CHECK(result.note.find("{6} was bad when re-measured: {1} may not be needed") != std::string::npos);
+  CHECK(std::find(result.could_be.begin(), result.could_be.end(), DeltaSet{6}) != result.could_be.end());
 }

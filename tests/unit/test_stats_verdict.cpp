@@ -44,7 +44,7 @@ TEST_CASE("preflight measures anchors 5x apart as distinguishable", "[stats][ver
   CHECK(p.bad_median == Approx(5.0));
   CHECK(p.effect == Approx(5.0));
   CHECK(p.good_cv == Approx(0.0575).margin(0.001));
-  CHECK(p.metric_p == Approx(2.0 / 252.0));
+  CHECK(p.metric_p == Approx(1.0 / 252.0));  // one-sided: bad is worse
   CHECK(p.message.find("5.00x worse") != std::string::npos);
 }
 
@@ -69,7 +69,10 @@ TEST_CASE("preflight refuses anchors it cannot tell apart, and says what to try"
 }
 
 TEST_CASE("preflight accepts a crash regression with no metric at all", "[stats][verdict]") {
-  const Preflight p = preflight(k_good, with_failures({}, 5, k_crash), VerdictPolicy{});
+  // Six runs each: the failure channel spends its level over up to 20 runs, so 5 of 5 (p = 1/252) is short.
+  CHECK_FALSE(preflight(k_good, with_failures({}, 5, k_crash), VerdictPolicy{}).distinguishable);
+  CHECK(preflight(k_good, with_failures({}, 5, k_crash), VerdictPolicy{}).more_runs_would_help);
+  const Preflight p = preflight(runs({1.00, 1.08, 0.93, 1.03, 0.97, 1.01}), with_failures({}, 6, k_crash), VerdictPolicy{});
   CHECK(p.distinguishable);
   CHECK(p.by_failure);
   CHECK_FALSE(p.by_metric);
@@ -120,7 +123,8 @@ TEST_CASE("assess: three-way verdicts on the metric", "[stats][verdict]") {
 
 TEST_CASE("assess: the failure channel", "[stats][verdict]") {
   const VerdictPolicy policy;
-  const SampleSet crash_bad = with_failures({}, 5, k_crash);
+  const SampleSet k_good = runs({1.00, 1.08, 0.93, 1.03, 0.97, 1.01});  // six runs, as preflight asks for
+  const SampleSet crash_bad = with_failures({}, 6, k_crash);
   SECTION("a deterministic crash like bad's is bad") {
     const Assessment a = assess(with_failures({}, 3, k_crash), k_good, crash_bad, policy);
     CHECK(a.decided);
@@ -134,7 +138,7 @@ TEST_CASE("assess: the failure channel", "[stats][verdict]") {
   }
   SECTION("a flaky crash is never called good: it is a partial cause once rarer than bad's") {
     // Crashes 1 run in 5 where bad always crashes and good never does: the regression's own signature
-    // is there, significantly less often than in bad (Fisher p = 0.048).
+    // is there, significantly less often than in bad (Fisher p = 0.015).
     SampleSet flaky = runs({1.0, 0.99, 1.03, 1.01});
     flaky.samples.insert(flaky.samples.begin() + 1, {true, 0.0, k_crash, ""});
     const Assessment a = assess(flaky, k_good, crash_bad, policy);
@@ -146,8 +150,8 @@ TEST_CASE("assess: the failure channel", "[stats][verdict]") {
     early.samples.insert(early.samples.begin() + 1, {true, 0.0, k_crash, ""});
     CHECK_FALSE(assess(early, k_good, crash_bad, policy).decided);
   }
-  SECTION("bad that crashes 2 runs of 5 and is slow otherwise: slow survivors make it bad") {
-    const SampleSet flaky_bad = with_failures(runs({5.1, 4.7, 5.3}), 2, k_crash);
+  SECTION("bad that crashes 2 runs of 7 and is slow otherwise: slow survivors make it bad") {
+    const SampleSet flaky_bad = with_failures(runs({5.1, 4.7, 5.3, 4.9, 5.0}), 2, k_crash);
     const SampleSet cand = with_failures(runs({5.0, 4.9, 5.2}), 1, k_crash);
     const Assessment a = assess(cand, k_good, flaky_bad, policy);
     CHECK(a.decided);
@@ -181,4 +185,55 @@ TEST_CASE("assess: skip and the determinism channel", "[stats][verdict]") {
   const Assessment d = assess(drifting, k_good, k_bad, policy);
   CHECK(d.checksum_mismatch);
   CHECK(d.verdict == Verdict::good);  // flagged, not a verdict of its own
+}
+
+TEST_CASE("preflight is one-sided: a better bad anchor stops with a clear message unless any change counts",
+          "[stats][verdict]") {
+  // Bad is 5x faster than good where lower is better: almost certainly the states are swapped.
+  const Preflight p = preflight(k_bad, k_good, VerdictPolicy{});
+  CHECK_FALSE(p.distinguishable);
+  CHECK_FALSE(p.more_runs_would_help);
+  CHECK(p.bad_is_better);
+  CHECK_THAT(p.message, Catch::Contains("measures better than good"));
+  CHECK_THAT(p.message, Catch::Contains("--any-change"));
+  VerdictPolicy any;
+  any.any_change = true;
+  // Two-sided then, at the same level per look: six runs each reach it.
+  CHECK(preflight(runs({5.1, 4.7, 5.4, 4.9, 5.0, 5.2}), runs({1.00, 1.08, 0.93, 1.03, 0.97, 1.01}), any).distinguishable);
+}
+
+TEST_CASE("preflight spends its level over the looks and never advises a budget already spent", "[stats][verdict]") {
+  const VerdictPolicy policy;
+  // Metric looks at 5..10 runs plus the re-check: 7 looks of 0.05/7.
+  CHECK(look_alpha(policy, Channel::metric) == Approx(0.05 / 7.0));
+  CHECK(look_alpha(policy, Channel::failure) == Approx(0.05 / 17.0));
+  // Overlapping anchors after 10 runs each: advise 20, not the 10 already made.
+  const SampleSet good = runs({1.0, 1.1, 0.9, 1.05, 0.95, 1.02, 0.98, 1.07, 0.93, 1.01});
+  const SampleSet bad = runs({1.03, 0.97, 1.08, 0.92, 1.0, 1.04, 0.96, 1.06, 0.94, 1.01});
+  const Preflight p = preflight(good, bad, policy);
+  CHECK_FALSE(p.distinguishable);
+  CHECK_THAT(p.message, Catch::Contains("--anchor-runs 20, after 10 each"));
+}
+
+TEST_CASE("assess at the cap decides when the evidence points one way", "[stats][verdict]") {
+  const VerdictPolicy policy;
+  // Three of ten runs fast (like good), seven like bad: the lower quartile sits at good, but the rank
+  // tests and the Hodges-Lehmann position say bad. Before the cap: run more; at the cap: bad.
+  const SampleSet mostly_bad = runs({1.0, 5.0, 1.05, 4.9, 5.1, 1.1, 5.2, 4.8, 5.05, 4.95});
+  SampleSet nine = mostly_bad;
+  nine.samples.pop_back();
+  CHECK_FALSE(assess(nine, k_good, k_bad, policy).decided);
+  const Assessment a = assess(mostly_bad, k_good, k_bad, policy);
+  CHECK(a.decided);
+  CHECK(a.verdict == Verdict::bad);
+}
+
+TEST_CASE("assess needs replication before calling a candidate intermediate", "[stats][verdict]") {
+  const VerdictPolicy policy;
+  // Five runs between the anchors reach p < 0.005 on both sides, but twice the first runs are needed.
+  const SampleSet five = runs({2.2, 2.3, 2.1, 2.25, 2.4});
+  CHECK_FALSE(assess(five, k_good, k_bad, policy).decided);
+  SampleSet six = five;
+  six.samples.push_back({false, 2.15, "", "loss=2.34"});
+  CHECK(assess(six, k_good, k_bad, policy).verdict == Verdict::intermediate);
 }

@@ -1,0 +1,75 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "stats/pass_fail.hpp"
+
+using namespace envbisect;
+using namespace envbisect::stats;
+
+namespace {
+
+const std::string k_fail = "exit:1|AssertionError: expected 42";
+
+// Return a set of runs: 'p' passed, 'f' failed with k_fail, 's' skipped (exit 125).
+SampleSet runs(const std::string& pattern) {
+  SampleSet set;
+  for (char c : pattern) {
+    Sample s;
+    s.failed = c == 'f';
+    s.failure_signature = c == 'f' ? k_fail : "";
+    s.skipped = c == 's';
+    set.samples.push_back(s);
+  }
+  return set;
+}
+
+}  // namespace
+
+TEST_CASE("a pass/fail candidate is judged by its exit status, as git bisect run does", "[stats][pass_fail]") {
+  CHECK_FALSE(assess_pass_fail(runs("")).decided);
+  CHECK(assess_pass_fail(runs("p")).verdict == Verdict::good);
+  CHECK(assess_pass_fail(runs("f")).verdict == Verdict::bad);
+  CHECK(assess_pass_fail(runs("s")).verdict == Verdict::skip);
+  // A re-run that disagrees: the test is not deterministic there.
+  const Assessment flaky = assess_pass_fail(runs("fp"));
+  CHECK(flaky.decided);
+  CHECK(flaky.verdict == Verdict::unstable);
+  CHECK_THAT(flaky.reason, Catch::Contains("not deterministic"));
+}
+
+TEST_CASE("pass/fail anchors must pass on good and fail on bad every time", "[stats][pass_fail]") {
+  CHECK(pass_fail_anchors(runs("p"), runs("f")).distinguishable);
+  CHECK_FALSE(pass_fail_anchors(runs("f"), runs("f")).distinguishable);
+  CHECK_FALSE(pass_fail_anchors(runs("p"), runs("p")).distinguishable);
+  const PassFailAnchors skipped = pass_fail_anchors(runs("s"), runs("f"));
+  CHECK_FALSE(skipped.distinguishable);
+  CHECK_THAT(skipped.message, Catch::Contains("exited 125"));
+  CHECK_THAT(pass_fail_anchors(runs("p"), runs("f")).message, Catch::Contains("AssertionError"));
+}
+
+TEST_CASE("a pass/fail sample passes on exit 0 without a metric", "[stats][pass_fail]") {
+  RunResult ok;
+  ok.status = RunStatus::ok;
+  ok.exit_code = 0;
+  CHECK_FALSE(to_pass_fail_sample(ok).failed);
+  CHECK(to_sample(ok).failed);  // a metric recipe needs its metric
+  RunResult failed;
+  failed.status = RunStatus::failed;
+  failed.exit_code = 1;
+  CHECK(to_pass_fail_sample(failed).failed);
+  RunResult skipped;
+  skipped.status = RunStatus::skip;
+  CHECK(to_pass_fail_sample(skipped).skipped);
+}
+
+TEST_CASE("anchors that pass and fail every time with one signature look deterministic", "[stats][pass_fail]") {
+  const VerdictPolicy policy;  // anchor_runs 5
+  CHECK(looks_deterministic(runs("ppppp"), runs("fffff"), policy));
+  CHECK_FALSE(looks_deterministic(runs("pppp"), runs("ffff"), policy));    // too few runs
+  CHECK_FALSE(looks_deterministic(runs("ppppp"), runs("ffpff"), policy));  // bad passed once
+  SampleSet two_signatures = runs("fffff");
+  two_signatures.samples[2].failure_signature = "signal:11";
+  CHECK_FALSE(looks_deterministic(runs("ppppp"), two_signatures, policy));
+}
