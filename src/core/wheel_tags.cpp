@@ -163,13 +163,11 @@ long wheel_tag_score(const WheelName& wheel, const MarkerEnvironment& environmen
   const Target target = target_of(environment);
   long best = -1;
   for (const std::string& python : split_dots(wheel.python_tag)) {
-    long py = python_score(python, target);
-    if (py < 0) {
-      continue;
-    }
     for (const std::string& abi : split_dots(wheel.abi_tag)) {
       long ab = abi_score(abi, python, target);
-      if (ab < 0) {
+      // abi3's python tag names the oldest CPython it runs on (cp38-abi3 runs on 3.12): abi_score checked it.
+      long py = abi == "abi3" && ab >= 0 ? 2 : python_score(python, target);
+      if (ab < 0 || py < 0) {
         continue;
       }
       for (const std::string& platform : split_dots(wheel.platform_tag)) {
@@ -192,6 +190,9 @@ std::string wheel_misfit_reason(const WheelName& wheel, const MarkerEnvironment&
   bool python_fits = false;
   for (const std::string& python : split_dots(wheel.python_tag)) {
     python_fits = python_fits || python_score(python, target) >= 0;
+    for (const std::string& abi : split_dots(wheel.abi_tag)) {
+      python_fits = python_fits || (abi == "abi3" && abi_score(abi, python, target) >= 0);
+    }
   }
   if (!python_fits) {
     return "built for " + wheel.python_tag + ", the interpreter is CPython " + interpreter;
