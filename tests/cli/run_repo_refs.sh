@@ -40,6 +40,7 @@ state HEAD~1 new >"$T/bad.json"
 "$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --out "$T/run" >"$T/out.txt"
 expect_contains "$T/out.txt" "cause (1 difference):"
 expect_contains "$T/out.txt" "repos/app $first -> $third"
+expect_contains "$T/out.txt" "inside repos/app: first bad $third"
 "$PY" - "$T/run" "$first" "$third" <<'PY'
 import json, sys
 run, first, third = sys.argv[1:]
@@ -52,9 +53,15 @@ result = json.load(open(run + "/result.json"))
 assert any(c.get("dimension") == "repos" and c.get("good") == first and c.get("bad") == third
            for c in result["cause"]), result["cause"]
 PY
-# The benchmark really ran git inside its checkout: describe named the tags.
+# The benchmark really ran git inside its checkout: describe named the tags (v1.0-1-g... for the
+# commit between the ends, bisected on the commit axis).
 grep -rqs "described: v1.0" "$T/run"
 grep -rqs "described: v2.0" "$T/run"
+grep -rqs "described: v1.0-1-g" "$T/run"
+ls "$T/run/repos/"*/.git >/dev/null
+# The report shows the refs beside the ids.
+"$ENVBISECT" report "$T/run" >/dev/null
+expect_contains "$T/run/report.md" "v1.0 (${first:0:12})"
 
 # A tag and a branch expression naming one commit are no difference (with the env kept equal).
 state v2.0 same >"$T/good2.json"
@@ -69,10 +76,8 @@ expect_contains "$T/diff.txt" "v1.0 (${first:0:12})  ->  HEAD~1 (${third:0:12})"
 
 # A ref the repository lacks: exit 2 naming the file, the field and the repository; nothing written.
 state v9.9 new >"$T/bad3.json"
-set +e
-"$ENVBISECT" run "$T/good.json" "$T/bad3.json" --recipe "$T/recipe.json" --out "$T/run3" 2>"$T/err.txt"
-rc=$?
-set -e
+rc=0
+"$ENVBISECT" run "$T/good.json" "$T/bad3.json" --recipe "$T/recipe.json" --out "$T/run3" 2>"$T/err.txt" || rc=$?
 [[ $rc -eq 2 ]] || { echo "expected exit 2, got $rc" >&2; cat "$T/err.txt" >&2; exit 1; }
 expect_contains "$T/err.txt" "bad3.json: /repos/app/commit"
 expect_contains "$T/err.txt" "'v9.9'"
