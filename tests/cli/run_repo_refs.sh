@@ -63,6 +63,15 @@ ls "$T/run/repos/"*/.git >/dev/null
 "$ENVBISECT" report "$T/run" >/dev/null
 expect_contains "$T/run/report.md" "v1.0 (${first:0:12})"
 
+# Under --isolation bwrap the checkout is mounted read-only and nothing outside it: git still works
+# there, since the clone is self-contained.
+if command -v bwrap >/dev/null && bwrap --ro-bind / / true 2>/dev/null; then
+  "$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --out "$T/run_bwrap" --isolation bwrap \
+    >"$T/out_bwrap.txt" 2>"$T/log_bwrap.txt"
+  expect_contains "$T/out_bwrap.txt" "inside repos/app: first bad $third"
+  grep -rqs "described: v1.0-1-g" "$T/run_bwrap"
+fi
+
 # A tag and a branch expression naming one commit are no difference (with the env kept equal).
 state v2.0 same >"$T/good2.json"
 state main~1 same >"$T/bad2.json"
