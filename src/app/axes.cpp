@@ -215,6 +215,7 @@ EnvState with_axis_point(const EnvState& state, const std::vector<Delta>& deltas
     out.threads[delta.name] = std::stoll(value);
   } else if (delta.dimension == Dimension::repos) {
     out.repos[delta.name].commit = value;
+    out.repos[delta.name].ref.clear();  // a point of the axis is an id, whatever ref an end had
   }
   return out;
 }

@@ -14,6 +14,8 @@ ExitCode run_diff(const DiffOptions& options, std::ostream& out) {
   // Load both states first; a bad file stops here with every problem listed.
   EnvState good = load_state_file(options.good_path);
   EnvState bad = load_state_file(options.bad_path);
+  resolve_present_repo_refs(good);  // two refs naming one commit are no difference
+  resolve_present_repo_refs(bad);
   std::vector<Delta> deltas = diff_states(good, bad);
 
   // Print, as data or as a table.

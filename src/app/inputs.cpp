@@ -102,6 +102,34 @@ Recipe load_recipe_file(const std::string& path) {
 
 namespace {
 
+// Resolve one repo pin's commit to its full id, keeping a ref the state wrote; throw Error when the
+// repository lacks it.
+void resolve_repo_pin(RepoPin& repo) {
+  const std::string id = resolve_commit(repo.path, repo.commit);
+  if (repo.commit != id && repo.ref.empty()) {
+    repo.ref = repo.commit;
+  }
+  repo.commit = id;
+}
+
+}  // namespace
+
+void resolve_present_repo_refs(EnvState& state) {
+  for (auto& [name, repo] : state.repos) {
+    std::error_code error;
+    if (!std::filesystem::is_directory(repo.path, error)) {
+      continue;
+    }
+    try {
+      resolve_repo_pin(repo);
+    } catch (const Error&) {
+      // Shown as written: a diff does not need the repository.
+    }
+  }
+}
+
+namespace {
+
 // Record a problem when `name` of a placeholder family is missing from the state.
 template <typename Map>
 void require_key(const Map& map, const std::string& section, const std::string& placeholder, const std::string& key,
@@ -136,7 +164,7 @@ void check_state_against_recipe(const EnvState& state, const Recipe& recipe, con
 
 }  // namespace
 
-void check_run_inputs(const EnvState& good, const std::string& good_path, const EnvState& bad,
+void check_run_inputs(EnvState& good, const std::string& good_path, EnvState& bad,
                       const std::string& bad_path, const Recipe& recipe, const std::string& recipe_path,
                       const std::vector<std::string>& wheel_dirs) {
   Problems problems(recipe_path);
@@ -153,15 +181,16 @@ void check_run_inputs(const EnvState& good, const std::string& good_path, const 
     }
   }
   for (auto [state, state_problems] : {std::pair{&good, &good_problems}, std::pair{&bad, &bad_problems}}) {
-    for (const auto& [name, repo] : state->repos) {
+    for (auto& [name, repo] : state->repos) {
       std::error_code error;
       if (!std::filesystem::is_directory(repo.path, error)) {
         state_problems->add("/repos/" + pointer_token(name) + "/path", repo.path + " is not a directory");
         continue;
       }
-      // The commit must be in the repository now, not when its checkout is first needed mid-run.
+      // The commit must be in the repository now, not when its checkout is first needed mid-run. A tag,
+      // branch or revision is resolved here, once: from now on the full id is what counts, the ref beside it.
       try {
-        resolve_commit(repo.path, repo.commit);
+        resolve_repo_pin(repo);
       } catch (const Error& unresolved) {
         state_problems->add("/repos/" + pointer_token(name) + "/commit", unresolved.what());
       }

@@ -24,9 +24,14 @@ EnvState load_state_file(const std::string& path);
 // Read and validate a recipe file; its folder becomes {recipe_dir}. Throw Error naming every problem.
 Recipe load_recipe_file(const std::string& path);
 
+// Resolve the commit of each repo whose repository is present here to its full id, the text written
+// kept as the pin's ref; a repo absent here, or lacking the commit, stays as written.
+void resolve_present_repo_refs(EnvState& state);
+
 // Check that the recipe's placeholders can be filled for both states and that the wheel folders
-// exist; throw one Error listing every problem (file, field, what is missing).
-void check_run_inputs(const EnvState& good, const std::string& good_path, const EnvState& bad,
+// exist, and resolve each repo's commit (a tag, branch or revision) to its full id, keeping what the
+// state wrote as the pin's ref; throw one Error listing every problem (file, field, what is missing).
+void check_run_inputs(EnvState& good, const std::string& good_path, EnvState& bad,
                       const std::string& bad_path, const Recipe& recipe, const std::string& recipe_path,
                       const std::vector<std::string>& wheel_dirs);
 

@@ -121,7 +121,17 @@ std::vector<Delta> diff_states(const EnvState& good, const EnvState& bad) {
     out.push_back({Dimension::python, "venv", good.python.use_as_is ? "none" : "fresh", bad.python.use_as_is ? "none" : "fresh"});
   }
   diff_map(Dimension::packages, good.packages, bad.packages, out);
+  const std::size_t first_repo = out.size();
   diff_map(Dimension::repos, good.repos, bad.repos, out);
+  for (std::size_t i = first_repo; i < out.size(); ++i) {
+    // The delta's values are the resolved ids (a commit axis walks them); the refs go beside them.
+    if (auto it = good.repos.find(out[i].name); it != good.repos.end()) {
+      out[i].good_ref = it->second.ref;
+    }
+    if (auto it = bad.repos.find(out[i].name); it != bad.repos.end()) {
+      out[i].bad_ref = it->second.ref;
+    }
+  }
   diff_map(Dimension::caches, good.caches, bad.caches, out);
   diff_map(Dimension::threads, good.threads, bad.threads, out);
   diff_map(Dimension::env, good.env, bad.env, out);
@@ -207,6 +217,12 @@ nlohmann::json delta_to_json(const Delta& delta) {
   const std::optional<std::string> bad = shown_value(delta, delta.bad);
   out["good"] = good ? nlohmann::json(*good) : nlohmann::json(nullptr);
   out["bad"] = bad ? nlohmann::json(*bad) : nlohmann::json(nullptr);
+  if (!delta.good_ref.empty()) {
+    out["good_ref"] = delta.good_ref;
+  }
+  if (!delta.bad_ref.empty()) {
+    out["bad_ref"] = delta.bad_ref;
+  }
   return out;
 }
 

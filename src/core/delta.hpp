@@ -20,6 +20,8 @@ struct Delta {
   std::string name;                 // package, repo, cache, knob or variable name ("interpreter" for python)
   std::optional<std::string> good;  // displayed value in good; nullopt when absent there
   std::optional<std::string> bad;   // displayed value in bad; nullopt when absent there
+  std::string good_ref{};           // repos: the tag, branch or revision good gave for the commit, or empty
+  std::string bad_ref{};            // repos: the tag, branch or revision bad gave for the commit, or empty
   bool operator==(const Delta&) const = default;
 };
 

@@ -163,6 +163,26 @@ void parse_packages(const json& doc, EnvState& state, Problems& problems) {
   }
 }
 
+// Return why `text` cannot be a revision a repository resolves (empty when it can be): it must be
+// non-empty, at most 256 characters, without spaces or control characters, and not look like an option.
+std::string revision_problem(const std::string& text) {
+  if (text.empty()) {
+    return "got an empty string";
+  }
+  if (text.size() > 256) {
+    return "got " + std::to_string(text.size()) + " characters (at most 256)";
+  }
+  for (unsigned char c : text) {
+    if (c <= 0x20 || c == 0x7f) {
+      return "got text with a space or control character";
+    }
+  }
+  if (text.front() == '-') {
+    return "got '" + text + "', which starts with '-'";
+  }
+  return "";
+}
+
 void parse_repos(const json& doc, EnvState& state, Problems& problems) {
   const json* repos = section(doc, "repos", problems);
   if (repos == nullptr) {
@@ -179,8 +199,10 @@ void parse_repos(const json& doc, EnvState& state, Problems& problems) {
     pin.path = read_string(value, "path", pointer, problems, true);
     pin.url = read_string(value, "url", pointer, problems, false);
     pin.commit = read_string(value, "commit", pointer, problems, true);
-    if (!pin.commit.empty() && (pin.commit.size() < 4 || pin.commit.size() > 40 || !is_hex(pin.commit))) {
-      problems.add(pointer + "/commit", "expected a hex commit id (4 to 40 digits), got '" + pin.commit + "'");
+    if (value.contains("commit") && value["commit"].is_string()) {
+      if (std::string why = revision_problem(pin.commit); !why.empty()) {
+        problems.add(pointer + "/commit", "expected a commit id, tag, branch or revision (v2.3, main~4), " + why);
+      }
     }
     state.repos.emplace(name, std::move(pin));
   }

@@ -22,7 +22,8 @@ struct PackagePin {
 struct RepoPin {
   std::string path;    // local path (relative paths resolved against the state file's folder)
   std::string url;     // optional remote, informational
-  std::string commit;  // full or abbreviated hex commit id
+  std::string commit;  // as parsed: a commit id, tag, branch or revision; once resolved, the full commit id
+  std::string ref{};   // once resolved: the text the state gave when it was not the full id; else empty
   bool operator==(const RepoPin&) const = default;
 };
 

@@ -6,6 +6,7 @@
 #include <git2.h>
 #include <git2/sys/repository.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 
@@ -49,34 +50,43 @@ std::string resolve_commit(const std::string& repo_path, const std::string& rev)
 }
 
 void checkout_commit(const std::string& repo_path, const std::string& rev, const std::string& target_dir) {
-  const RepoPtr repo = open_repo(repo_path);
-  const ObjectPtr commit = find_commit(repo.get(), repo_path, rev);
+  const std::string commit_id = resolve_commit(repo_path, rev);
 
   std::error_code ec;
   if (fs::exists(target_dir, ec)) {
     throw Error("checkout target " + target_dir + " already exists (repository " + repo_path + ", revision " +
                 rev + ")", ExitCode::environment);
   }
-  fs::create_directories(target_dir, ec);
-  if (ec) {
-    throw Error("cannot create checkout directory " + target_dir + ": " + ec.message(), ExitCode::environment);
-  }
+  fs::create_directories(fs::path(target_dir).parent_path(), ec);
 
-  // Check out against an empty in-memory index, so every file of the commit is written to the
-  // target and the repository's own index, HEAD and work tree are neither read nor changed.
-  git_index* raw_index = nullptr;
-  if (git_index_new(&raw_index) != 0) {
-    throw Error("cannot create an in-memory git index: " + last_git_error(), ExitCode::environment);
+  // A local clone: its .git holds the objects (hard links to the repository's own files on one
+  // filesystem, a copy otherwise) and every tag, so git describe, setuptools-scm and versioneer work
+  // inside it. It is self-contained on purpose: alternates would point outside the checkout, which an
+  // isolated benchmark cannot see and a remote host does not have. The repository is only read.
+  git_clone_options options = GIT_CLONE_OPTIONS_INIT;
+  options.local = GIT_CLONE_LOCAL;
+  options.checkout_opts.checkout_strategy = GIT_CHECKOUT_NONE;
+  git_repository* raw_clone = nullptr;
+  if (git_clone(&raw_clone, repo_path.c_str(), target_dir.c_str(), &options) != 0) {
+    throw Error("git repository " + repo_path + ": cannot clone into " + target_dir + ": " + last_git_error(),
+                ExitCode::environment);
   }
-  const IndexPtr index(raw_index);
-  git_checkout_options options = GIT_CHECKOUT_OPTIONS_INIT;
-  options.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DONT_UPDATE_INDEX | GIT_CHECKOUT_NO_REFRESH;
-  options.target_directory = target_dir.c_str();
-  options.baseline_index = index.get();
-  git_repository_set_index(repo.get(), index.get());
-  if (git_checkout_tree(repo.get(), commit.get(), &options) != 0) {
+  const RepoPtr clone(raw_clone);
+  const ObjectPtr commit = find_commit(clone.get(), target_dir, commit_id);
+
+  // HEAD detached at the commit, its files written and the index matching them: a clean tree.
+  git_checkout_options checkout = GIT_CHECKOUT_OPTIONS_INIT;
+  checkout.checkout_strategy = GIT_CHECKOUT_FORCE;
+  if (git_checkout_tree(clone.get(), commit.get(), &checkout) != 0 ||
+      git_repository_set_head_detached(clone.get(), git_object_id(commit.get())) != 0) {
     throw Error("git repository " + repo_path + ": cannot check out '" + rev + "' into " + target_dir + ": " +
                 last_git_error(), ExitCode::environment);
+  }
+  // envbisect's own marker beside the files is no change of the tree (git status, --dirty).
+  std::FILE* exclude = std::fopen((target_dir + "/.git/info/exclude").c_str(), "a");
+  if (exclude != nullptr) {
+    std::fputs("/.envbisect-complete\n", exclude);
+    std::fclose(exclude);
   }
 }
 

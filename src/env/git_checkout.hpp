@@ -8,8 +8,9 @@ namespace envbisect {
 // commit id. Throw Error naming the repo and the revision when it cannot be found.
 std::string resolve_commit(const std::string& repo_path, const std::string& rev);
 
-// Write the tree of commit `rev` of the repository at `repo_path` into `target_dir` (created; must not
-// exist), without touching the repository's own work tree or HEAD. Throw Error on failure.
+// Make `target_dir` (created; must not exist) a git working tree of the repository at `repo_path`:
+// a self-contained local clone with its tags, HEAD detached at commit `rev`, files and index clean;
+// the repository itself is only read. Throw Error on failure.
 void checkout_commit(const std::string& repo_path, const std::string& rev, const std::string& target_dir);
 
 }  // namespace envbisect

@@ -34,6 +34,13 @@ std::string render_delta_table(const std::vector<Delta>& shown) {
       delta.good = delta.good ? std::optional<std::string>(redact_env_value(delta.name, *delta.good)) : std::nullopt;
       delta.bad = delta.bad ? std::optional<std::string>(redact_env_value(delta.name, *delta.bad)) : std::nullopt;
     }
+    // A repo named by a tag, branch or revision shows it first, its resolved id beside it: v2.3 (0a515c7d1e2f).
+    if (delta.good && !delta.good_ref.empty()) {
+      delta.good = delta.good_ref + " (" + delta.good->substr(0, 12) + ")";
+    }
+    if (delta.bad && !delta.bad_ref.empty()) {
+      delta.bad = delta.bad_ref + " (" + delta.bad->substr(0, 12) + ")";
+    }
     delta.name = escape_control(delta.name);
     delta.good = delta.good ? std::optional<std::string>(escape_control(*delta.good)) : std::nullopt;
     delta.bad = delta.bad ? std::optional<std::string>(escape_control(*delta.bad)) : std::nullopt;

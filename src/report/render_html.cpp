@@ -93,8 +93,8 @@ std::string verdict_section(const ReportModel& model) {
     out += "<table><tr><th>difference</th><th>good</th><th>bad</th></tr>\n";
     for (std::size_t index : summary.cause) {
       const Change& change = model.deltas[index];
-      out += "<tr><td>" + code(change.dimension + "/" + change.name) + "</td><td>" + code(change.good.value_or("(absent)")) +
-             "</td><td>" + code(change.bad.value_or("(absent)")) + "</td></tr>\n";
+      out += "<tr><td>" + code(change.dimension + "/" + change.name) + "</td><td>" + code(shown_side(change.good, change.good_ref)) +
+             "</td><td>" + code(shown_side(change.bad, change.bad_ref)) + "</td></tr>\n";
     }
     out += "</table>\n";
   }
@@ -149,7 +149,7 @@ std::string differences_section(const ReportModel& model) {
     const Change& change = model.deltas[i];
     bool culprit = std::find(cause.begin(), cause.end(), i) != cause.end();
     out += "<tr><td class=\"num\">" + std::to_string(i) + "</td><td>" + code(change.dimension + "/" + change.name) +
-           "</td><td>" + code(change.good.value_or("(absent)")) + "</td><td>" + code(change.bad.value_or("(absent)")) +
+           "</td><td>" + code(shown_side(change.good, change.good_ref)) + "</td><td>" + code(shown_side(change.bad, change.bad_ref)) +
            "</td><td>" + (culprit ? "<b>yes</b>" : "") + "</td></tr>\n";
   }
   return out + "</table>\n";

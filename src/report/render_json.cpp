@@ -11,9 +11,16 @@ namespace {
 json optional_number(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
 
 json change_json(const Change& change) {
-  return {{"dimension", change.dimension}, {"name", change.name},
-          {"good", change.good ? json(*change.good) : json(nullptr)},
-          {"bad", change.bad ? json(*change.bad) : json(nullptr)}};
+  json out = {{"dimension", change.dimension}, {"name", change.name},
+              {"good", change.good ? json(*change.good) : json(nullptr)},
+              {"bad", change.bad ? json(*change.bad) : json(nullptr)}};
+  if (!change.good_ref.empty()) {
+    out["good_ref"] = change.good_ref;
+  }
+  if (!change.bad_ref.empty()) {
+    out["bad_ref"] = change.bad_ref;
+  }
+  return out;
 }
 
 json decision_json(const Decision& decision) {

@@ -55,8 +55,8 @@ std::string verdict_section(const ReportModel& model) {
     out += "| difference | good | bad |\n|---|---|---|\n";
     for (std::size_t index : summary.cause) {
       const Change& change = model.deltas[index];
-      out += "| " + md_code(change.dimension + "/" + change.name) + " | " + md_code(change.good.value_or("(absent)")) +
-             " | " + md_code(change.bad.value_or("(absent)")) + " |\n";
+      out += "| " + md_code(change.dimension + "/" + change.name) + " | " + md_code(shown_side(change.good, change.good_ref)) +
+             " | " + md_code(shown_side(change.bad, change.bad_ref)) + " |\n";
     }
     out += "\n";
   }
@@ -97,7 +97,7 @@ std::string differences_section(const ReportModel& model) {
     const Change& change = model.deltas[i];
     bool culprit = std::find(cause.begin(), cause.end(), i) != cause.end();
     out += "| " + std::to_string(i) + " | " + md_code(change.dimension + "/" + change.name) + " | " +
-           md_code(change.good.value_or("(absent)")) + " | " + md_code(change.bad.value_or("(absent)")) + " | " +
+           md_code(shown_side(change.good, change.good_ref)) + " | " + md_code(shown_side(change.bad, change.bad_ref)) + " | " +
            (culprit ? "**yes**" : "") + " |\n";
   }
   return out + "\n";

@@ -73,6 +73,8 @@ Change change_of(const json& doc) {
     change.name = text_of(doc, "name");
     change.good = optional_text(doc, "good");
     change.bad = optional_text(doc, "bad");
+    change.good_ref = optional_text(doc, "good_ref").value_or("");
+    change.bad_ref = optional_text(doc, "bad_ref").value_or("");
   }
   return change;
 }
@@ -406,6 +408,13 @@ std::vector<std::size_t> cause_indices(const ReportModel& model) {
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+std::string shown_side(const std::optional<std::string>& value, const std::string& ref) {
+  if (!value) {
+    return "(absent)";
+  }
+  return ref.empty() ? *value : ref + " (" + value->substr(0, 12) + ")";
 }
 
 }  // namespace envbisect::report

@@ -15,7 +15,13 @@ struct Change {
   std::string name;
   std::optional<std::string> good;  // absent: added in bad
   std::optional<std::string> bad;   // absent: removed in bad
+  std::string good_ref{};           // repos: the tag, branch or revision good gave for its commit, or empty
+  std::string bad_ref{};            // repos: the same for bad
 };
+
+// Return one side of a change as reports show it: "(absent)", the value, or for a commit a state
+// named by a ref, the ref with the id's first 12 digits beside it ("v2.3 (0a515c7dd136)").
+std::string shown_side(const std::optional<std::string>& value, const std::string& ref);
 
 // One benchmark run ("attempt") or warm-up ("warmup") as journaled.
 struct Attempt {

@@ -255,7 +255,7 @@ std::string headline(const VerdictSummary& summary) {
 }
 
 std::string change_values(const Change& change) {
-  return change.good.value_or("(absent)") + " -> " + change.bad.value_or("(absent)");
+  return shown_side(change.good, change.good_ref) + " -> " + shown_side(change.bad, change.bad_ref);
 }
 
 std::vector<Command> reproduction_commands(const ReportModel& model) {

@@ -2,6 +2,7 @@
 
 #include "core/delta.hpp"
 #include "core/state.hpp"
+#include "report/delta_table.hpp"
 #include "util/error.hpp"
 
 #include <nlohmann/json.hpp>
@@ -62,7 +63,10 @@ TEST_CASE("bad states name the file, the JSON pointer and what was expected", "[
       {R"({"format": 1, "packages": {"Foo_Bar": "1.0", "foo-bar": "1.0"}})", "duplicate package"},
       {R"({"format": 1, "packages": {"-bad": "1.0"}})", "/packages/-bad: invalid package name"},
       {R"({"format": 1, "repos": {"r": {"path": "x"}}})", "good.json: /repos/r/commit: missing; expected a string"},
-      {R"({"format": 1, "repos": {"r": {"path": "x", "commit": "xyz!"}}})", "/repos/r/commit: expected a hex commit id"},
+      {R"({"format": 1, "repos": {"r": {"path": "x", "commit": ""}}})", "/repos/r/commit: expected a commit id, tag, branch or revision (v2.3, main~4), got an empty string"},
+      {R"({"format": 1, "repos": {"r": {"path": "x", "commit": "v1 .0"}}})", "/repos/r/commit: expected a commit id, tag, branch or revision (v2.3, main~4), got text with a space"},
+      {R"({"format": 1, "repos": {"r": {"path": "x", "commit": "main\u0007"}}})", "/repos/r/commit: expected a commit id, tag, branch or revision (v2.3, main~4), got text with a space or control character"},
+      {R"({"format": 1, "repos": {"r": {"path": "x", "commit": "--upload-pack=x"}}})", "/repos/r/commit: expected a commit id, tag, branch or revision (v2.3, main~4), got '--upload-pack=x', which starts with '-'"},
       {R"({"format": 1, "caches": {"inductor": {"state": "tepid"}}})", "/caches/inductor/state: expected \"cold\", \"warm\" or a snapshot path"},
       {R"({"format": 1, "threads": {"drafter_threads": -1}})", "/threads/drafter_threads: expected a non-negative integer"},
       {R"({"format": 1, "threads": {"drafter_threads": "3"}})", "/threads/drafter_threads: expected a non-negative integer"},
@@ -78,6 +82,36 @@ TEST_CASE("bad states name the file, the JSON pointer and what was expected", "[
     INFO(c.text);
     CHECK_THAT(error_of(c.text), Catch::Contains(c.expected));
   }
+}
+
+TEST_CASE("a repo's commit may be a tag, branch or revision, kept as written until resolved", "[core][state]") {
+  for (const char* text : {"v2.3", "main~4", "HEAD~2", "0a515c7", "release/2.3^{commit}", "HEAD@{1}"}) {
+    const std::string rev = text;
+    INFO(rev);
+    EnvState state = parse_state(R"({"format": 1, "repos": {"r": {"path": "x", "commit": ")" + rev + R"("}}})", "s.json");
+    CHECK(state.repos.at("r").commit == rev);
+    CHECK(state.repos.at("r").ref.empty());
+  }
+}
+
+TEST_CASE("a resolved repo delta carries the resolved ids, its refs beside them", "[core][delta]") {
+  const std::string a = "0a515c7dd136666e63a698b7fe0f83642a6e0b57";
+  const std::string b = "1b626d8ee247777f74b709c8af1f94753b7f1c68";
+  EnvState good;
+  EnvState bad;
+  good.repos["app"] = RepoPin{"/r", "", a, "v2.3"};
+  bad.repos["app"] = RepoPin{"/r", "", b, ""};
+  const std::vector<Delta> deltas = diff_states(good, bad);
+  REQUIRE(deltas.size() == 1);
+  CHECK(deltas[0].good == a);  // a commit axis walks the ids
+  CHECK(deltas[0].bad == b);
+  CHECK(delta_to_json(deltas[0]) == nlohmann::json{{"dimension", "repos"}, {"name", "app"}, {"good", a},
+                                                    {"bad", b}, {"good_ref", "v2.3"}});
+  CHECK_THAT(render_delta_table(deltas), Catch::Contains("v2.3 (0a515c7dd136)  ->  " + b));
+
+  // Two refs naming one commit are no difference.
+  bad.repos["app"] = RepoPin{"/elsewhere", "", a, "main~4"};
+  CHECK(diff_states(good, bad).empty());
 }
 
 TEST_CASE("every problem in a state is reported at once", "[core][state]") {

@@ -29,9 +29,12 @@ struct ThreeCommitRepo {
   std::vector<std::string> commits;
   envbisect::LocalRunner runner;
 
-  void git(std::vector<std::string> args, const std::string& date = "2026-01-01T00:00:00Z") {
+  void git(std::vector<std::string> args, const std::string& date = "2026-01-01T00:00:00Z") { git_in(repo, args, date); }
+
+  // Run git in `where` (the repository or a checkout); its output lands in git.out.
+  void git_in(const fs::path& where, std::vector<std::string> args, const std::string& date = "2026-01-01T00:00:00Z") {
     envbisect::ProcessSpec spec;
-    spec.argv = {"git", "-C", repo.string()};
+    spec.argv = {"git", "-C", where.string()};
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
     spec.env = {{"PATH", "/usr/bin:/bin"}, {"HOME", dir.path.string()}, {"GIT_CONFIG_NOSYSTEM", "1"},
                 {"GIT_AUTHOR_NAME", "t"}, {"GIT_AUTHOR_EMAIL", "t@example.com"}, {"GIT_COMMITTER_NAME", "t"},
@@ -58,6 +61,7 @@ struct ThreeCommitRepo {
     write(repo / "run.sh", "#!/bin/sh\n");
     fs::permissions(repo / "run.sh", fs::perms::owner_exec, fs::perm_options::add);
     commit("first", "2026-01-01T00:00:00Z");
+    git({"tag", "-a", "v0.1", "-m", "release 0.1"});
     write(repo / "a.txt", "two\n");
     write(repo / "c.txt", "sea\n");
     commit("second", "2026-01-02T00:00:00Z");
@@ -97,6 +101,43 @@ TEST_CASE("resolve_commit errors name the repository and the revision", "[env][g
   CHECK_THROWS_WITH(envbisect::resolve_commit(not_repo, "HEAD"), Catch::Contains(not_repo));
 }
 
+TEST_CASE("checkout_commit makes a git working tree: HEAD detached at the commit, tags, clean", "[env][git]") {
+  ThreeCommitRepo& fixture = shared_repo();
+  const std::string repo = fixture.repo.string();
+  const fs::path target = fixture.dir.path / "checkouts" / "worktree";
+  envbisect::checkout_commit(repo, "HEAD~1", target.string());
+
+  REQUIRE(fs::exists(target / ".git"));
+  fixture.git_in(target, {"rev-parse", "HEAD"});
+  CHECK(slurp(fixture.dir.path / "git.out") == fixture.commits[1] + "\n");
+  fixture.git_in(target, {"describe", "--tags", "--dirty"});
+  CHECK(slurp(fixture.dir.path / "git.out") == "v0.1-1-g" + fixture.commits[1].substr(0, 7) + "\n");
+  fixture.git_in(target, {"status", "--porcelain"});
+  CHECK(slurp(fixture.dir.path / "git.out").empty());
+  // Detached: no branch of the checkout moves when something commits there.
+  fixture.git_in(target, {"rev-parse", "--abbrev-ref", "HEAD"});
+  CHECK(slurp(fixture.dir.path / "git.out") == "HEAD\n");
+  // envbisect's completion marker does not make the tree dirty.
+  write(target / ".envbisect-complete", fixture.commits[1] + "\n");
+  fixture.git_in(target, {"status", "--porcelain"});
+  CHECK(slurp(fixture.dir.path / "git.out").empty());
+
+  // Self-contained: the objects are inside the checkout, no alternates pointing elsewhere.
+  CHECK_FALSE(fs::exists(target / ".git" / "objects" / "info" / "alternates"));
+
+  // What a benchmark does in its checkout stays there: another checkout of the same commit and the
+  // repository see none of it.
+  const fs::path other = fixture.dir.path / "checkouts" / "worktree-2";
+  envbisect::checkout_commit(repo, fixture.commits[1], other.string());
+  write(target / "a.txt", "changed by a benchmark\n");
+  fixture.git_in(target, {"commit", "-q", "-a", "-m", "local"});
+  CHECK(slurp(other / "a.txt") == "two\n");
+  fixture.git_in(other, {"rev-parse", "HEAD"});
+  CHECK(slurp(fixture.dir.path / "git.out") == fixture.commits[1] + "\n");
+  CHECK(envbisect::resolve_commit(repo, "HEAD") == fixture.commits[2]);
+  CHECK(slurp(fixture.repo / "a.txt") == "three\n");
+}
+
 TEST_CASE("checkout_commit writes an old tree elsewhere and leaves the repository alone", "[env][git]") {
   ThreeCommitRepo& fixture = shared_repo();
   const std::string repo = fixture.repo.string();
@@ -107,7 +148,6 @@ TEST_CASE("checkout_commit writes an old tree elsewhere and leaves the repositor
   CHECK(slurp(target / "a.txt") == "one\n");
   CHECK(slurp(target / "sub" / "b.txt") == "bee\n");
   CHECK_FALSE(fs::exists(target / "c.txt"));
-  CHECK_FALSE(fs::exists(target / ".git"));
   CHECK((fs::status(target / "run.sh").permissions() & fs::perms::owner_exec) != fs::perms::none);
 
   // The repository's HEAD, index and work tree are as they were.
