@@ -1,5 +1,7 @@
 // scan_uv_cache on a uv cache that a real uv (0.11.15) filled on the GPU machine
-// (reports/2026-12-01-h200-uv/, small files only): every build is found by name, version and label.
+// (reports/2026-12-01-h200-uv/; its metadata only: dist-info folders, wheels-v6 pointers and CACHEDIR.TAG —
+// the unpacked package files are the fixture's own, in fixtures/incidents/dflash-cu130/packages/):
+// every build is found by name, version and label.
 #include <algorithm>
 #include <string>
 #include <vector>

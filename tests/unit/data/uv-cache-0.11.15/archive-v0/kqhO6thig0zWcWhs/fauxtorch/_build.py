@@ -1,3 +1,0 @@
-VERSION = "2.12.0+cu130"
-CUDA = "13.0"
-THREAD_SAFE_TRACING = False
