@@ -13,6 +13,7 @@
 #include "core/wheel_name.hpp"
 #include "core/wheel_tags.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 namespace envbisect {
 
@@ -362,14 +363,6 @@ LockRead read_pylock(const toml::table& lock, const std::string& label, const Ma
 }
 
 // ---- requirements.txt, pip freeze ----------------------------------------------------------------
-
-std::string trim(const std::string& text) {
-  std::size_t first = text.find_first_not_of(" \t\r");
-  if (first == std::string::npos) {
-    return "";
-  }
-  return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
-}
 
 LockRead read_requirements(const std::string& text, const std::string& label, const MarkerEnvironment& target) {
   LockRead read;
