@@ -144,6 +144,8 @@ End bisect_once(const Family& family, std::mt19937_64& rng, int& runs) {
     runs = world.runs();
     return End::refused;
   }
+  // As the run does: close anchors get more runs before the search leans on them.
+  anchors_to(pre.anchor_runs_wanted);
   const bool one_run = envbisect::stats::looks_deterministic(good, bad, policy);
   std::map<DeltaSet, SampleSet> measured;
   int decisions = 0;
@@ -158,6 +160,9 @@ End bisect_once(const Family& family, std::mt19937_64& rng, int& runs) {
       a = envbisect::stats::assess(c, good, bad, policy);
     }
     ++decisions;
+    if (std::getenv("BENCH_UNSTABLE") != nullptr && a.verdict == Verdict::unstable) {
+      std::fprintf(stderr, "UNSTABLE %s dose=%.1f anchors=%d: %s\n", family.name.c_str(), world.dose(applied), anchor_runs, a.reason.c_str());
+    }
     if (std::getenv("BENCH_DEBUG") != nullptr && world.dose(applied) > 0.0 && a.verdict == Verdict::good) {
       std::fprintf(stderr, "GOODCAUSE %s one_run=%d %s\n", family.name.c_str(), one_run ? 1 : 0, a.reason.c_str());
     }
@@ -188,6 +193,15 @@ End bisect_once(const Family& family, std::mt19937_64& rng, int& runs) {
                              : envbisect::stats::preflight(good, bad, policy).distinguishable;
   const bool exit0 = still && isolation.found && isolation.verified_forward && isolation.verified_reverse;
   if (!exit0) {
+    if (std::getenv("BENCH_SHOW_OPEN") != nullptr) {
+      std::string steps;
+      for (const envbisect::SearchStep& step : isolation.steps) {
+        steps += " " + envbisect::describe(step.applied) + "=" + std::string(envbisect::to_string(step.verdict));
+      }
+      std::fprintf(stderr, "OPEN %s: still=%d found=%d fwd=%d rev=%d anchors %d;%s\n", family.name.c_str(), still ? 1 : 0,
+                   isolation.found ? 1 : 0, isolation.verified_forward ? 1 : 0, isolation.verified_reverse ? 1 : 0,
+                   anchor_runs, steps.c_str());
+    }
     return End::not_found;
   }
   if (family.null) {

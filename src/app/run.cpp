@@ -328,9 +328,14 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   };
   measure_anchors(policy.anchor_runs);
   stats::Preflight preflight = judge_anchors(pass_fail);
-  while (!pass_fail && !preflight.distinguishable && preflight.more_runs_would_help &&
-         anchor_runs < policy.max_anchor_runs) {
+  // The preflight knows each channel's cap (failures may extend the anchors past the metric's).
+  while (!pass_fail && !preflight.distinguishable && preflight.more_runs_would_help) {
     measure_anchors(anchor_runs + 1);
+    preflight = judge_anchors(false);
+  }
+  // Anchors close for their spread get more runs before the search leans on them.
+  if (!pass_fail && preflight.distinguishable && preflight.anchor_runs_wanted > anchor_runs) {
+    measure_anchors(preflight.anchor_runs_wanted);
     preflight = judge_anchors(false);
   }
   journal.append({{"type", "preflight"}, {"anchor_runs", anchor_runs}, {"preflight", preflight_to_json(preflight)}});

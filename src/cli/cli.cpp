@@ -69,7 +69,7 @@ int cli_main(int argc, char** argv) {
                       "First runs per candidate (default: the recipe's; at least 2 for a metric); with "
                       "--deterministic, exactly this many (default 1)")
       ->check(CLI::Range(1, 100));
-  run_cmd->add_option("--max-runs", run.max_runs, "Runs per candidate at which a verdict must be reached (default 10)")
+  run_cmd->add_option("--max-runs", run.max_runs, "Runs per candidate at which a verdict must be reached (default 20)")
       ->check(CLI::Range(1, 100));
   run_cmd->add_option("--anchor-runs", run.anchor_runs, "Interleaved runs of each anchor before bisecting (default 5)")
       ->check(CLI::Range(1, 100));

@@ -92,6 +92,7 @@ struct Anchors {
   double tail_threshold = 0.0;       // the worst good metric on the comparison scale
   bool tail_up = true;               // worse is larger on the comparison scale
   double tail_good_rate = 0.0, tail_bad_rate = 0.0;  // cautious event rates, see wilson_bound()
+  double bandwidth = 0.0;            // kernel width of the likelihood channel; 0: channel off
 };
 
 // Return how many of `values` lie beyond `threshold` in the worse direction.
@@ -101,6 +102,59 @@ std::size_t beyond(const std::vector<double>& values, double threshold, bool up)
   }));
 }
 
+// Return the robust spread of `values`: the median absolute deviation scaled to a normal's standard
+// deviation (1.4826 MAD).
+double robust_sd(const std::vector<double>& values) {
+  const double centre = median(values);
+  std::vector<double> deviations;
+  for (double v : values) {
+    deviations.push_back(std::abs(v - centre));
+  }
+  return 1.4826 * median(deviations);
+}
+
+// Return the kernel width for the anchors' densities: the smaller anchor's robust spread (a bad
+// anchor that is sometimes slow is wide only because it has two modes), widened by Silverman's factor
+// for its run count, never below a twentieth of the gap between the anchors.
+double kernel_width(const std::vector<double>& good, const std::vector<double>& bad) {
+  const double gap = std::abs(median(bad) - median(good));
+  const double spread = std::min(robust_sd(good), robust_sd(bad));
+  const double n = static_cast<double>(std::min(good.size(), bad.size()));
+  return std::max(1.06 * spread * std::pow(n, -0.2), gap / 20.0);
+}
+
+// Return the kernel density of `anchor` at `x`, up to a constant shared by both anchors.
+double density(const std::vector<double>& anchor, double x, double width) {
+  double sum = 0.0;
+  for (double v : anchor) {
+    const double z = (x - v) / width;
+    sum += std::exp(-0.5 * z * z);
+  }
+  return sum / static_cast<double>(anchor.size());
+}
+
+// Return the log likelihood ratio "measures like `x_anchor`" over "measures like `y_anchor`" of the
+// candidate's runs (each anchor shifted by its offset), each run's term bounded to +-log(8) so that no
+// single run (an outlier, a run in a tail the few anchor runs did not sample) decides alone.
+double log_likelihood_ratio(const std::vector<double>& c, const std::vector<double>& x_anchor, double x_shift,
+                            const std::vector<double>& y_anchor, double y_shift, double width) {
+  constexpr double k_bound = 2.0794415416798357;  // log(8)
+  double sum = 0.0;
+  for (double v : c) {
+    const double fx = density(x_anchor, v - x_shift, width), fy = density(y_anchor, v - y_shift, width);
+    double term = 0.0;
+    if (fy <= 0.0 && fx > 0.0) {
+      term = k_bound;
+    } else if (fx <= 0.0 && fy > 0.0) {
+      term = -k_bound;
+    } else if (fx > 0.0 && fy > 0.0) {
+      term = std::clamp(std::log(fx / fy), -k_bound, k_bound);
+    }
+    sum += term;
+  }
+  return sum;
+}
+
 // Return the anchors prepared for comparison; `use_log` picks the scale.
 Anchors prepare(const SampleSet& good, const SampleSet& bad, const VerdictPolicy& policy,
                 bool use_log) {
@@ -108,31 +162,40 @@ Anchors prepare(const SampleSet& good, const SampleSet& bad, const VerdictPolicy
   a.good = on_scale(good.metrics(), use_log);
   a.bad = on_scale(bad.metrics(), use_log);
   a.gap = hodges_lehmann_shift(a.bad, a.good);
+  const std::size_t looked = std::min(good.size(), bad.size());
   a.good_median = median(a.good);
   // The channels count only in the direction the user called bad (any direction with any_change), at
   // the level the preflight tested them.
-  a.metric_reliable = a.gap != 0.0 && metric_worse_p(a.good, a.bad, policy) <= look_alpha(policy, Channel::metric);
+  a.metric_reliable = a.gap != 0.0 && metric_worse_p(a.good, a.bad, policy) <=
+                                             look_alpha(policy, Channel::metric, looked);
   a.failure_reliable = fisher_fewer(good.failure_count(), good.size(), bad.failure_count(), bad.size()) <=
-                       look_alpha(policy, Channel::failure);
+                       look_alpha(policy, Channel::failure, looked);
   a.good_failures = good.failure_count();
   a.bad_failures = bad.failure_count();
   a.bad_runs = bad.size();
   a.good_rate = wilson_bound(good.failure_count(), good.size(), +1.0);
   a.bad_rate = std::max(a.good_rate, wilson_bound(bad.failure_count(), bad.size(), -1.0));
   if (a.metric_reliable && !a.good.empty() && !a.bad.empty()) {
-    // The threshold is good's second-worst run from six runs on, so one slow outlier of good's does not
-    // hide the channel; good's own runs beyond it, and one more for caution, set good's event rate.
+    // The threshold is three robust spreads of good's beyond its median, so good's own slow outliers
+    // neither move it nor hide the channel; good's runs beyond it, and one more for caution, set good's
+    // event rate.
     a.tail_up = a.gap > 0.0;
-    std::vector<double> sorted = a.good;
-    std::sort(sorted.begin(), sorted.end());
-    const std::size_t from_worst = sorted.size() >= 6 ? 1 : 0;
-    a.tail_threshold = a.tail_up ? sorted[sorted.size() - 1 - from_worst] : sorted[from_worst];
+    const double reach = 3.0 * std::max(robust_sd(a.good), std::abs(a.gap) / 20.0);
+    a.tail_threshold = a.good_median + (a.tail_up ? reach : -reach);
     const std::size_t events = beyond(a.bad, a.tail_threshold, a.tail_up);
-    // Active when a tenth of bad's runs or more sit inside good's range: there the median and
-    // the candidate's better runs cannot see the regression, so good must clear this channel too.
-    a.tail_active = 10 * (a.bad.size() - events) >= a.bad.size();
+    // Active when bad has two modes: a tenth of its runs or more inside good's reach, a tenth or more
+    // twice as far out, and few in between (a plain shift, however noisy, leaves no such gap). There the
+    // median and the likelihood of a few runs cannot see the regression, so good must clear this channel too.
+    const double far = a.good_median + (a.tail_up ? 2.0 * reach : -2.0 * reach);
+    const std::size_t far_runs = beyond(a.bad, far, a.tail_up);
+    const std::size_t inside = a.bad.size() - events;
+    a.tail_active = 10 * inside >= a.bad.size() && 10 * far_runs >= a.bad.size() &&
+                    10 * (inside + far_runs) >= 8 * a.bad.size();
     a.tail_good_rate = wilson_bound(beyond(a.good, a.tail_threshold, a.tail_up) + 1, a.good.size(), +1.0);
     a.tail_bad_rate = std::max(a.tail_good_rate, wilson_bound(events, a.bad.size(), -1.0));
+  }
+  if (a.metric_reliable && a.good.size() >= 3 && a.bad.size() >= 3) {
+    a.bandwidth = kernel_width(a.good, a.bad);
   }
   for (const std::string& s : good.failure_signatures()) {
     a.good_signatures.insert(s);
@@ -224,12 +287,13 @@ double robust_low_position(const std::vector<double>& c, const Anchors& a) {
 
 // Return where the metrics point, and fill the assessment's p-values and position. The anchors fix
 // the direction of the regression, so the exact rank tests are one-sided: "worse than good" and
-// "better than bad". Good needs the second to reject and the Hodges-Lehmann position within the
-// effect gate of good; bad needs the first to reject and even the candidate's better runs within the
-// gate of bad -- except at the run cap, where evidence that points one way decides: worse than good,
-// not better than bad, and the Hodges-Lehmann position within the gate of bad. Intermediate needs
-// both to reject at the stricter level, in between, and replication: twice the first runs, since a
-// few runs between two few-run anchors reach that level by chance.
+// "better than bad". With densities for both anchors (three runs each or more), good and bad are
+// decided by the likelihood of the candidate's runs, a sequential test that stops as soon as the runs
+// point one way (see log_likelihood_ratio); the rank test against the other anchor must agree.
+// Without them, good needs "better than bad" and the Hodges-Lehmann position within the effect gate
+// of good, bad needs "worse than good" and even the candidate's better runs within the gate of bad.
+// Intermediate needs both rank tests to reject at the stricter level, in between, and replication:
+// twice the first runs, since a few runs between two few-run anchors reach that level by chance.
 Leaning metric_leaning(const std::vector<double>& c, const Anchors& a, const VerdictPolicy& policy, bool at_cap,
                        Assessment& out) {
   if (c.size() < 2) {
@@ -247,14 +311,34 @@ Leaning metric_leaning(const std::vector<double>& c, const Anchors& a, const Ver
   out.p_vs_bad = up ? vs_bad.p_less : vs_bad.p_greater;
   out.position = hodges_lehmann_shift(c, a.good) / a.gap;
   const double gate = policy.effect_gate;
-  if (out.p_vs_good <= policy.alpha && robust_low_position(c, a) >= 1.0 - gate) {
-    return Leaning::bad;
-  }
-  if (at_cap && out.p_vs_good <= policy.alpha && out.p_vs_bad > policy.alpha && out.position >= 1.0 - gate) {
-    return Leaning::bad;
-  }
-  if (out.p_vs_bad <= policy.alpha && out.position <= gate) {
-    return Leaning::good;
+  if (a.bandwidth > 0.0) {
+    // The likelihood channel: bad or good once the runs are 1/failure_alpha times likelier under that
+    // anchor's density than under the other's and under a candidate halfway between them (a partial
+    // cause must not pass for either anchor); at the cap, likelier than halfway is enough. The rank
+    // test against the other anchor must agree.
+    const double w = a.bandwidth, half = a.gap / 2.0;
+    const double bound = std::log(1.0 / policy.failure_alpha);
+    const double half_bound = at_cap ? 0.0 : bound;
+    const double llr = log_likelihood_ratio(c, a.bad, 0.0, a.good, 0.0, w);
+    if (llr >= bound && out.p_vs_good <= policy.alpha &&
+        log_likelihood_ratio(c, a.bad, 0.0, a.good, half, w) >= half_bound) {
+      return Leaning::bad;
+    }
+    if (llr <= -bound && out.p_vs_bad <= policy.alpha &&
+        log_likelihood_ratio(c, a.good, 0.0, a.good, half, w) >= half_bound) {
+      return Leaning::good;
+    }
+  } else {
+    // Too few anchor runs for densities: the rank tests and the position decide.
+    if (out.p_vs_good <= policy.alpha && robust_low_position(c, a) >= 1.0 - gate) {
+      return Leaning::bad;
+    }
+    if (at_cap && out.p_vs_good <= policy.alpha && out.p_vs_bad > policy.alpha && out.position >= 1.0 - gate) {
+      return Leaning::bad;
+    }
+    if (out.p_vs_bad <= policy.alpha && out.position <= gate) {
+      return Leaning::good;
+    }
   }
   const bool both = out.p_vs_good <= policy.alpha_intermediate && out.p_vs_bad <= policy.alpha_intermediate;
   const bool replicated = c.size() >= 2 * static_cast<std::size_t>(std::max(policy.min_runs, 1));
@@ -327,11 +411,20 @@ void combine(Leaning metric, Leaning failure, Leaning tail, const FailureCounts&
 
 }  // namespace
 
-double look_alpha(const VerdictPolicy& policy, Channel channel) {
-  const int cap = channel == Channel::metric ? policy.max_anchor_runs
-                                             : std::max(policy.max_anchor_runs, policy.max_failure_anchor_runs);
-  const int looks = std::max(cap - policy.anchor_runs + 1, 1) + 1;
-  return policy.preflight_alpha / static_cast<double>(looks);
+double look_alpha(const VerdictPolicy& policy, Channel channel, std::size_t runs) {
+  const int first = std::max(policy.anchor_runs, 1);
+  const int cap = std::max(first, channel == Channel::metric
+                                      ? policy.max_anchor_runs
+                                      : std::max(policy.max_anchor_runs, policy.max_failure_anchor_runs));
+  const int split = std::min(2 * first, cap);
+  const int early_looks = split - first + 1;
+  const int late_looks = cap - split;
+  if (late_looks == 0) {
+    return policy.preflight_alpha / static_cast<double>(early_looks);
+  }
+  const double half = policy.preflight_alpha / 2.0;
+  return static_cast<int>(runs) <= split ? half / static_cast<double>(early_looks)
+                                         : half / static_cast<double>(late_looks);
 }
 
 Assessment assess(const SampleSet& candidate, const SampleSet& good, const SampleSet& bad,
@@ -363,7 +456,12 @@ Assessment assess(const SampleSet& candidate, const SampleSet& good, const Sampl
   const double ratio = failure_likelihood_ratio(counts, anchors);
   const bool at_cap = runs >= static_cast<std::size_t>(policy.max_runs);
   const Leaning metric = metric_leaning(on_scale(metrics, use_log), anchors, policy, at_cap, out);
-  const Leaning failure = failure_leaning(ratio, policy);
+  Leaning failure = failure_leaning(ratio, policy);
+  if (at_cap && failure == Leaning::unknown) {
+    // At the cap the cautious rates (see wilson_bound) have already been paid for with many runs: a
+    // ratio of 20 either way decides rather than leaving the candidate unstable.
+    failure = ratio >= 20.0 ? Leaning::bad : ratio <= 0.05 ? Leaning::good : Leaning::unknown;
+  }
   if (!enough) {
     out.reason = "unknown: " + std::to_string(runs) + " of at least " + std::to_string(policy.min_runs) + " runs";
     return out;
@@ -444,7 +542,7 @@ int runs_to_clear(const Anchors& a, const VerdictPolicy& policy) {
 // budget already spent.
 std::string advice(const Preflight& p, std::size_t runs) {
   std::string words = "cannot tell good from bad: rank test p=" + num(p.metric_p) + ", failure test p=" +
-                      num(p.failure_p) + " (need <= " + num(p.look_alpha) + " one-sided at each look). Try: ";
+                      num(p.failure_p) + " (need <= " + num(p.look_alpha) + " one-sided at this look). Try: ";
   // With very few anchor runs no outcome can reach the level.
   const std::size_t n = std::max<std::size_t>(runs, 1);
   if (smallest_p(n) / 2.0 > p.look_alpha) {
@@ -476,7 +574,7 @@ Preflight preflight(const SampleSet& good, const SampleSet& bad, const VerdictPo
   const Anchors a = prepare(good, bad, policy, use_log);
   p.metric_p = metric_worse_p(a.good, a.bad, policy);
   p.failure_p = fisher_fewer(good.failure_count(), good.size(), bad.failure_count(), bad.size());
-  p.look_alpha = look_alpha(policy, Channel::metric);
+  p.look_alpha = look_alpha(policy, Channel::metric, std::min(good.size(), bad.size()));
   p.by_metric = a.metric_reliable;
   p.by_failure = a.failure_reliable;
   p.checksum_mismatch = good.checksum_mismatch() || bad.checksum_mismatch();
@@ -505,10 +603,18 @@ Preflight preflight(const SampleSet& good, const SampleSet& bad, const VerdictPo
   } else if (p.distinguishable) {
     p.message += std::string(". Distinguishable by ") +
                  (p.by_metric && p.by_failure ? "metric and failures" : p.by_metric ? "metric" : "failures") +
-                 " (rank test p=" + num(p.metric_p) + ", failure test p=" + num(p.failure_p) + ", each look at " +
+                 " (rank test p=" + num(p.metric_p) + ", failure test p=" + num(p.failure_p) + ", this look at " +
                  num(p.look_alpha) + ")";
   } else {
     p.message += ". " + advice(p, fewest);
+  }
+  if (p.distinguishable) {
+    const double spread = std::max(std::min(robust_sd(a.good), robust_sd(a.bad)), 1e-12);
+    const bool close = !p.by_metric || a.tail_active || std::abs(a.gap) < 5.0 * spread;
+    p.anchor_runs_wanted = static_cast<int>(fewest);
+    if (close) {
+      p.anchor_runs_wanted = std::max(p.anchor_runs_wanted, std::min(2 * policy.anchor_runs, policy.max_anchor_runs));
+    }
   }
   // Failures alone can call a candidate good only after enough clean runs; say so if the cap is lower.
   const int clear = runs_to_clear(a, policy);

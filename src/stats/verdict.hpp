@@ -11,9 +11,9 @@ namespace envbisect::stats {
 struct VerdictPolicy {
   bool higher_is_better = false;     // throughput: true; seconds per step: false
   int min_runs = 3;                  // runs of a candidate before any verdict but skip
-  int max_runs = 10;                 // runs of a candidate at which assess() must decide
+  int max_runs = 20;                 // runs of a candidate at which assess() must decide
   int anchor_runs = 5;               // runs of each anchor, interleaved, before preflight
-  int max_anchor_runs = 10;          // runs of each anchor preflight may ask for before refusing
+  int max_anchor_runs = 20;          // runs of each anchor preflight may ask for before refusing
   double alpha = 0.05;               // one-sided exact rank-test level for a good or bad call
   double alpha_intermediate = 0.005; // level for "intermediate", which needs both tests to reject
   double effect_gate = 0.25;         // fraction of the anchor gap within which "near an anchor"
@@ -22,16 +22,18 @@ struct VerdictPolicy {
                                      // over each channel's planned looks (Bonferroni), one-sided
                                      // towards "bad is worse"; see look_alpha()
   bool any_change = false;           // a bad anchor that is better than good is a change to bisect too
-  int max_failure_anchor_runs = 20;  // runs of each anchor the failure channel may ask for on its own
+  int max_failure_anchor_runs = 30;  // runs of each anchor the failure channel may ask for on its own
 };
 
 // Which evidence about the anchors a level is for.
 enum class Channel { metric, failure };
 
-// Return the level one preflight look tests a channel at: preflight_alpha over the looks planned for
-// it -- one per anchor run count from anchor_runs to the channel's cap (max_anchor_runs for the
-// metric, max_failure_anchor_runs for failures), plus the re-check on all anchor runs before reporting.
-double look_alpha(const VerdictPolicy& policy, Channel channel);
+// Return the level the preflight look at `runs` runs of each anchor tests a channel at. A channel
+// looks at every run count from anchor_runs to its cap (max_anchor_runs for the metric,
+// max_failure_anchor_runs for failures); the re-check before reporting is the look at the final count.
+// Half of preflight_alpha is spent evenly over the looks up to twice anchor_runs, where most runs are
+// decided, half over the later ones (Bonferroni: the levels of all looks sum to preflight_alpha).
+double look_alpha(const VerdictPolicy& policy, Channel channel, std::size_t runs);
 
 // What the interleaved anchor runs showed, and whether a bisection can trust them.
 struct Preflight {
@@ -46,11 +48,15 @@ struct Preflight {
   double bad_fail_rate = 0.0;
   double metric_p = 1.0;             // exact one-sided Mann-Whitney p of "bad is worse" (two-sided with any_change)
   double failure_p = 1.0;            // one-sided Fisher exact p of "bad fails more often than good"
-  double look_alpha = 0.05;          // the level each look tests at (preflight_alpha spent over the looks)
+  double look_alpha = 0.05;          // the level this look tested the metric at (see look_alpha())
   bool bad_is_better = false;        // the bad anchor measured significantly better than good
   bool by_metric = false;            // the metric tells the anchors apart
   bool by_failure = false;           // the failure rate tells the anchors apart
   bool checksum_mismatch = false;    // an anchor's fixed-seed checksum varied between its runs
+  int anchor_runs_wanted = 0;        // runs of each anchor the search should start from: twice
+                                     // policy.anchor_runs when the anchors are close for their spread
+                                     // (under 5 spreads apart), differ only in failures, or bad is only
+                                     // sometimes slow -- every verdict leans on the anchors' estimates
   std::string message;               // what was measured and, if refused, what to try
 };
 

@@ -69,9 +69,11 @@ TEST_CASE("preflight refuses anchors it cannot tell apart, and says what to try"
 }
 
 TEST_CASE("preflight accepts a crash regression with no metric at all", "[stats][verdict]") {
-  // Six runs each: the failure channel spends its level over up to 20 runs, so 5 of 5 (p = 1/252) is short.
-  CHECK_FALSE(preflight(k_good, with_failures({}, 5, k_crash), VerdictPolicy{}).distinguishable);
-  CHECK(preflight(k_good, with_failures({}, 5, k_crash), VerdictPolicy{}).more_runs_would_help);
+  // 4 of 4 (p = 1/70) is short of the first looks' level (0.025 / 6), so more runs would help; 5 of 5
+  // (p = 1/252) reaches it.
+  CHECK_FALSE(preflight(runs({1.0, 1.08, 0.93, 1.03}), with_failures({}, 4, k_crash), VerdictPolicy{}).distinguishable);
+  CHECK(preflight(runs({1.0, 1.08, 0.93, 1.03}), with_failures({}, 4, k_crash), VerdictPolicy{}).more_runs_would_help);
+  CHECK(preflight(k_good, with_failures({}, 5, k_crash), VerdictPolicy{}).distinguishable);
   const Preflight p = preflight(runs({1.00, 1.08, 0.93, 1.03, 0.97, 1.01}), with_failures({}, 6, k_crash), VerdictPolicy{});
   CHECK(p.distinguishable);
   CHECK(p.by_failure);
@@ -114,8 +116,10 @@ TEST_CASE("assess: three-way verdicts on the metric", "[stats][verdict]") {
     CHECK_FALSE(a.decided);
   }
   SECTION("still unknown at the cap: unstable") {
+    VerdictPolicy ten = policy;
+    ten.max_runs = 10;
     const Assessment a =
-        assess(runs({1.0, 5.0, 1.1, 4.9, 0.98, 5.2, 1.02, 4.8, 1.0, 5.1}), k_good, k_bad, policy);
+        assess(runs({1.0, 5.0, 1.1, 4.9, 0.98, 5.2, 1.02, 4.8, 1.0, 5.1}), k_good, k_bad, ten);
     CHECK(a.decided);
     CHECK(a.verdict == Verdict::unstable);
   }
@@ -204,9 +208,18 @@ TEST_CASE("preflight is one-sided: a better bad anchor stops with a clear messag
 
 TEST_CASE("preflight spends its level over the looks and never advises a budget already spent", "[stats][verdict]") {
   const VerdictPolicy policy;
-  // Metric looks at 5..10 runs plus the re-check: 7 looks of 0.05/7.
-  CHECK(look_alpha(policy, Channel::metric) == Approx(0.05 / 7.0));
-  CHECK(look_alpha(policy, Channel::failure) == Approx(0.05 / 17.0));
+  // Half the level over the looks at 5..10 runs, half over 11..20 (metric) or 11..30 (failures).
+  CHECK(look_alpha(policy, Channel::metric, 5) == Approx(0.025 / 6.0));
+  CHECK(look_alpha(policy, Channel::metric, 10) == Approx(0.025 / 6.0));
+  CHECK(look_alpha(policy, Channel::metric, 11) == Approx(0.025 / 10.0));
+  CHECK(look_alpha(policy, Channel::failure, 10) == Approx(0.025 / 6.0));
+  CHECK(look_alpha(policy, Channel::failure, 30) == Approx(0.025 / 20.0));
+  // Every look of a channel, summed, spends exactly the preflight's level.
+  double spent = 0.0;
+  for (std::size_t n = 5; n <= 20; ++n) {
+    spent += look_alpha(policy, Channel::metric, n);
+  }
+  CHECK(spent == Approx(0.05));
   // Overlapping anchors after 10 runs each: advise 20, not the 10 already made.
   const SampleSet good = runs({1.0, 1.1, 0.9, 1.05, 0.95, 1.02, 0.98, 1.07, 0.93, 1.01});
   const SampleSet bad = runs({1.03, 0.97, 1.08, 0.92, 1.0, 1.04, 0.96, 1.06, 0.94, 1.01});
@@ -215,17 +228,31 @@ TEST_CASE("preflight spends its level over the looks and never advises a budget 
   CHECK_THAT(p.message, Catch::Contains("--anchor-runs 20, after 10 each"));
 }
 
-TEST_CASE("assess at the cap decides when the evidence points one way", "[stats][verdict]") {
+TEST_CASE("assess decides when the evidence points one way, slow-looking fast runs or not", "[stats][verdict]") {
   const VerdictPolicy policy;
-  // Three of ten runs fast (like good), seven like bad: the lower quartile sits at good, but the rank
-  // tests and the Hodges-Lehmann position say bad. Before the cap: run more; at the cap: bad.
+  // Three of ten runs fast (like good), seven like bad: the lower quartile sits at good, which once
+  // vetoed "bad" until the cap; the runs' likelihood under the anchors says bad well before it.
   const SampleSet mostly_bad = runs({1.0, 5.0, 1.05, 4.9, 5.1, 1.1, 5.2, 4.8, 5.05, 4.95});
-  SampleSet nine = mostly_bad;
-  nine.samples.pop_back();
-  CHECK_FALSE(assess(nine, k_good, k_bad, policy).decided);
+  SampleSet six = mostly_bad;
+  six.samples.resize(6);  // 1.0, 5.0, 1.05, 4.9, 5.1, 1.1: three each way, nothing to lean on yet
+  CHECK_FALSE(assess(six, k_good, k_bad, policy).decided);
   const Assessment a = assess(mostly_bad, k_good, k_bad, policy);
   CHECK(a.decided);
   CHECK(a.verdict == Verdict::bad);
+}
+
+TEST_CASE("assess: a candidate halfway between the anchors passes for neither", "[stats][verdict]") {
+  // Anchors 4x apart; the candidate sits at 2x (halfway on the log scale), tight: its likelihood under
+  // bad beats good's, but not a candidate halfway's, so it is not called bad -- with replication it is
+  // intermediate, a partial cause.
+  const SampleSet good = runs({1.0, 1.02, 0.98, 1.01, 0.99, 1.0, 1.03, 0.97, 1.0, 1.01});
+  const SampleSet bad = runs({4.0, 4.08, 3.92, 4.04, 3.96, 4.0, 4.1, 3.9, 4.02, 3.98});
+  const SampleSet three = runs({2.05, 2.1, 2.08});
+  const Assessment a = assess(three, good, bad, VerdictPolicy{});
+  CHECK_FALSE(a.decided);
+  const Assessment b = assess(runs({2.05, 2.1, 2.08, 2.02, 2.06, 2.04}), good, bad, VerdictPolicy{});
+  CHECK(b.decided);
+  CHECK(b.verdict == Verdict::intermediate);
 }
 
 TEST_CASE("assess needs replication before calling a candidate intermediate", "[stats][verdict]") {
