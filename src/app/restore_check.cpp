@@ -135,17 +135,29 @@ void print_restore_plan(const RestorePlan& plan, std::ostream& out) {
 std::vector<std::string> fetch_restore_downloads(const RestorePlan& plan, const std::string& downloads_dir,
                                                  const HttpLimits& limits, std::ostream& out) {
   std::vector<std::string> dirs = plan.download_dirs;
-  for (const RestoreSource& source : plan.sources) {
-    if (!source.from_index) {
-      continue;
+  std::vector<std::string> fetched_now;
+  try {
+    for (const RestoreSource& source : plan.sources) {
+      if (!source.from_index) {
+        continue;
+      }
+      const std::string path = download_index_file(source.file, source.sha256, downloads_dir, limits);
+      const std::string dir = path.substr(0, path.rfind('/'));
+      if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) {
+        out << "envbisect: " << source.name << " " << source.version << ": " << source.file.filename << " in " << dir
+            << "\n";
+        dirs.push_back(dir);
+        fetched_now.push_back(dir);
+      }
     }
-    const std::string path = download_index_file(source.file, source.sha256, downloads_dir, limits);
-    const std::string dir = path.substr(0, path.rfind('/'));
-    if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) {
-      out << "envbisect: " << source.name << " " << source.version << ": " << source.file.filename << " in " << dir
-          << "\n";
-      dirs.push_back(dir);
+  } catch (const Error&) {
+    // All or nothing: a run that cannot start leaves the store as it found it.
+    for (const std::string& dir : fetched_now) {
+      if (std::find(plan.download_dirs.begin(), plan.download_dirs.end(), dir) == plan.download_dirs.end()) {
+        remove_tree(dir);
+      }
     }
+    throw;
   }
   return dirs;
 }

@@ -47,7 +47,8 @@ void print_restore_plan(const RestorePlan& plan, std::ostream& out);
 
 // Download every build the plan takes from an index into `downloads_dir` (once: present files are
 // kept), verifying its sha256, and return the folders holding them and plan.download_dirs, each once.
-// Throw what download_index_file throws (a mismatch names the file, expected and got).
+// Throw what download_index_file throws (a mismatch names the file, expected and got), having
+// removed what this call downloaded: a run that cannot start leaves the store as it found it.
 std::vector<std::string> fetch_restore_downloads(const RestorePlan& plan, const std::string& downloads_dir,
                                                  const HttpLimits& limits, std::ostream& out);
 
