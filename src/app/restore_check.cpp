@@ -122,6 +122,25 @@ RestorePlan check_restore(const EnvState& good, const std::string& good_path, co
   // Every package that cannot be restored is named at once, before anything runs.
   good_problems.absorb(bad_problems);
   good_problems.throw_if_any();
+  if (index != nullptr && !good.python.use_as_is && !bad.python.use_as_is) {
+    // The versions axis refines between the ends with the builds it can install: the index's count too.
+    for (const auto& [name, good_pin] : good.packages) {
+      const auto bad_pin = bad.packages.find(name);
+      if (bad_pin == bad.packages.end() || bad_pin->second.version == good_pin.version) {
+        continue;
+      }
+      for (const IndexVersion& build : index_versions_between(index->files(name), name, good_pin.version,
+                                                              bad_pin->second.version, bad.python.version)) {
+        if (find_distribution(sources, name, build.version, bad.python.version)) {
+          continue;
+        }
+        RestoreSource source{"", name, build.version, "", true, build.file, build.file.sha256, ""};
+        source.where = "index " + display_url(build.file.url) +
+                       (source.sha256.empty() ? " (the index gives no sha256)" : " (sha256 " + source.sha256 + ")");
+        plan.inner.push_back(std::move(source));
+      }
+    }
+  }
   return plan;
 }
 
@@ -130,6 +149,9 @@ void print_restore_plan(const RestorePlan& plan, std::ostream& out) {
     out << "restore: " << source.state_path << " /packages/" << source.name << " " << source.version << " <- "
         << source.where << "\n";
   }
+  for (const RestoreSource& source : plan.inner) {
+    out << "refine: /packages/" << source.name << " " << source.version << " <- " << source.where << "\n";
+  }
 }
 
 std::vector<std::string> fetch_restore_downloads(const RestorePlan& plan, const std::string& downloads_dir,
@@ -137,7 +159,14 @@ std::vector<std::string> fetch_restore_downloads(const RestorePlan& plan, const 
   std::vector<std::string> dirs = plan.download_dirs;
   std::vector<std::string> fetched_now;
   try {
-    for (const RestoreSource& source : plan.sources) {
+    std::vector<const RestoreSource*> wanted;
+    for (const std::vector<RestoreSource>* list : {&plan.sources, &plan.inner}) {
+      for (const RestoreSource& source : *list) {
+        wanted.push_back(&source);
+      }
+    }
+    for (const RestoreSource* entry : wanted) {
+      const RestoreSource& source = *entry;
       if (!source.from_index) {
         continue;
       }

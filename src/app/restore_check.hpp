@@ -26,6 +26,7 @@ struct RestoreSource {
 // The sources of every package of both states, in state then name order.
 struct RestorePlan {
   std::vector<RestoreSource> sources;
+  std::vector<RestoreSource> inner;        // builds an index lists between a package's two ends (for refinement)
   std::vector<std::string> download_dirs;  // store download folders already holding a build of the states'
 };
 
@@ -35,17 +36,20 @@ std::string downloads_dir_of(const std::string& store_root);
 // Return, for each package pinned by `good` and `bad` (unless it runs its interpreter as is), where
 // its exact build (version and local label; file name and sha256 when pinned) comes from: the wheel
 // folders, the wheels already downloaded into `downloads_dir`, the uv caches, then `index` (may be
-// null: offline). Throw one Error (bad_input) listing every package that cannot be restored, naming
+// null: offline). With an index, also the builds it lists strictly between each package's good and
+// bad versions that no local source has (one per public version, as the versions axis takes them),
+// so that refinement can install them. Throw one Error (bad_input) listing every package that cannot be restored, naming
 // each state file and /packages/NAME, what exists instead and every place looked in; throw what the
 // index throws when a page cannot be read.
 RestorePlan check_restore(const EnvState& good, const std::string& good_path, const EnvState& bad,
                           const std::string& bad_path, const WheelSources& local, const std::string& downloads_dir,
                           PackageIndex* index);
 
-// Print one line per package and state: "restore: STATE /packages/NAME VERSION <- WHERE".
+// Print one line per package and state: "restore: STATE /packages/NAME VERSION <- WHERE", then one
+// per inner build: "refine: /packages/NAME VERSION <- WHERE".
 void print_restore_plan(const RestorePlan& plan, std::ostream& out);
 
-// Download every build the plan takes from an index into `downloads_dir` (once: present files are
+// Download every build the plan takes from an index (ends and inner builds) into `downloads_dir` (once: present files are
 // kept), verifying its sha256, and return the folders holding them and plan.download_dirs, each once.
 // Throw what download_index_file throws (a mismatch names the file, expected and got), having
 // removed what this call downloaded: a run that cannot start leaves the store as it found it.

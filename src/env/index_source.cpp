@@ -126,6 +126,67 @@ IndexChoice choose_index_file(const std::vector<IndexFile>& files, std::string_v
   return choice;
 }
 
+std::vector<IndexVersion> index_versions_between(const std::vector<IndexFile>& files, std::string_view name,
+                                                 std::string_view good, std::string_view bad,
+                                                 std::string_view python_version) {
+  const auto good_version = Version::parse(good);
+  const auto bad_version = Version::parse(bad);
+  if (!good_version || !bad_version || good_version->public_version() == bad_version->public_version()) {
+    return {};
+  }
+  const bool upgrade = *good_version < *bad_version;
+  const Version& low = upgrade ? *good_version : *bad_version;
+  const Version& high = upgrade ? *bad_version : *good_version;
+  // Every build strictly between, grouped by public version.
+  std::map<std::string, std::vector<Version>> builds;
+  std::vector<Version> publics;
+  const std::string wanted_name = normalise_dist_name(name);
+  for (const IndexFile& file : files) {
+    const auto wheel = parse_wheel_name(file.filename);
+    if (!wheel || wheel->name != wanted_name || wheel->version.public_version() == low.public_version() ||
+        wheel->version.public_version() == high.public_version() || wheel->version < low || high < wheel->version) {
+      continue;
+    }
+    std::vector<Version>& same = builds[wheel->version.public_version()];
+    if (same.empty()) {
+      publics.push_back(*Version::parse(wheel->version.public_version()));
+    }
+    if (std::find(same.begin(), same.end(), wheel->version) == same.end()) {
+      same.push_back(wheel->version);
+    }
+  }
+  std::sort(publics.begin(), publics.end());
+  if (!upgrade) {
+    std::reverse(publics.begin(), publics.end());
+  }
+  std::vector<IndexVersion> out;
+  for (const Version& public_version : publics) {
+    const std::vector<Version>& same = builds[public_version.to_string()];
+    std::vector<const Version*> order;
+    for (const std::string& label : {bad_version->local(), good_version->local(), std::string()}) {
+      for (const Version& build : same) {
+        if (build.local() == label && std::find(order.begin(), order.end(), &build) == order.end()) {
+          order.push_back(&build);
+        }
+      }
+    }
+    for (const Version& build : same) {
+      if (std::find(order.begin(), order.end(), &build) == order.end()) {
+        order.push_back(&build);
+      }
+    }
+    // The preferred build that has a wheel for the interpreter.
+    for (const Version* build : order) {
+      const IndexChoice choice = choose_index_file(files, name, build->to_string(), python_version, WheelPin{});
+      if (choice.found) {
+        out.push_back({build->to_string(), choice.file});
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 PackageIndex::PackageIndex(IndexSettings settings, PageFetcher fetch)
     : m_settings(std::move(settings)), m_fetch(std::move(fetch)) {
   if (!m_fetch) {

@@ -36,6 +36,20 @@ struct IndexChoice {
 IndexChoice choose_index_file(const std::vector<IndexFile>& files, std::string_view name, std::string_view version,
                               std::string_view python_version, const WheelPin& pin);
 
+// One build an index lists between the two ends of a package's change.
+struct IndexVersion {
+  std::string version;  // normalised, local label included
+  IndexFile file;       // the wheel that fits best
+};
+
+// Return, in PEP 440 order from `good` towards `bad`, one build of each public version that `files`
+// list strictly between the two (none when only the local label changes: a variant, not an order):
+// the bad end's local label, else the good end's, else none, else the first; with the wheel that
+// fits CPython `python_version` best. Versions without a fitting wheel are left out.
+std::vector<IndexVersion> index_versions_between(const std::vector<IndexFile>& files, std::string_view name,
+                                                 std::string_view good, std::string_view bad,
+                                                 std::string_view python_version);
+
 // Fetch a page given its URL; the real one is http_get_page, tests give a scripted one.
 using PageFetcher = std::function<HttpPage(const std::string& url)>;
 

@@ -129,3 +129,22 @@ TEST_CASE("find-links pages are fetched once and filtered by project", "[index]"
   REQUIRE(index.files("b").size() == 1);
   CHECK(fetched == 1);
 }
+
+TEST_CASE("the builds between two ends are one per public version, the bad end's label first", "[index]") {
+  const std::vector<IndexFile> files = {
+      file_named("torch-2.9.0+cu128-py3-none-any.whl"),  file_named("torch-2.10.0+cu128-py3-none-any.whl"),
+      file_named("torch-2.10.0+cu130-py3-none-any.whl"), file_named("torch-2.10.1-cp313-cp313-manylinux_2_28_x86_64.whl"),
+      file_named("torch-2.10.2-py3-none-any.whl"),        file_named("torch-2.11.0+cu130-py3-none-any.whl"),
+      file_named("torch-2.12.0+cu130-py3-none-any.whl"),
+  };
+  const auto up = index_versions_between(files, "torch", "2.9.0+cu128", "2.11.0+cu130", "3.12");
+  REQUIRE(up.size() == 2);  // 2.10.1 has no wheel for 3.12
+  CHECK(up[0].version == "2.10.0+cu130");
+  CHECK(up[0].file.filename == "torch-2.10.0+cu130-py3-none-any.whl");
+  CHECK(up[1].version == "2.10.2");
+  const auto down = index_versions_between(files, "torch", "2.11.0+cu130", "2.9.0+cu128", "3.12");
+  REQUIRE(down.size() == 2);
+  CHECK(down[0].version == "2.10.2");
+  CHECK(down[1].version == "2.10.0+cu128");
+  CHECK(index_versions_between(files, "torch", "2.11.0+cu128", "2.11.0+cu130", "3.12").empty());
+}
