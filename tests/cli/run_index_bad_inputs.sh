@@ -2,7 +2,8 @@
 # An index that misbehaves ends the run before anything is written, with one clear error naming the
 # URL (credentials redacted) and exit 2: HTML garbage, a redirect loop, a 404 (the restore check lists
 # every build it lacks at once), a file that 404s, a hash mismatch (naming file, expected and got; no
-# download kept), a stalled server (--index-timeout). Credentials never reach stderr or stdout.
+# download kept), a stalled server (--index-timeout). Credentials (in the URL or ~/.netrc) are sent
+# to the index but never reach stderr or stdout.
 source "$(dirname "$0")/common.sh"
 SERVERS=()
 trap 'rc=$?; for p in "${SERVERS[@]}"; do kill "$p" 2>/dev/null || true; done; (exit $rc); _cli_on_exit' EXIT
@@ -71,6 +72,14 @@ bad "$SHOWN/slow/fauxtorch/: cannot fetch the index page: timed out" --index-url
 (( SECONDS - start < 30 )) || { echo "the stalled index took $((SECONDS - start)) s"; exit 1; }
 # The server was asked with the credentials the URL gave (so they were used, and still never shown).
 grep -q "auth=True" "$T/server.log"
+
+# Credentials from ~/.netrc are sent to the index they name, and shown nowhere either.
+mkdir -p "$T/home" && printf 'machine 127.0.0.1\nlogin bob\npassword netrc-s3cret\n' >"$T/home/.netrc"
+chmod 600 "$T/home/.netrc"
+: >"$T/server.log"
+HOME="$T/home" bad "http://127.0.0.1:$(cat "$T/port")/garbage/fauxtorch/: not a package index page" \
+  --index-url "http://127.0.0.1:$(cat "$T/port")/garbage"
+grep -q "GET /garbage/fauxtorch/ auth=True" "$T/server.log"
 
 # A --find-links folder that is not one is refused by name.
 bad "--find-links $T/missing: not a readable directory nor an http(s) URL" --find-links "$T/missing"
