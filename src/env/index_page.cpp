@@ -321,7 +321,8 @@ std::vector<IndexFile> parse_simple_html(std::string_view body, std::string_view
     bool has_href = false;
     const std::string href = attribute(tag, "href", has_href);
     if (!has_href || href.empty()) {
-      throw Error(std::string(shown_url) + ": not a package index page: an <a> tag has no href", ExitCode::bad_input);
+      at = close;  // a named anchor links nowhere (pip skips it too)
+      continue;
     }
     IndexFile file = make_file(page_url, href, shown_url);
     bool yanked = false;

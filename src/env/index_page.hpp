@@ -25,7 +25,8 @@ PageFormat page_format(std::string_view content_type);
 // Return the files of a PEP 503 HTML page (or a --find-links page: any page of anchors), their URLs
 // resolved against `page_url`. `shown_url` names the page in errors (credentials redacted). Throw
 // Error (bad_input) naming shown_url when the body is not HTML (no <html>, <!doctype html> nor
-// anchor), an anchor is unterminated or lacks href, or a sha256 fragment is not 64 hex digits.
+// anchor), an anchor is unterminated, or a sha256 fragment is not 64 hex digits. Anchors without an
+// href (named anchors) link nowhere and are skipped.
 std::vector<IndexFile> parse_simple_html(std::string_view body, std::string_view page_url, std::string_view shown_url);
 
 // Return the files of a PEP 691 JSON project page, URLs resolved against `page_url`. Throw Error
