@@ -92,6 +92,8 @@ HttpPage http_get_page(const std::string& url, const HttpLimits& limits) {
       nullptr,
       "Accept: application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01"));
   curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
+  // Project pages of big projects run to megabytes (every torch wheel ever built): compressed when offered.
+  curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
   HttpPage page;
   std::pair<std::string*, long> sink{&page.body, limits.max_page_bytes};
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, append_body);
