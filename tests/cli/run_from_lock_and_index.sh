@@ -3,7 +3,8 @@
 # `envbisect state --at` makes good.json and bad.json, the wheels come from per-CUDA indexes on
 # 127.0.0.1 (a PEP 503 tree served by `python3 -m http.server`, and a PEP 691 JSON index), and `run`
 # names the package. Each wheel is downloaded once, checked against its sha256; a second run works
-# --offline from the store; index credentials appear in no file of the run and not on stderr.
+# --offline from the store, and with --builder installer; index credentials appear in no file of the
+# runs and not on stderr.
 source "$(dirname "$0")/common.sh"
 SERVERS=()
 trap 'rc=$?; for p in "${SERVERS[@]}"; do kill "$p" 2>/dev/null || true; done; (exit $rc); _cli_on_exit' EXIT
@@ -123,5 +124,11 @@ expect_contains "$T/out2.txt" "packages/fauxtorch 2.11.0+cu128 -> 2.11.0+cu130"
 [[ ! -s "$T/json.log" ]]
 [[ $(grep -c "GET /files/" "$T/http.log") -eq 2 ]]
 
-# The credentials of the cu128 index are in no file of either run and not on stderr or stdout.
-not grep -rl "s3cret" "$T/run" "$T/run2" "$T/err.txt" "$T/out.txt" "$T/out2.txt" "$T/dry.txt" "$T/dry.err"
+# The installer builder (uv or pip, --no-index) takes the same downloaded wheels.
+"$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" "${INDEXES[@]}" --builder installer \
+  --store "$T/store" --uv-cache "$T/no-uv" --no-probe --out "$T/run3" >"$T/out3.txt" 2>>"$T/err.txt"
+expect_contains "$T/out3.txt" "packages/fauxtorch 2.11.0+cu128 -> 2.11.0+cu130"
+[[ $(grep -c "GET /files/" "$T/http.log") -eq 2 ]]
+
+# The credentials of the cu128 index are in no file of any run and not on stderr or stdout.
+not grep -rl "s3cret" "$T/run" "$T/run2" "$T/run3" "$T/err.txt" "$T/out.txt" "$T/out2.txt" "$T/out3.txt" "$T/dry.txt" "$T/dry.err"
