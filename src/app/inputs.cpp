@@ -10,7 +10,6 @@
 
 #include "core/json_input.hpp"
 #include "env/git_checkout.hpp"
-#include "env/wheel_source.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -198,38 +197,6 @@ void check_run_inputs(EnvState& good, const std::string& good_path, EnvState& ba
   }
   good_problems.absorb(bad_problems);
   good_problems.absorb(problems);
-  good_problems.throw_if_any();
-}
-
-void check_packages_available(const EnvState& good, const std::string& good_path, const EnvState& bad,
-                              const std::string& bad_path, const std::vector<std::string>& wheel_dirs,
-                              const std::vector<std::string>& uv_caches) {
-  const WheelSources sources{wheel_dirs, uv_caches};
-  Problems good_problems(good_path);
-  Problems bad_problems(bad_path);
-  for (auto [state, problems] : {std::pair{&good, &good_problems}, std::pair{&bad, &bad_problems}}) {
-    if (state->python.use_as_is) {
-      continue;  // nothing is installed: the interpreter runs as it is
-    }
-    for (const auto& [name, pin] : state->packages) {
-      const WheelPin wheel_pin{pin.wheel.value_or(""), pin.sha256.value_or("")};
-      if (find_distribution(sources, name, pin.version, state->python.version, wheel_pin)) {
-        continue;
-      }
-      if (!wheel_pin.empty()) {
-        problems->add("/packages/" + pointer_token(name), describe_missing_pin(sources, name, pin.version, wheel_pin));
-        continue;
-      }
-      std::vector<std::string> found;
-      for (const Distribution& other : list_distributions(sources, name)) {
-        found.push_back(other.version);
-      }
-      problems->add("/packages/" + pointer_token(name),
-                    name + "==" + pin.version + " is in no wheel folder or uv cache" +
-                        (found.empty() ? " (no build of " + name + " at all)" : " (found: " + join(found, ", ") + ")"));
-    }
-  }
-  good_problems.absorb(bad_problems);
   good_problems.throw_if_any();
 }
 

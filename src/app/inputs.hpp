@@ -35,11 +35,4 @@ void check_run_inputs(EnvState& good, const std::string& good_path, EnvState& ba
                       const std::string& bad_path, const Recipe& recipe, const std::string& recipe_path,
                       const std::vector<std::string>& wheel_dirs);
 
-// Check that every package pinned by either state (unless it runs its interpreter as is) has its
-// exact build, local label included, in the wheel folders or uv caches; throw one Error (bad_input)
-// naming each state file, /packages/NAME and the builds that do exist.
-void check_packages_available(const EnvState& good, const std::string& good_path, const EnvState& bad,
-                              const std::string& bad_path, const std::vector<std::string>& wheel_dirs,
-                              const std::vector<std::string>& uv_caches);
-
 }  // namespace envbisect

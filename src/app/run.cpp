@@ -15,6 +15,7 @@
 #include "app/report.hpp"
 #include "app/inputs.hpp"
 #include "app/remote_build.hpp"
+#include "app/restore_check.hpp"
 #include "app/run_guard.hpp"
 #include "app/run_plan.hpp"
 #include "app/run_stages.hpp"
@@ -156,19 +157,13 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   EnvState bad;
   Recipe recipe;
   load_inputs(options, good, bad, recipe);
-  if (!options.index_url.empty() && options.builder != "installer") {
-    throw Error("--index-url needs --builder installer (the store builds from local wheels and uv caches only)",
-                ExitCode::bad_input);
-  }
   std::vector<Delta> deltas = diff_states(good, bad);
   if (deltas.empty()) {
     throw Error(options.good_path + " and " + options.bad_path + " describe the same environment: nothing to bisect",
                 ExitCode::bad_input);
   }
-  if (options.index_url.empty()) {
-    // Offline, every pinned build must be here before anything is written (an index could fetch it).
-    check_packages_available(good, options.good_path, bad, options.bad_path, options.wheel_dirs, options.uv_caches);
-  }
+  // Every pinned build must have a source (wheel folder, store download, uv cache, index) before anything runs.
+  const RestoreInputs restore = restore_packages(options, good, bad);
   // A pass/fail test (the recipe says so, or --deterministic) is judged by exit status, one run each.
   const bool pass_fail = options.deterministic || recipe.pass_fail;
   recipe.pass_fail = pass_fail;
@@ -180,6 +175,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   pin_group_axes(axes, deltas, units, bad, options.wheel_dirs, options.uv_caches, options.store_dir);
   // At this point every input is valid.
   if (options.dry_run) {
+    print_restore_plan(restore.plan, std::cout);
     print_plan(deltas, axes, units, policy, pass_fail);
     return ExitCode::ok;
   }
@@ -208,6 +204,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
                   {"recipe", absolute_path(options.recipe_path, ".")}, {"wheels", wheel_dirs},
                   {"repeats", options.repeats}, {"uv_caches", options.uv_caches}, {"store", options.store_dir},
                   {"builder", options.builder}, {"index_url", options.index_url},
+                  {"index_urls", restore.shown_index_urls},
                   {"good_sha256", sha256_hex(read_file(options.good_path))},
                   {"bad_sha256", sha256_hex(read_file(options.bad_path))},
                   {"recipe_sha256", sha256_hex(read_file(options.recipe_path))}};

@@ -17,7 +17,11 @@ struct RunOptions {
   std::vector<std::string> uv_caches;  // uv cache roots searched after the wheel folders
   std::string store_dir;               // content-addressed store; "" means the default
   std::string builder = "store";       // "store" (hard links) or "installer" (uv when on PATH, else pip)
-  std::string index_url;               // package index for the installer builder; "" = offline
+  std::string index_url;               // an index handed to the installer; only an older run.json sets it (resume)
+  std::vector<std::string> index_urls;  // --index-url: simple repository API indexes wheels are fetched from
+  std::vector<std::string> find_links;  // --find-links: folders (wheel folders) or URLs of pages of wheel links
+  bool offline = false;                 // --offline: only the store, wheel folders and uv caches
+  long index_timeout_s = 60;            // connect and stall limit of every index request
   std::string out_dir;   // run directory; default runs/<time>
   int repeats = 0;       // first runs per candidate; 0: the recipe's
   int max_runs = 20;     // runs per candidate at which a verdict must be reached

@@ -63,7 +63,14 @@ int cli_main(int argc, char** argv) {
   run_cmd->add_option("--store", run.store_dir, "Content-addressed store of unpacked wheels (default ~/.cache/envbisect/store)");
   run_cmd->add_option("--builder", run.builder, "How venvs are made: store (hard links, default) or installer (uv, else pip)")
       ->check(CLI::IsMember({"store", "installer"}));
-  run_cmd->add_option("--index-url", run.index_url, "Package index for --builder installer (default: none, offline)");
+  run_cmd->add_option("--index-url", run.index_urls,
+                      "Simple repository API index (PEP 503/691) to fetch exact builds from (repeatable, e.g. one per "
+                      "CUDA flavour; credentials from the URL or ~/.netrc are never written)");
+  run_cmd->add_option("--find-links", run.find_links, "Wheel folder, or URL of a page of links to wheels (repeatable)");
+  run_cmd->add_flag("--offline", run.offline, "Use only the store, wheel folders and uv caches; never an index");
+  run_cmd->add_option("--index-timeout", run.index_timeout_s,
+                      "Seconds an index may take to connect or stall before it is given up (default 60)")
+      ->check(CLI::Range(1, 3600));
   run_cmd->add_option("--out", run.out_dir, "Run directory (default runs/<time>)");
   run_cmd->add_option("--repeats", run.repeats,
                       "First runs per candidate (default: the recipe's; at least 2 for a metric); with "

@@ -14,6 +14,7 @@ unshare --mount true 2>/dev/null || skip "mount namespaces are not allowed here"
 deb=$(ls "$T"/pkg/envbisect_*.deb)
 dpkg-deb -f "$deb" Depends >"$T/depends.txt"
 expect_contains "$T/depends.txt" "libgit2"
+expect_contains "$T/depends.txt" "libcurl"  # package indexes are read through libcurl
 expect_contains "$T/depends.txt" "libssl3"
 not grep -q "boost" "$T/depends.txt"
 

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <string>
+
+namespace envbisect {
+
+// Limits on every request to a package index, so that a stalled or hostile server ends in an error.
+struct HttpLimits {
+  long connect_timeout_s = 30;  // to open the connection
+  long stall_timeout_s = 60;    // a transfer slower than 1 byte/s for this long is given up
+  long max_redirects = 10;
+  long max_page_bytes = 64L << 20;  // a project page larger than this is refused
+};
+
+// A page fetched from an index.
+struct HttpPage {
+  long status = 0;           // the HTTP status of the last response (after redirects)
+  std::string content_type;  // of the last response
+  std::string url;           // the URL the page came from after redirects (the base for its links)
+  std::string body;
+};
+
+// Fetch `url` (http or https; credentials from the URL or ~/.netrc) asking for the PEP 691 JSON form
+// first, then HTML. Return the page whatever its status. Throw Error (bad_input) naming the URL
+// (credentials redacted) when it cannot be fetched: connection refused, timeout, stall, redirect
+// loop, a page past the size limit.
+HttpPage http_get_page(const std::string& url, const HttpLimits& limits);
+
+// Download `url` into the new file `temp_path` and return the sha256 of its bytes. Throw Error
+// (bad_input) naming the URL (credentials redacted) when the download fails or the status is not
+// 200; the caller removes temp_path.
+std::string http_download(const std::string& url, const std::string& temp_path, const HttpLimits& limits);
+
+}  // namespace envbisect
