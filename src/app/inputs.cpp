@@ -204,7 +204,8 @@ void check_run_inputs(EnvState& good, const std::string& good_path, EnvState& ba
 void check_packages_available(const EnvState& good, const std::string& good_path, const EnvState& bad,
                               const std::string& bad_path, const std::vector<std::string>& wheel_dirs,
                               const std::vector<std::string>& uv_caches) {
-  const WheelSources sources{wheel_dirs, uv_caches};
+  // The folders and caches are listed once: each package is then a hash probe (linear planning).
+  const WheelSources sources = index_sources(WheelSources{wheel_dirs, uv_caches});
   Problems good_problems(good_path);
   Problems bad_problems(bad_path);
   for (auto [state, problems] : {std::pair{&good, &good_problems}, std::pair{&bad, &bad_problems}}) {

@@ -76,7 +76,7 @@ std::string environment_key(const VenvRequest& request, const StoreOptions& opti
   }
   // Each package: every build its version and pin could resolve to, by content. The interpreter's
   // tags are not known without starting it, so all compatible-looking builds count.
-  const WheelSources sources{request.wheel_dirs, options.uv_cache_dirs};
+  const WheelSources sources = index_sources(WheelSources{request.wheel_dirs, options.uv_cache_dirs});
   for (const auto& [raw_name, pinned] : request.packages) {
     const std::string name = normalise_dist_name(raw_name);
     const auto pin_found = request.pins.find(name);
@@ -154,7 +154,8 @@ VenvResult materialize_venv(Runner& runner, const VenvRequest& request, const St
   // Find every requested build in the sources; all that are missing are named together.
   // A state's wheel/sha256 pin chooses the file; hashes are remembered in the store's index.
   Store store(options.store_dir.empty() ? default_store_dir() : options.store_dir);
-  WheelSources sources{request.wheel_dirs, options.uv_cache_dirs};
+  // Listed once: each package is then a hash probe, not a scan of every folder.
+  const WheelSources sources = index_sources(WheelSources{request.wheel_dirs, options.uv_cache_dirs});
   std::map<std::string, std::string> wanted;
   std::vector<Distribution> dists;
   std::vector<std::string> missing;

@@ -403,4 +403,32 @@ std::vector<std::string> extract_zip(const std::string& zip_path, const std::str
   return written;
 }
 
+std::string read_wheel_metadata(const std::string& zip_path, const ZipLimits& limits) {
+  const MappedFile file(zip_path);
+  const std::vector<ZipMember> members = read_zip_directory(file.data(), file.size(), zip_path, limits);
+  // The dist-info folder as the store finds it: the one top-level name ending ".dist-info".
+  std::set<std::string> dist_infos;
+  const ZipMember* metadata = nullptr;
+  for (const ZipMember& e : members) {
+    const std::string top = e.name.substr(0, e.name.find('/'));
+    if (top.size() > 10 && top.compare(top.size() - 10, 10, ".dist-info") == 0 && top.size() < e.name.size()) {
+      dist_infos.insert(top);
+      if (e.name == top + "/METADATA") {
+        metadata = &e;
+      }
+    }
+  }
+  if (dist_infos.size() != 1) {
+    throw Error(zip_path + (dist_infos.empty() ? ": no .dist-info folder" : ": holds two dist-info folders"),
+                ExitCode::bad_input);
+  }
+  if (metadata == nullptr) {
+    throw Error(zip_path + ": no " + *dist_infos.begin() + "/METADATA", ExitCode::bad_input);
+  }
+  std::string text;
+  unpack_member(file.data(), file.size(), *metadata, zip_path,
+                [&](const unsigned char* data, std::size_t size) { text.append(reinterpret_cast<const char*>(data), size); });
+  return text;
+}
+
 }  // namespace envbisect

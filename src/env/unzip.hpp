@@ -51,4 +51,10 @@ void unpack_member(const unsigned char* data, std::size_t size, const ZipMember&
 std::vector<std::string> extract_zip(const std::string& zip_path, const std::string& dest_dir,
                                      const ZipLimits& limits = zip_limits_from_env());
 
+// Return the bytes of the wheel's METADATA (the member "X.dist-info/METADATA" of its one top-level
+// dist-info folder), found through the central directory and read alone: nothing is unpacked. Throw
+// Error (bad_input) naming the wheel when read_zip_directory or unpack_member refuses it, or when it
+// has no dist-info folder, two of them, or no METADATA in it.
+std::string read_wheel_metadata(const std::string& zip_path, const ZipLimits& limits = zip_limits_from_env());
+
 }  // namespace envbisect
