@@ -274,6 +274,9 @@ VenvResult materialize_venv(Runner& runner, const VenvRequest& request, const St
   std::mutex runner_mutex;
   const std::vector<Ensured> ensured =
       ensure_all(store, dists, [&](const Distribution& dist, const std::string& site) {
+        if (options.bytecode == Bytecode::none) {
+          return;
+        }
         compile_bytecode(runner, runner_mutex, interpreter->executable, env, site,
                          request.log_dir + "/compileall-" + dist.name);
       });
