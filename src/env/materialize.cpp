@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <exception>
 #include <filesystem>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -62,36 +64,91 @@ std::string normalised_version(const std::string& text) {
 
 constexpr std::chrono::minutes k_compile_timeout{20};  // torch's 5,500 modules take about a minute on 2 cores
 
-// Compile the .py files under `site_dir` to __pycache__/*.cpython-XY.pyc with `interpreter`, as pip
-// does at install time but once per store entry: checked-hash pycs hold the source's hash, not its
-// mtime, so every hard-linked copy stays valid. A file that does not compile (Python 2 syntax) keeps
-// no .pyc, as with pip; the rest still do. `runner_mutex` serialises the runner across threads.
-void compile_bytecode(Runner& runner, std::mutex& runner_mutex, const std::string& interpreter,
-                      const std::map<std::string, std::string>& env, const std::string& site_dir,
-                      const std::string& log_stem) {
+// Return the number of .py files below `dir`.
+std::size_t count_sources(const std::string& dir) {
   std::size_t sources = 0;
   std::error_code ec;
-  for (fs::recursive_directory_iterator it(site_dir, ec), end; !ec && it != end; it.increment(ec)) {
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     sources += it->path().extension() == ".py" ? 1 : 0;
   }
-  if (sources == 0) {
-    return;
-  }
-  ProcessSpec spec;
-  // -j 0: a process per core for a large package; starting them costs more than a small one compiles.
-  spec.argv = {interpreter, "-I", "-m", "compileall", "-q", "-j", sources > 256 ? "0" : "1",
-               "--invalidation-mode", "checked-hash", site_dir};
-  spec.env = env;
-  spec.stdout_path = log_stem + ".out.log";
-  spec.stderr_path = log_stem + ".err.log";
-  spec.timeout = k_compile_timeout;
-  const std::lock_guard<std::mutex> lock(runner_mutex);
-  const ProcessResult r = runner.run(spec);
-  if (!r.spawned || r.timed_out) {
-    spdlog::warn("compiling bytecode in {} failed ({}); first imports compile it", site_dir,
-                 r.spawned ? "timed out" : r.spawn_error);
-  }
+  return sources;
 }
+
+// Compiles the .py files of new store entries to __pycache__/*.cpython-XY.pyc, as pip does at
+// install time but once per entry. Unchecked-hash pycs: valid whatever the source's mtime, so every
+// hard-linked copy stays valid, and not re-hashed at each import (the store is read-only and its
+// identity check redoes an entry whose sources or pycs changed). Starting the interpreter costs
+// more than compiling a small package, so concurrent unpacks hand their folders over and one
+// caller compiles every folder queued meanwhile in one run (group commit). A file that does not
+// compile (Python 2 syntax) keeps no .pyc, as with pip; the rest still do.
+class BytecodeCompiler {
+public:
+  BytecodeCompiler(Runner& runner, std::string interpreter, std::map<std::string, std::string> env,
+                   std::string log_stem)
+      : m_runner(runner), m_interpreter(std::move(interpreter)), m_env(std::move(env)), m_log_stem(std::move(log_stem)) {}
+
+  // Return once the .py files under `site_dir` are compiled (or compiling them failed: then first
+  // imports compile them, as without this step).
+  void compile(const std::string& site_dir) {
+    if (count_sources(site_dir) == 0) {
+      return;
+    }
+    std::unique_lock<std::mutex> lock(m_mutex);
+    m_queued.push_back(site_dir);
+    while (m_done.count(site_dir) == 0) {
+      if (m_running) {
+        m_changed.wait(lock);
+        continue;
+      }
+      m_running = true;
+      std::vector<std::string> batch;
+      batch.swap(m_queued);
+      lock.unlock();
+      run(batch);
+      lock.lock();
+      m_done.insert(batch.begin(), batch.end());
+      m_running = false;
+      m_changed.notify_all();
+    }
+  }
+
+private:
+  void run(const std::vector<std::string>& dirs) noexcept {
+    try {
+      ProcessSpec spec;
+      // -j 0: a process per core; for a few small packages starting them costs more than it saves.
+      std::size_t sources = 0;
+      for (const std::string& dir : dirs) {
+        sources += count_sources(dir);
+      }
+      spec.argv = {m_interpreter, "-I", "-m", "compileall", "-q", "-j", sources > 512 ? "0" : "1",
+                   "--invalidation-mode", "unchecked-hash"};
+      spec.argv.insert(spec.argv.end(), dirs.begin(), dirs.end());
+      spec.env = m_env;
+      spec.stdout_path = m_log_stem + std::to_string(m_runs) + ".out.log";
+      spec.stderr_path = m_log_stem + std::to_string(m_runs) + ".err.log";
+      ++m_runs;
+      spec.timeout = k_compile_timeout;
+      const ProcessResult r = m_runner.run(spec);
+      if (!r.spawned || r.timed_out) {
+        spdlog::warn("compiling bytecode failed ({}); first imports compile it", r.spawned ? "timed out" : r.spawn_error);
+      }
+    } catch (const std::exception& e) {
+      spdlog::warn("compiling bytecode failed ({}); first imports compile it", e.what());
+    }
+  }
+
+  Runner& m_runner;
+  std::string m_interpreter;
+  std::map<std::string, std::string> m_env;
+  std::string m_log_stem;
+  std::mutex m_mutex;
+  std::condition_variable m_changed;
+  std::vector<std::string> m_queued;
+  std::set<std::string> m_done;
+  bool m_running = false;
+  std::size_t m_runs = 0;  // only the running caller touches it
+};
 
 // One distribution's store entry, or why it could not be made.
 struct Ensured {
@@ -100,8 +157,9 @@ struct Ensured {
   std::exception_ptr other;      // anything else: rethrown by the caller
 };
 
-// Return the store entries of `dists` in order, ensured on up to one thread per core (a cold store
-// unpacks and hashes wheels side by side), each new entry compiled by `before_seal` first.
+// Return the store entries of `dists` in order, ensured side by side (a cold store unpacks and hashes
+// wheels on every core), each new entry compiled by `before_seal` first. More threads than cores: a
+// thread waiting for its bytecode lets the others unpack, and their folders compile in one batch.
 std::vector<Ensured> ensure_all(Store& store, const std::vector<Distribution>& dists,
                                 const std::function<void(const Distribution&, const std::string&)>& before_seal) {
   std::vector<Ensured> out(dists.size());
@@ -118,7 +176,7 @@ std::vector<Ensured> ensure_all(Store& store, const std::vector<Distribution>& d
     }
   };
   const std::size_t threads =
-      std::min<std::size_t>(dists.size(), std::max(1U, std::thread::hardware_concurrency()));
+      std::min<std::size_t>(dists.size(), std::max(16U, std::thread::hardware_concurrency()));
   std::vector<std::thread> pool;
   for (std::size_t t = 1; t < threads; ++t) {
     pool.emplace_back(work);
@@ -271,15 +329,12 @@ VenvResult materialize_venv(Runner& runner, const VenvRequest& request, const St
   std::map<std::string, DistMetadata> metadata;
   std::vector<std::string> broken;
   std::size_t unpacked = 0;
-  std::mutex runner_mutex;
-  const std::vector<Ensured> ensured =
-      ensure_all(store, dists, [&](const Distribution& dist, const std::string& site) {
-        if (options.bytecode == Bytecode::none) {
-          return;
-        }
-        compile_bytecode(runner, runner_mutex, interpreter->executable, env, site,
-                         request.log_dir + "/compileall-" + dist.name);
-      });
+  BytecodeCompiler compiler(runner, interpreter->executable, env, request.log_dir + "/compileall");
+  const std::vector<Ensured> ensured = ensure_all(store, dists, [&](const Distribution&, const std::string& site) {
+    if (options.bytecode == Bytecode::compile) {
+      compiler.compile(site);
+    }
+  });
   for (std::size_t i = 0; i < dists.size(); ++i) {
     const Distribution& dist = dists[i];
     try {

@@ -40,7 +40,7 @@ fs::path only_pyc(const fs::path& dir, const std::string& stem) {
 
 }  // namespace
 
-TEST_CASE("bytecode is compiled once into the store entry, checked-hash, linked into candidates and checked",
+TEST_CASE("bytecode is compiled once into the store entry, unchecked-hash, linked into candidates and checked",
           "[env_store][bytecode]") {
   TempDir dir("store-bytecode");
   build_wheels(dir.path / "wheels", {{"alpha", "1.0", {{"alpha/__init__.py", "from alpha.sub import X\n"},
@@ -58,7 +58,7 @@ TEST_CASE("bytecode is compiled once into the store entry, checked-hash, linked 
   const envbisect::VenvResult built = envbisect::materialize_venv(runner, request, options);
   REQUIRE(built.ok);
 
-  // In the store: one .pyc per compilable module, read-only, flagged checked-hash (PEP 552: flags 0b11).
+  // In the store: one .pyc per compilable module, read-only, flagged unchecked-hash (PEP 552: flags 0b01).
   envbisect::Store store(options.store_dir);
   const auto alpha = envbisect::find_distribution({{(dir.path / "wheels").string()}, {}}, "alpha", "1.0", "");
   REQUIRE(alpha);
@@ -70,7 +70,7 @@ TEST_CASE("bytecode is compiled once into the store entry, checked-hash, linked 
   CHECK_FALSE(only_pyc(cache, "__init__.").empty());
   CHECK(only_pyc(cache, "py2.").empty());  // Python 2 syntax: no .pyc, as pip leaves it
   const std::string header = slurp(pyc).substr(0, 8);
-  CHECK(static_cast<unsigned char>(header[4]) == 3);
+  CHECK(static_cast<unsigned char>(header[4]) == 1);
   CHECK((fs::status(pyc).permissions() & fs::perms::owner_write) == fs::perms::none);
   CHECK(slurp(fs::path(entry.dir) / "hashes").find(" site/alpha/__pycache__/" + pyc.filename().string()) !=
         std::string::npos);

@@ -149,3 +149,28 @@ TEST_CASE("a wheel's METADATA is read from its central directory alone, nothing 
   CHECK(refused({{"a-1.dist-info/RECORD", ""}}, "no a-1.dist-info/METADATA"));
   CHECK(refused({{"a-1.dist-info/METADATA", "x"}, {"a/../../etc", "y"}}, "bad-1.0"));  // still hardened
 }
+
+TEST_CASE("a large archive unpacks on several threads to exactly its members, and a bad member still refuses it",
+          "[env][unzip]") {
+  TempDir dir("unzip");
+  std::vector<Member> members;
+  for (int i = 0; i < 6; ++i) {  // 6 x 14 MiB: past the 64 MiB where extraction goes parallel, even less one
+    members.push_back({"pkg/lib/big" + std::to_string(i) + ".so", std::string(14u << 20, static_cast<char>('a' + i)), i % 2 == 0});
+  }
+  for (int i = 0; i < 200; ++i) {
+    members.push_back({"pkg/sub" + std::to_string(i % 7) + "/m" + std::to_string(i) + ".py", "X = " + std::to_string(i) + "\n"});
+  }
+  const fs::path zip = write_zip(dir, make_zip(members));
+  const auto written = envbisect::extract_zip(zip.string(), (dir.path / "out").string());
+  REQUIRE(written.size() == members.size());
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    CHECK(written[i] == members[i].name);  // the archive's order, whatever order the threads wrote in
+    CHECK(slurp(dir.path / "out" / members[i].name) == members[i].data);
+  }
+  // One member inflating past its declared size, among the large ones: refused, as when serial.
+  members[3].declared = 100;
+  members[3].deflate = true;
+  const Error refused = refusal(make_zip(members));
+  CHECK(refused.code() == ExitCode::bad_input);
+  CHECK(says(refused, "pkg/lib/big3.so"));
+}
