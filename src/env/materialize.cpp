@@ -113,16 +113,26 @@ public:
   }
 
 private:
+  // Compile `dirs`: small packages together on one process (compileall starts a process pool per
+  // folder with -j 0: 60 small folders would start 60 pools), each large one on every core.
   void run(const std::vector<std::string>& dirs) noexcept {
+    std::vector<std::string> small;
+    for (const std::string& dir : dirs) {
+      if (count_sources(dir) > 512) {
+        run_compileall({dir}, "0");
+      } else {
+        small.push_back(dir);
+      }
+    }
+    if (!small.empty()) {
+      run_compileall(small, "1");
+    }
+  }
+
+  void run_compileall(const std::vector<std::string>& dirs, const std::string& workers) noexcept {
     try {
       ProcessSpec spec;
-      // -j 0: a process per core; for a few small packages starting them costs more than it saves.
-      std::size_t sources = 0;
-      for (const std::string& dir : dirs) {
-        sources += count_sources(dir);
-      }
-      spec.argv = {m_interpreter, "-I", "-m", "compileall", "-q", "-j", sources > 512 ? "0" : "1",
-                   "--invalidation-mode", "unchecked-hash"};
+      spec.argv = {m_interpreter, "-I", "-m", "compileall", "-q", "-j", workers, "--invalidation-mode", "unchecked-hash"};
       spec.argv.insert(spec.argv.end(), dirs.begin(), dirs.end());
       spec.env = m_env;
       spec.stdout_path = m_log_stem + std::to_string(m_runs) + ".out.log";
