@@ -1,7 +1,8 @@
 // bench_materialize: the timed parts of bench/materialize/run.sh, with the real src/env code.
-//   bench_materialize materialize STORE PYTHON WHEELS REQS ENV_PREFIX REPS
+//   bench_materialize materialize STORE PYTHON WHEELS REQS ENV_PREFIX REPS [no-bytecode]
 //     materializes REQS (a file of NAME==VERSION lines) REPS times into ENV_PREFIX.1..REPS and prints
-//     one line per rep: "materialize <seconds> <ok>" (the first rep also probes the interpreter).
+//     one line per rep: "materialize <seconds> <ok>" (the first rep also probes the interpreter);
+//     no-bytecode: new store entries get no compiled .pyc (to measure what compiling costs and saves).
 //   bench_materialize link-tree FROM TO
 //     prints "link_tree <seconds>" for one hard-link copy of the tree FROM into TO.
 #include <chrono>
@@ -25,10 +26,11 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 int main(int argc, char** argv) {
   try {
     const std::string mode = argc > 1 ? argv[1] : "";
-    if (mode == "materialize" && argc == 8) {
+    if (mode == "materialize" && (argc == 8 || (argc == 9 && std::string(argv[8]) == "no-bytecode"))) {
       envbisect::LocalRunner runner;
       envbisect::StoreOptions options;
       options.store_dir = argv[2];
+      options.bytecode = argc == 9 ? envbisect::Bytecode::none : envbisect::Bytecode::compile;
       envbisect::VenvRequest request;
       request.python = argv[3];
       request.wheel_dirs = {argv[4]};
@@ -60,7 +62,8 @@ int main(int argc, char** argv) {
       std::cout << "link_tree " << seconds_since(start) << std::endl;
       return 0;
     }
-    std::cerr << "usage: bench_materialize materialize STORE PYTHON WHEELS REQS ENV_PREFIX REPS | link-tree FROM TO\n";
+    std::cerr << "usage: bench_materialize materialize STORE PYTHON WHEELS REQS ENV_PREFIX REPS [no-bytecode] | "
+                 "link-tree FROM TO\n";
     return 2;
   } catch (const envbisect::Error& e) {
     std::cerr << "bench_materialize: error: " << e.what() << "\n";

@@ -12,29 +12,39 @@
 #include "env/git_history.hpp"
 #include "search/dag_bisect.hpp"
 #include "env/requirement.hpp"
-#include "env/store.hpp"
+#include "env/unzip.hpp"
 #include "env/wheel_source.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
 #include <map>
+#include <optional>
 #include <set>
+#include <unordered_map>
 #include <spdlog/spdlog.h>
 
 namespace envbisect {
 
 namespace {
 
-std::vector<std::string> wheel_files(const std::vector<std::string>& wheel_dirs) {
-  std::vector<std::string> files;
+// The wheel files of the folders by the package their name gives, each list sorted; read once, so
+// looking up a package costs a hash probe, not a scan of every file.
+using WheelFiles = std::unordered_map<std::string, std::vector<std::string>>;
+
+WheelFiles wheel_files(const std::vector<std::string>& wheel_dirs) {
+  WheelFiles files;
   for (const std::string& dir : wheel_dirs) {
     std::error_code error;
     for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
-      files.push_back(entry.path().string());
+      if (const auto parsed = parse_wheel_name(entry.path().filename().string())) {
+        files[parsed->name].push_back(entry.path().string());
+      }
     }
   }
-  std::sort(files.begin(), files.end());
+  for (auto& [name, paths] : files) {
+    std::sort(paths.begin(), paths.end());
+  }
   return files;
 }
 
@@ -56,7 +66,7 @@ const Version* pick_variant(const std::vector<const Version*>& builds, const Ver
 }
 
 std::vector<std::string> version_points(const std::string& name, const std::string& good_text,
-                                        const std::string& bad_text, const std::vector<std::string>& files) {
+                                        const std::string& bad_text, const WheelFiles& wheels) {
   std::optional<Version> good = Version::parse(good_text);
   std::optional<Version> bad = Version::parse(bad_text);
   if (!good || !bad || good->public_version() == bad->public_version()) {
@@ -65,7 +75,11 @@ std::vector<std::string> version_points(const std::string& name, const std::stri
   bool upgrade = *good < *bad;
   const Version& low = upgrade ? *good : *bad;
   const Version& high = upgrade ? *bad : *good;
-  WheelVersions available = list_wheel_versions(name, files);
+  const auto files = wheels.find(normalise_dist_name(name));
+  if (files == wheels.end()) {
+    return {};
+  }
+  WheelVersions available = list_wheel_versions(name, files->second);
   // Group the builds strictly between the ends by public version, in PEP 440 order.
   std::vector<std::pair<std::string, std::vector<const Version*>>> inner;
   for (const Version& version : available.versions) {
@@ -99,7 +113,7 @@ std::vector<std::string> version_points(const std::string& name, const std::stri
 std::vector<Axis> plan_axes(const std::vector<Delta>& deltas, const EnvState& good, const EnvState& bad,
                             const std::vector<std::string>& wheel_dirs, FirstParent first_parent) {
   std::vector<Axis> axes;
-  std::vector<std::string> files = wheel_files(wheel_dirs);
+  const WheelFiles files = wheel_files(wheel_dirs);
   for (std::size_t i = 0; i < deltas.size(); ++i) {
     const Delta& delta = deltas[i];
     if (!delta.good || !delta.bad) {
@@ -302,19 +316,32 @@ int bisection_worst_case(std::size_t points) {
 
 namespace {
 
-// Return the metadata of every package of `state` that the sources hold, unpacking into the store.
-std::map<std::string, DistMetadata> read_metadata(const EnvState& state, const WheelSources& sources, Store& store) {
+// Return the METADATA of `dist`, read where it lies: from the wheel's central directory (nothing is
+// unpacked) or the uv archive's dist-info folder.
+DistMetadata read_dist_metadata(const Distribution& dist) {
+  if (dist.kind == SourceKind::wheel) {
+    return parse_metadata(read_wheel_metadata(dist.path));
+  }
+  return parse_metadata(read_file(dist.path + "/" + dist.dist_info + "/METADATA"));
+}
+
+// Return the metadata of the packages `names` of `state` that the sources hold.
+std::map<std::string, DistMetadata> read_metadata(const EnvState& state, const std::map<std::string, std::size_t>& names,
+                                                  const WheelSources& sources) {
   std::map<std::string, DistMetadata> out;
-  for (const auto& [name, pin] : state.packages) {
+  for (const auto& [name, delta] : names) {
+    const auto pin = state.packages.find(name);
+    if (pin == state.packages.end()) {
+      continue;
+    }
     try {
-      std::optional<Distribution> dist = find_distribution(sources, name, pin.version, state.python.version);
+      std::optional<Distribution> dist = find_distribution(sources, name, pin->second.version, state.python.version);
       if (!dist) {
         continue;
       }
-      StoreEntry entry = store.ensure(*dist);
-      out[name] = parse_metadata(read_file(entry.dir + "/site/" + entry.dist_info + "/METADATA"));
+      out[name] = read_dist_metadata(*dist);
     } catch (const Error& error) {
-      spdlog::warn("{} {}: metadata not readable, it moves alone: {}", name, pin.version, error.what());
+      spdlog::warn("{} {}: metadata not readable, it moves alone: {}", name, pin->second.version, error.what());
     }
   }
   return out;
@@ -324,8 +351,7 @@ std::map<std::string, DistMetadata> read_metadata(const EnvState& state, const W
 
 std::vector<std::vector<std::size_t>> plan_units(const std::vector<Delta>& deltas, const EnvState& good,
                                                  const EnvState& bad, const std::vector<std::string>& wheel_dirs,
-                                                 const std::vector<std::string>& uv_caches,
-                                                 const std::string& store_dir) {
+                                                 const std::vector<std::string>& uv_caches) {
   // Union-find over delta indices; pinned package pairs are joined.
   std::vector<std::size_t> parent(deltas.size());
   for (std::size_t i = 0; i < deltas.size(); ++i) {
@@ -346,11 +372,11 @@ std::vector<std::vector<std::size_t>> plan_units(const std::vector<Delta>& delta
   if (package_delta.size() >= 2 && !(wheel_dirs.empty() && uv_caches.empty())) {
     // X and Y move together when X at one end requires a Y that Y's version at the other end does not
     // satisfy: moving X alone would be unresolvable. (`==2.11.0` is met by +cu128 and +cu130 alike.)
-    WheelSources sources{wheel_dirs, uv_caches};
-    Store store(store_dir.empty() ? default_store_dir() : store_dir);
+    // Only the changed packages' requirements can join two deltas: their metadata is all we read.
+    const WheelSources sources = index_sources(WheelSources{wheel_dirs, uv_caches});
     const EnvState* ends[2] = {&good, &bad};
-    std::map<std::string, DistMetadata> metadata[2] = {read_metadata(good, sources, store),
-                                                        read_metadata(bad, sources, store)};
+    std::map<std::string, DistMetadata> metadata[2] = {read_metadata(good, package_delta, sources),
+                                                        read_metadata(bad, package_delta, sources)};
     for (int end = 0; end < 2; ++end) {
       const EnvState& other = *ends[1 - end];
       for (const auto& [name, delta_index] : package_delta) {
@@ -386,9 +412,10 @@ std::vector<std::vector<std::size_t>> plan_units(const std::vector<Delta>& delta
 
 void pin_group_axes(std::vector<Axis>& axes, const std::vector<Delta>& deltas,
                     const std::vector<std::vector<std::size_t>>& units, const EnvState& bad,
-                    const std::vector<std::string>& wheel_dirs, const std::vector<std::string>& uv_caches,
-                    const std::string& store_dir) {
+                    const std::vector<std::string>& wheel_dirs, const std::vector<std::string>& uv_caches) {
   std::vector<std::size_t> dropped;  // axes of partners: they move with their lead
+  std::optional<WheelSources> sources;  // read at the first pinned group: most plans have none
+  std::optional<WheelFiles> files;
   for (const std::vector<std::size_t>& unit : units) {
     if (unit.size() < 2) {
       continue;
@@ -405,9 +432,10 @@ void pin_group_axes(std::vector<Axis>& axes, const std::vector<Delta>& deltas,
       }
     }
     const std::string& lead_name = deltas[lead->delta].name;
-    WheelSources sources{wheel_dirs, uv_caches};
-    Store store(store_dir.empty() ? default_store_dir() : store_dir);
-    std::vector<std::string> files = wheel_files(wheel_dirs);
+    if (!sources) {
+      sources = index_sources(WheelSources{wheel_dirs, uv_caches});
+      files = wheel_files(wheel_dirs);
+    }
     Axis pinned = *lead;
     pinned.points = {lead->points.front()};
     pinned.companions = {{}};
@@ -420,10 +448,9 @@ void pin_group_axes(std::vector<Axis>& axes, const std::vector<Delta>& deltas,
       const std::string& version = lead->points[index];
       std::optional<DistMetadata> metadata;
       try {
-        std::optional<Distribution> dist = find_distribution(sources, lead_name, version, bad.python.version);
+        std::optional<Distribution> dist = find_distribution(*sources, lead_name, version, bad.python.version);
         if (dist) {
-          StoreEntry entry = store.ensure(*dist);
-          metadata = parse_metadata(read_file(entry.dir + "/site/" + entry.dist_info + "/METADATA"));
+          metadata = read_dist_metadata(*dist);
         }
       } catch (const Error& error) {
         spdlog::warn("{} {}: metadata not readable: {}", lead_name, version, error.what());
@@ -438,7 +465,7 @@ void pin_group_axes(std::vector<Axis>& axes, const std::vector<Delta>& deltas,
         if (member == lead->delta || partner.dimension != Dimension::packages || !partner.good || !partner.bad) {
           continue;
         }
-        std::vector<std::string> choices = version_points(partner.name, *partner.good, *partner.bad, files);
+        std::vector<std::string> choices = version_points(partner.name, *partner.good, *partner.bad, *files);
         if (choices.empty()) {
           choices = {*partner.good, *partner.bad};
         }

@@ -84,6 +84,8 @@ RestorePlan check_restore(const EnvState& good, const std::string& good_path, co
   plan.download_dirs = download_dirs_for(downloads_dir, names);
   WheelSources sources = local;
   sources.wheel_dirs.insert(sources.wheel_dirs.end(), plan.download_dirs.begin(), plan.download_dirs.end());
+  // Every folder and cache listed once: each package is then a hash probe (a plan stays linear).
+  sources = index_sources(std::move(sources));
   Problems good_problems(good_path);
   Problems bad_problems(bad_path);
   for (auto [state, path, problems] :

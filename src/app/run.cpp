@@ -171,8 +171,8 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   std::vector<Axis> axes =
       plan_axes(deltas, good, bad, options.wheel_dirs, options.first_parent ? FirstParent::yes : FirstParent::no);
   std::vector<std::vector<std::size_t>> units =
-      plan_units(deltas, good, bad, options.wheel_dirs, options.uv_caches, options.store_dir);
-  pin_group_axes(axes, deltas, units, bad, options.wheel_dirs, options.uv_caches, options.store_dir);
+      plan_units(deltas, good, bad, options.wheel_dirs, options.uv_caches);
+  pin_group_axes(axes, deltas, units, bad, options.wheel_dirs, options.uv_caches);
   // At this point every input is valid.
   if (options.dry_run) {
     print_restore_plan(restore.plan, std::cout);

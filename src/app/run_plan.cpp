@@ -34,13 +34,15 @@ void print_plan(const std::vector<Delta>& deltas, const std::vector<Axis>& axes,
               << policy.max_anchor_runs << " while the preflight needs more)\n";
   }
   std::cout << "  2. isolate the minimal cause among " << deltas.size() << " differences:\n";
+  std::vector<const Axis*> axis_of(deltas.size(), nullptr);  // a lookup per delta, not a scan of the axes
+  for (const Axis& axis : axes) {
+    axis_of.at(axis.delta) = &axis;
+  }
   for (std::size_t i = 0; i < deltas.size(); ++i) {
     std::string kind = "toggle";
-    for (const Axis& axis : axes) {
-      if (axis.delta == i) {
-        kind = "ordered axis, " + std::to_string(axis.size() - 2) + " inner " + axis.kind + ": " +
-               describe_axis_points(axis, 64);
-      }
+    if (const Axis* axis = axis_of[i]) {
+      kind = "ordered axis, " + std::to_string(axis->size() - 2) + " inner " + axis->kind + ": " +
+             describe_axis_points(*axis, 64);
     }
     std::cout << "     " << describe(deltas[i]) << "  [" << kind << "]\n";
   }
@@ -49,11 +51,11 @@ void print_plan(const std::vector<Delta>& deltas, const std::vector<Axis>& axes,
       std::cout << "     moved together (pinned): " << describe_set(deltas, unit) << "\n";
     }
   }
+  int refine = 0;
+  for (const Axis& axis : axes) {
+    refine += bisection_worst_case(axis.size());
+  }
   for (std::size_t k = 1; k <= std::min<std::size_t>(3, units.size()); ++k) {
-    int refine = 0;
-    for (const Axis& axis : axes) {
-      refine += bisection_worst_case(axis.size());
-    }
     std::cout << "     worst case with " << k << (k == 1 ? " culprit: " : " interacting culprits: ")
               << isolation_worst_case(units.size(), k) << " candidates to isolate, up to " << refine
               << " to refine inside axes\n";

@@ -21,7 +21,7 @@ std::string nanoseconds(const timespec& t) {
 }
 
 // Append the lines of the folder `fd` (relative path `rel`) and below, in sorted order.
-void walk(int fd, const std::string& rel, const std::set<std::string>& skip, std::string& out) {
+void walk(int fd, const std::string& rel, const std::set<std::string>& skip, Pycache pycache, std::string& out) {
   DIR* d = ::fdopendir(fd);
   if (d == nullptr) {
     ::close(fd);
@@ -43,13 +43,13 @@ void walk(int fd, const std::string& rel, const std::set<std::string>& skip, std
       }
       const std::string path = rel.empty() ? name : rel + "/" + name;
       if (S_ISDIR(st.st_mode)) {
-        if (name == "__pycache__") {
+        if (name == "__pycache__" && pycache == Pycache::skip) {
           continue;
         }
         out += path + "\td\n";
         const int sub = ::openat(::dirfd(d), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (sub >= 0) {
-          walk(sub, path, skip, out);
+          walk(sub, path, skip, pycache, out);
         }
         continue;
       }
@@ -80,13 +80,13 @@ std::map<std::string, std::string> by_path(const std::string& text) {
 
 }  // namespace
 
-std::string file_identity(const std::string& dir, const std::set<std::string>& skip) {
+std::string file_identity(const std::string& dir, const std::set<std::string>& skip, Pycache pycache) {
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
     throw Error("cannot read " + dir + ": " + std::strerror(errno), ExitCode::environment);
   }
   std::string out;
-  walk(fd, "", skip, out);
+  walk(fd, "", skip, pycache, out);
   return out;
 }
 

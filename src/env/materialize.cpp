@@ -2,9 +2,16 @@
 
 #include <dirent.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <exception>
 #include <filesystem>
+#include <mutex>
 #include <optional>
+#include <set>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -55,11 +62,147 @@ std::string normalised_version(const std::string& text) {
   return v ? v->to_string() : text;
 }
 
+constexpr std::chrono::minutes k_compile_timeout{20};  // torch's 5,500 modules take about a minute on 2 cores
+
+// Return the number of .py files below `dir`.
+std::size_t count_sources(const std::string& dir) {
+  std::size_t sources = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    sources += it->path().extension() == ".py" ? 1 : 0;
+  }
+  return sources;
+}
+
+// Compiles the .py files of new store entries to __pycache__/*.cpython-XY.pyc, as pip does at
+// install time but once per entry. Unchecked-hash pycs: valid whatever the source's mtime, so every
+// hard-linked copy stays valid, and not re-hashed at each import (the store is read-only and its
+// identity check redoes an entry whose sources or pycs changed). Starting the interpreter costs
+// more than compiling a small package, so concurrent unpacks hand their folders over and one
+// caller compiles every folder queued meanwhile in one run (group commit). A file that does not
+// compile (Python 2 syntax) keeps no .pyc, as with pip; the rest still do.
+class BytecodeCompiler {
+public:
+  BytecodeCompiler(Runner& runner, std::string interpreter, std::map<std::string, std::string> env,
+                   std::string log_stem)
+      : m_runner(runner), m_interpreter(std::move(interpreter)), m_env(std::move(env)), m_log_stem(std::move(log_stem)) {}
+
+  // Return once the .py files under `site_dir` are compiled (or compiling them failed: then first
+  // imports compile them, as without this step).
+  void compile(const std::string& site_dir) {
+    if (count_sources(site_dir) == 0) {
+      return;
+    }
+    std::unique_lock<std::mutex> lock(m_mutex);
+    m_queued.push_back(site_dir);
+    while (m_done.count(site_dir) == 0) {
+      if (m_running) {
+        m_changed.wait(lock);
+        continue;
+      }
+      m_running = true;
+      std::vector<std::string> batch;
+      batch.swap(m_queued);
+      lock.unlock();
+      run(batch);
+      lock.lock();
+      m_done.insert(batch.begin(), batch.end());
+      m_running = false;
+      m_changed.notify_all();
+    }
+  }
+
+private:
+  // Compile `dirs`: small packages together on one process (compileall starts a process pool per
+  // folder with -j 0: 60 small folders would start 60 pools), each large one on every core.
+  void run(const std::vector<std::string>& dirs) noexcept {
+    std::vector<std::string> small;
+    for (const std::string& dir : dirs) {
+      if (count_sources(dir) > 512) {
+        run_compileall({dir}, "0");
+      } else {
+        small.push_back(dir);
+      }
+    }
+    if (!small.empty()) {
+      run_compileall(small, "1");
+    }
+  }
+
+  void run_compileall(const std::vector<std::string>& dirs, const std::string& workers) noexcept {
+    try {
+      ProcessSpec spec;
+      spec.argv = {m_interpreter, "-I", "-m", "compileall", "-q", "-j", workers, "--invalidation-mode", "unchecked-hash"};
+      spec.argv.insert(spec.argv.end(), dirs.begin(), dirs.end());
+      spec.env = m_env;
+      spec.stdout_path = m_log_stem + std::to_string(m_runs) + ".out.log";
+      spec.stderr_path = m_log_stem + std::to_string(m_runs) + ".err.log";
+      ++m_runs;
+      spec.timeout = k_compile_timeout;
+      const ProcessResult r = m_runner.run(spec);
+      if (!r.spawned || r.timed_out) {
+        spdlog::warn("compiling bytecode failed ({}); first imports compile it", r.spawned ? "timed out" : r.spawn_error);
+      }
+    } catch (const std::exception& e) {
+      spdlog::warn("compiling bytecode failed ({}); first imports compile it", e.what());
+    }
+  }
+
+  Runner& m_runner;
+  std::string m_interpreter;
+  std::map<std::string, std::string> m_env;
+  std::string m_log_stem;
+  std::mutex m_mutex;
+  std::condition_variable m_changed;
+  std::vector<std::string> m_queued;
+  std::set<std::string> m_done;
+  bool m_running = false;
+  std::size_t m_runs = 0;  // only the running caller touches it
+};
+
+// One distribution's store entry, or why it could not be made.
+struct Ensured {
+  std::optional<StoreEntry> entry;
+  std::optional<Error> error;    // an envbisect::Error: the distribution is broken, or the store is
+  std::exception_ptr other;      // anything else: rethrown by the caller
+};
+
+// Return the store entries of `dists` in order, ensured side by side (a cold store unpacks and hashes
+// wheels on every core), each new entry compiled by `before_seal` first. More threads than cores: a
+// thread waiting for its bytecode lets the others unpack, and their folders compile in one batch.
+std::vector<Ensured> ensure_all(Store& store, const std::vector<Distribution>& dists,
+                                const std::function<void(const Distribution&, const std::string&)>& before_seal) {
+  std::vector<Ensured> out(dists.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < dists.size(); i = next++) {
+      try {
+        out[i].entry = store.ensure(dists[i], [&](const std::string& site) { before_seal(dists[i], site); });
+      } catch (const Error& e) {
+        out[i].error = e;
+      } catch (...) {
+        out[i].other = std::current_exception();
+      }
+    }
+  };
+  const std::size_t threads =
+      std::min<std::size_t>(dists.size(), std::max(16U, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) {
+    pool.emplace_back(work);
+  }
+  work();
+  for (std::thread& thread : pool) {
+    thread.join();
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string environment_key(const VenvRequest& request, const StoreOptions& options) {
   Store store(options.store_dir.empty() ? default_store_dir() : options.store_dir);
-  nlohmann::json key = {{"builder", "store/v2"}, {"python_version", request.python_version}};
+  nlohmann::json key = {{"builder", "store/v3"}, {"python_version", request.python_version}};
   // The interpreter: the file the venv's bin/python points at, by path and by content.
   const std::string python = request.python.empty() ? "python3" : request.python;
   const std::map<std::string, std::string> env = builder_env();
@@ -76,7 +219,7 @@ std::string environment_key(const VenvRequest& request, const StoreOptions& opti
   }
   // Each package: every build its version and pin could resolve to, by content. The interpreter's
   // tags are not known without starting it, so all compatible-looking builds count.
-  const WheelSources sources{request.wheel_dirs, options.uv_cache_dirs};
+  const WheelSources sources = index_sources(WheelSources{request.wheel_dirs, options.uv_cache_dirs});
   for (const auto& [raw_name, pinned] : request.packages) {
     const std::string name = normalise_dist_name(raw_name);
     const auto pin_found = request.pins.find(name);
@@ -154,7 +297,8 @@ VenvResult materialize_venv(Runner& runner, const VenvRequest& request, const St
   // Find every requested build in the sources; all that are missing are named together.
   // A state's wheel/sha256 pin chooses the file; hashes are remembered in the store's index.
   Store store(options.store_dir.empty() ? default_store_dir() : options.store_dir);
-  WheelSources sources{request.wheel_dirs, options.uv_cache_dirs};
+  // Listed once: each package is then a hash probe, not a scan of every folder.
+  const WheelSources sources = index_sources(WheelSources{request.wheel_dirs, options.uv_cache_dirs});
   std::map<std::string, std::string> wanted;
   std::vector<Distribution> dists;
   std::vector<std::string> missing;
@@ -195,9 +339,22 @@ VenvResult materialize_venv(Runner& runner, const VenvRequest& request, const St
   std::map<std::string, DistMetadata> metadata;
   std::vector<std::string> broken;
   std::size_t unpacked = 0;
-  for (const Distribution& dist : dists) {
+  BytecodeCompiler compiler(runner, interpreter->executable, env, request.log_dir + "/compileall");
+  const std::vector<Ensured> ensured = ensure_all(store, dists, [&](const Distribution&, const std::string& site) {
+    if (options.bytecode == Bytecode::compile) {
+      compiler.compile(site);
+    }
+  });
+  for (std::size_t i = 0; i < dists.size(); ++i) {
+    const Distribution& dist = dists[i];
     try {
-      StoreEntry entry = store.ensure(dist);
+      if (ensured[i].other) {
+        std::rethrow_exception(ensured[i].other);
+      }
+      if (ensured[i].error) {
+        throw *ensured[i].error;
+      }
+      StoreEntry entry = *ensured[i].entry;
       unpacked += entry.unpacked_now ? 1 : 0;
       if (!entry.repaired.empty()) {
         log += "repaired " + entry.id + " (changed since its unpack: " + join(entry.repaired, ", ") + ")\n";

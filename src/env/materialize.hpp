@@ -16,11 +16,15 @@ enum class VerifyInstalled {
   importlib,  // also ask importlib.metadata inside the environment (one interpreter start)
 };
 
+// Whether a distribution's .py files are compiled into its store entry when it is unpacked.
+enum class Bytecode { compile, none };
+
 // Where materializations find and keep distributions.
 struct StoreOptions {
   std::string store_dir;                   // the content-addressed store; "" means default_store_dir()
   std::vector<std::string> uv_cache_dirs;  // uv caches searched after the request's wheel folders
   VerifyInstalled verify = VerifyInstalled::dist_info;
+  Bytecode bytecode = Bytecode::compile;   // none: only for measuring what compiling costs and saves
 };
 
 // Build the venv of `request` from the store, as build_venv does but without an installer: a copy

@@ -102,9 +102,46 @@ void write_manifest_lines(const std::string& dir, const std::string& rel, char a
   }
 }
 
+// Write `content` to the new file `path` inside an entry's private temp folder: no temp name, no
+// fsync (the folder appears by one rename; its identity record is flushed once for the entry).
+void write_entry_file(const std::string& path, const std::string& content) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    throw Error(path + ": cannot write: " + std::strerror(errno), ExitCode::environment);
+  }
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0) {
+      const int saved = errno;
+      ::close(fd);
+      throw Error(path + ": write failed: " + std::strerror(saved), ExitCode::environment);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+}
+
+// Flush `path`'s data (one fdatasync), or throw Error (environment).
+void flush_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 || ::fdatasync(fd) != 0) {
+    const int saved = errno;
+    if (fd >= 0) {
+      ::close(fd);
+    }
+    throw Error(path + ": cannot flush: " + std::strerror(saved), ExitCode::environment);
+  }
+  ::close(fd);
+}
+
 // Turn an unpacked wheel in `temp`/site into a store entry: resolve its .data folder, check its
-// dist-info against what the source said, write the manifest and entry.json.
-std::string finish_unpack(const std::string& temp, const Distribution& dist, const std::string& id) {
+// dist-info against what the source said, run `before_seal`, write the manifest and entry.json.
+std::string finish_unpack(const std::string& temp, const Distribution& dist, const std::string& id,
+                          const BeforeSeal& before_seal) {
   const std::string site = temp + "/site";
   std::string dist_info;
   std::string data_dir;
@@ -152,6 +189,9 @@ std::string finish_unpack(const std::string& temp, const Distribution& dist, con
     }
     remove_tree(data);
   }
+  if (before_seal) {
+    before_seal(site);
+  }
   std::string manifest;
   write_manifest_lines(site, "", 's', manifest);
   if (is_dir(temp + "/scripts")) {
@@ -160,10 +200,10 @@ std::string finish_unpack(const std::string& temp, const Distribution& dist, con
   if (is_dir(temp + "/data")) {
     write_manifest_lines(temp + "/data", "", 'p', manifest);
   }
-  write_file_atomic(temp + "/manifest", manifest);
+  write_entry_file(temp + "/manifest", manifest);
   const nlohmann::json entry = {{"id", id}, {"name", dist.name}, {"version", dist.version}, {"dist_info", dist_info},
                                 {"source", dist.path}, {"kind", dist.kind == SourceKind::wheel ? "wheel" : "uv_archive"}};
-  write_file_atomic(temp + "/entry.json", entry.dump(1) + "\n");
+  write_entry_file(temp + "/entry.json", entry.dump(1) + "\n");
   return dist_info;
 }
 
@@ -204,7 +244,7 @@ std::vector<std::string> entry_changes(const std::string& dir) {
   if (recorded.empty()) {
     return {"identity"};
   }
-  return identity_changes(recorded, file_identity(dir, k_entry_skip));
+  return identity_changes(recorded, file_identity(dir, k_entry_skip, Pycache::include));
 }
 
 }  // namespace
@@ -289,7 +329,7 @@ std::string Store::content_hash(const Distribution& dist) const {
   return sha256_hex("uv-archive\n" + dist.dist_info + "\n" + record);
 }
 
-StoreEntry Store::ensure(const Distribution& dist) {
+StoreEntry Store::ensure(const Distribution& dist, const BeforeSeal& before_seal) {
   const std::string base = m_root + k_layout;
   const std::string content = content_hash(dist);
   StoreEntry entry;
@@ -329,13 +369,16 @@ StoreEntry Store::ensure(const Distribution& dist) {
         } else {
           link_tree(dist.path, temp + "/site", TreeMode::link);
         }
-        finish_unpack(temp, dist, entry.id);
+        finish_unpack(temp, dist, entry.id, before_seal);
         // Read-only wheel files (a uv archive's are the uv cache's own inodes: left as they are),
         // their hashes for `store verify`, and their identity for the check at each reuse.
         std::string hashes;
         seal_files(temp, "", hashes, dist.kind == SourceKind::wheel);
-        write_file_atomic(temp + "/hashes", hashes);
-        write_file_atomic(temp + "/identity", file_identity(temp, k_entry_skip));
+        write_entry_file(temp + "/hashes", hashes);
+        write_entry_file(temp + "/identity", file_identity(temp, k_entry_skip, Pycache::include));
+        // One flush per entry: a crash that loses file data since changes sizes or times, and the
+        // identity check at the next use unpacks the entry anew.
+        flush_file(temp + "/identity");
         if (::rename(temp.c_str(), entry.dir.c_str()) != 0) {
           throw Error("cannot move " + temp + " into the store: " + std::strerror(errno), ExitCode::environment);
         }

@@ -58,6 +58,10 @@ struct GcReport {
   std::size_t envs_kept_in_use = 0;    // shared environments kept because a running run holds the store
 };
 
+// Called with an unpacking distribution's site folder before the store writes its manifest and seals
+// it: what it adds there (compiled bytecode) becomes part of the entry, linked, hashed and checked.
+using BeforeSeal = std::function<void(const std::string& site_dir)>;
+
 // The content-addressed store of unpacked distributions shared by every run on the machine. Each
 // distribution is unpacked once, into a temp folder renamed into place under a per-entry lock, so a
 // visible entry is always complete; materializations hold the store's shared lock, gc the exclusive one.
@@ -84,10 +88,12 @@ public:
   // interrupted unpack of the same entry left behind) or when a file of it changed since the unpack
   // (a stat check against ENTRY/identity; the changed files are named in `repaired`), and mark it
   // used now. Unpacked wheel files are made read-only (a benchmark appending to one fails) and their
-  // sha256 kept in ENTRY/hashes for `verify`. Throw Error (bad_input)
-  // naming the source when it is not a valid wheel or archive (then nothing is left in the store),
-  // Error (environment) when the store cannot be written.
-  StoreEntry ensure(const Distribution& dist);
+  // sha256 kept in ENTRY/hashes for `verify`; `before_seal`, when given, runs on the new entry's
+  // site folder first. The entry's files are flushed with one fdatasync, of its identity record, not
+  // one per file. Safe to call from several threads for different distributions. Throw Error
+  // (bad_input) naming the source when it is not a valid wheel or archive (then nothing is left in
+  // the store), Error (environment) when the store cannot be written, and what `before_seal` throws.
+  StoreEntry ensure(const Distribution& dist, const BeforeSeal& before_seal = nullptr);
 
   // Return the folder holding a bare venv made by `interpreter` (its real path) of Python `version`,
   // making it once with `make(temp_dir)`; the file "origin" in it holds the path it was made at.

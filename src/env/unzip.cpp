@@ -7,11 +7,15 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <mutex>
 #include <set>
 #include <string_view>
+#include <thread>
 
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -29,6 +33,7 @@ constexpr std::size_t k_central_size = 46;  // a central record without its name
 constexpr std::size_t k_local_size = 30;
 constexpr std::size_t k_out_chunk = 1 << 18;
 constexpr std::uint64_t k_in_chunk = 1 << 30;  // zlib's avail_in is 32 bits
+constexpr std::uint64_t k_parallel_bytes = std::uint64_t{64} << 20;  // below this, threads cost more than they save
 
 // A read-only memory map of a whole file, unmapped on destruction.
 class MappedFile {
@@ -377,30 +382,99 @@ std::vector<std::string> extract_zip(const std::string& zip_path, const std::str
     }
   };
 
-  std::vector<std::string> written;
+  // Folders first, on this thread: after this, every member's parent exists and writes are independent.
+  std::vector<const ZipMember*> files;
+  std::uint64_t total = 0;
   for (const ZipMember& e : members) {
-    if (e.name.back() == '/') {
-      make_parents(e.name);
-      continue;
-    }
     make_parents(e.name);
-    const std::string target = dest_dir + "/" + e.name;
-    // A new file, never through a link: the folder is fresh and every name is unique.
-    int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, e.executable ? 0755 : 0644);
-    if (fd < 0) {
-      throw Error(target + ": cannot create: " + std::strerror(errno), ExitCode::environment);
+    if (e.name.back() != '/') {
+      files.push_back(&e);
+      total += e.uncompressed;
     }
-    try {
-      unpack_member(file.data(), file.size(), e, zip_path,
-                    [&](const unsigned char* data, std::size_t size) { write_all(fd, data, size, target); });
-    } catch (...) {
-      ::close(fd);
-      throw;
+  }
+  // Large archives (torch's 1.5 GB of .so files) inflate on every core; a member is one task, taken
+  // largest first so one huge member does not finish last alone.
+  const std::size_t threads = total < k_parallel_bytes ? 1
+                              : std::min<std::size_t>(files.size(), std::max(1U, std::thread::hardware_concurrency()));
+  std::vector<const ZipMember*> order = files;
+  if (threads > 1) {
+    std::stable_sort(order.begin(), order.end(),
+                     [](const ZipMember* a, const ZipMember* b) { return a->uncompressed > b->uncompressed; });
+  }
+  std::atomic<std::size_t> next{0};
+  std::mutex failure_mutex;
+  std::exception_ptr failure;
+  auto work = [&] {
+    for (std::size_t i = next++; i < order.size(); i = next++) {
+      const ZipMember& e = *order[i];
+      const std::string target = dest_dir + "/" + e.name;
+      try {
+        // A new file, never through a link: the folder is fresh and every name is unique.
+        int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, e.executable ? 0755 : 0644);
+        if (fd < 0) {
+          throw Error(target + ": cannot create: " + std::strerror(errno), ExitCode::environment);
+        }
+        try {
+          unpack_member(file.data(), file.size(), e, zip_path,
+                        [&](const unsigned char* data, std::size_t size) { write_all(fd, data, size, target); });
+        } catch (...) {
+          ::close(fd);
+          throw;
+        }
+        ::close(fd);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(failure_mutex);
+        if (!failure) {
+          failure = std::current_exception();
+        }
+        next = order.size();  // stop taking members: the caller removes the whole folder
+      }
     }
-    ::close(fd);
-    written.push_back(e.name);
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) {
+    pool.emplace_back(work);
+  }
+  work();
+  for (std::thread& thread : pool) {
+    thread.join();
+  }
+  if (failure) {
+    std::rethrow_exception(failure);
+  }
+  std::vector<std::string> written;
+  for (const ZipMember* e : files) {
+    written.push_back(e->name);
   }
   return written;
+}
+
+std::string read_wheel_metadata(const std::string& zip_path, const ZipLimits& limits) {
+  const MappedFile file(zip_path);
+  const std::vector<ZipMember> members = read_zip_directory(file.data(), file.size(), zip_path, limits);
+  // The dist-info folder as the store finds it: the one top-level name ending ".dist-info".
+  std::set<std::string> dist_infos;
+  const ZipMember* metadata = nullptr;
+  for (const ZipMember& e : members) {
+    const std::string top = e.name.substr(0, e.name.find('/'));
+    if (top.size() > 10 && top.compare(top.size() - 10, 10, ".dist-info") == 0 && top.size() < e.name.size()) {
+      dist_infos.insert(top);
+      if (e.name == top + "/METADATA") {
+        metadata = &e;
+      }
+    }
+  }
+  if (dist_infos.size() != 1) {
+    throw Error(zip_path + (dist_infos.empty() ? ": no .dist-info folder" : ": holds two dist-info folders"),
+                ExitCode::bad_input);
+  }
+  if (metadata == nullptr) {
+    throw Error(zip_path + ": no " + *dist_infos.begin() + "/METADATA", ExitCode::bad_input);
+  }
+  std::string text;
+  unpack_member(file.data(), file.size(), *metadata, zip_path,
+                [&](const unsigned char* data, std::size_t size) { text.append(reinterpret_cast<const char*>(data), size); });
+  return text;
 }
 
 }  // namespace envbisect

@@ -45,10 +45,17 @@ void unpack_member(const unsigned char* data, std::size_t size, const ZipMember&
                    const std::function<void(const unsigned char*, std::size_t)>& sink);
 
 // Extract every member of the zip archive at `zip_path` (stored or deflated, as wheels are) under
-// `dest_dir` (created), keeping the executable bit, creating each file new (never through a link);
-// return the relative paths of the files written. Throw Error (bad_input) naming the archive when
+// `dest_dir` (created), keeping the executable bit, creating each file new (never through a link),
+// on one thread per core when the archive holds more than 64 MiB; return the relative paths of the
+// files written, in the archive's order. Throw Error (bad_input) naming the archive when
 // read_zip_directory or unpack_member refuses it; Error (environment) when writing fails.
 std::vector<std::string> extract_zip(const std::string& zip_path, const std::string& dest_dir,
                                      const ZipLimits& limits = zip_limits_from_env());
+
+// Return the bytes of the wheel's METADATA (the member "X.dist-info/METADATA" of its one top-level
+// dist-info folder), found through the central directory and read alone: nothing is unpacked. Throw
+// Error (bad_input) naming the wheel when read_zip_directory or unpack_member refuses it, or when it
+// has no dist-info folder, two of them, or no METADATA in it.
+std::string read_wheel_metadata(const std::string& zip_path, const ZipLimits& limits = zip_limits_from_env());
 
 }  // namespace envbisect

@@ -127,9 +127,11 @@ std::string describe(const Distribution& dist) {
   return "uv cache archive " + dist.path + " (" + dist.dist_info + ")";
 }
 
-std::vector<Distribution> list_distributions(const WheelSources& sources, std::string_view name) {
+namespace {
+
+// Return the builds in `sources` named `wanted` (normalised), or every build when `wanted` is empty.
+std::vector<Distribution> scan_sources(const WheelSources& sources, const std::string& wanted) {
   std::vector<Distribution> found;
-  const std::string wanted = normalise_dist_name(name);
   for (const std::string& dir : sources.wheel_dirs) {
     DIR* d = ::opendir(dir.c_str());
     if (d == nullptr) {
@@ -143,7 +145,7 @@ std::vector<Distribution> list_distributions(const WheelSources& sources, std::s
     std::sort(files.begin(), files.end());
     for (const std::string& file : files) {
       const auto parsed = parse_wheel_name(file);
-      if (!parsed || parsed->name != wanted) {
+      if (!parsed || (!wanted.empty() && parsed->name != wanted)) {
         continue;
       }
       Distribution dist;
@@ -167,6 +169,35 @@ std::vector<Distribution> list_distributions(const WheelSources& sources, std::s
     }
   }
   return found;
+}
+
+}  // namespace
+
+WheelSources index_sources(WheelSources sources) {
+  auto listing = std::make_shared<SourceListing>();
+  sources.listing = nullptr;
+  for (Distribution& dist : scan_sources(sources, "")) {
+    // A uv archive is found by its dist-info folder's name, as scan_uv_cache filters it.
+    std::string key = dist.name;
+    if (dist.kind == SourceKind::uv_archive) {
+      key = normalise_dist_name(dist.dist_info.substr(0, dist.dist_info.find('-')));
+    }
+    (*listing)[key].push_back(std::move(dist));
+  }
+  sources.listing = std::move(listing);
+  return sources;
+}
+
+std::vector<Distribution> list_distributions(const WheelSources& sources, std::string_view name) {
+  const std::string wanted = normalise_dist_name(name);
+  if (wanted.empty()) {
+    return {};
+  }
+  if (sources.listing) {
+    const auto it = sources.listing->find(wanted);
+    return it == sources.listing->end() ? std::vector<Distribution>{} : it->second;
+  }
+  return scan_sources(sources, wanted);
 }
 
 bool wheel_tags_compatible(std::string_view tags, std::string_view python_version) {

@@ -1,17 +1,13 @@
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <string_view>
 #include <vector>
 
 namespace envbisect {
-
-// Where distributions come from, searched in this order; never an index.
-struct WheelSources {
-  std::vector<std::string> wheel_dirs;  // folders of .whl files
-  std::vector<std::string> uv_caches;   // uv cache roots (their archive-v0 holds unpacked wheels)
-};
 
 // What a distribution is stored as where it was found.
 enum class SourceKind { wheel, uv_archive };
@@ -25,6 +21,21 @@ struct Distribution {
   std::string dist_info;  // uv archives: the dist-info folder name; wheels: ""
   std::string tags;       // wheels: "py3-none-any"; uv archives: ""
 };
+
+// Every build in a set of sources, by PEP 503 name, each list in list_distributions' order.
+using SourceListing = std::unordered_map<std::string, std::vector<Distribution>>;
+
+// Where distributions come from, searched in this order; never an index.
+struct WheelSources {
+  std::vector<std::string> wheel_dirs;  // folders of .whl files
+  std::vector<std::string> uv_caches;   // uv cache roots (their archive-v0 holds unpacked wheels)
+  // When set (index_sources), what the folders and caches held when it was read: a lookup is then a
+  // hash probe, not a scan of every folder, so a plan over N packages costs O(N), not O(N^2).
+  std::shared_ptr<const SourceListing> listing = nullptr;
+};
+
+// Return `sources` with their listing read now, every folder and cache read once.
+WheelSources index_sources(WheelSources sources);
 
 // Return "wheel PATH" or "uv cache archive PATH (DIST-INFO)" for messages.
 std::string describe(const Distribution& dist);

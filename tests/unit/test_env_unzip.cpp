@@ -124,3 +124,53 @@ TEST_CASE("truncated and garbage archives are bad input", "[env][unzip]") {
   CHECK(refusal(std::string(100, 'z')).code() == ExitCode::bad_input);
   CHECK(refusal("").code() == ExitCode::bad_input);
 }
+
+TEST_CASE("a wheel's METADATA is read from its central directory alone, nothing unpacked", "[env][unzip]") {
+  TempDir dir("unzip");
+  const fs::path zip = write_zip(dir, make_zip({{"alpha/__init__.py", "x = 1\n"},
+                                                {"alpha-1.0.dist-info/METADATA", "Name: alpha\nVersion: 1.0\n", true},
+                                                {"alpha-1.0.dist-info/RECORD", ""}}));
+  CHECK(envbisect::read_wheel_metadata(zip.string()) == "Name: alpha\nVersion: 1.0\n");
+  CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 1);  // only the wheel
+  // As the store reads a wheel: one top-level dist-info folder, holding METADATA.
+  auto refused = [&](const std::vector<Member>& members, const std::string& text) {
+    const fs::path bad = write_zip(dir, make_zip(members), "bad-1.0-py3-none-any.whl");
+    try {
+      envbisect::read_wheel_metadata(bad.string());
+    } catch (const Error& e) {
+      CHECK(e.code() == ExitCode::bad_input);
+      CHECK(says(e, bad.string()));
+      return says(e, text);
+    }
+    return false;
+  };
+  CHECK(refused({{"a/__init__.py", ""}}, "no .dist-info folder"));
+  CHECK(refused({{"a-1.dist-info/METADATA", "x"}, {"b-1.dist-info/METADATA", "y"}}, "two dist-info folders"));
+  CHECK(refused({{"a-1.dist-info/RECORD", ""}}, "no a-1.dist-info/METADATA"));
+  CHECK(refused({{"a-1.dist-info/METADATA", "x"}, {"a/../../etc", "y"}}, "bad-1.0"));  // still hardened
+}
+
+TEST_CASE("a large archive unpacks on several threads to exactly its members, and a bad member still refuses it",
+          "[env][unzip]") {
+  TempDir dir("unzip");
+  std::vector<Member> members;
+  for (int i = 0; i < 6; ++i) {  // 6 x 14 MiB: past the 64 MiB where extraction goes parallel, even less one
+    members.push_back({"pkg/lib/big" + std::to_string(i) + ".so", std::string(14u << 20, static_cast<char>('a' + i)), i % 2 == 0});
+  }
+  for (int i = 0; i < 200; ++i) {
+    members.push_back({"pkg/sub" + std::to_string(i % 7) + "/m" + std::to_string(i) + ".py", "X = " + std::to_string(i) + "\n"});
+  }
+  const fs::path zip = write_zip(dir, make_zip(members));
+  const auto written = envbisect::extract_zip(zip.string(), (dir.path / "out").string());
+  REQUIRE(written.size() == members.size());
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    CHECK(written[i] == members[i].name);  // the archive's order, whatever order the threads wrote in
+    CHECK(slurp(dir.path / "out" / members[i].name) == members[i].data);
+  }
+  // One member inflating past its declared size, among the large ones: refused, as when serial.
+  members[3].declared = 100;
+  members[3].deflate = true;
+  const Error refused = refusal(make_zip(members));
+  CHECK(refused.code() == ExitCode::bad_input);
+  CHECK(says(refused, "pkg/lib/big3.so"));
+}

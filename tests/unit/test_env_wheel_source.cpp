@@ -113,3 +113,29 @@ TEST_CASE("an environment's key is the content of its wheels, not where they lie
   request.python = "/bin/sh";
   CHECK(envbisect::environment_key(request, options) != before);
 }
+
+TEST_CASE("an indexed source lists each package's builds as a scan of the folders does", "[env][wheel_source]") {
+  TempDir dir{"wheel-index"};
+  build_wheels(dir.path / "a", {{"alpha", "1.0", {{"alpha/__init__.py", ""}}, {}},
+                                {"alpha", "1.1", {{"alpha/__init__.py", ""}}, {}},
+                                {"Beta.Pkg", "2.0", {{"beta_pkg/__init__.py", ""}}, {}}});
+  build_wheels(dir.path / "b", {{"alpha", "0.9", {{"alpha/__init__.py", ""}}, {}}});
+  const WheelSources plain{{(dir.path / "a").string(), (dir.path / "b").string(), (dir.path / "missing").string()}, {}};
+  const WheelSources indexed = envbisect::index_sources(plain);
+  REQUIRE(indexed.listing != nullptr);
+  for (const std::string name : {"alpha", "beta-pkg", "Beta_Pkg", "gamma", ""}) {
+    const std::vector<Distribution> scanned = envbisect::list_distributions(plain, name);
+    const std::vector<Distribution> looked_up = envbisect::list_distributions(indexed, name);
+    REQUIRE(scanned.size() == looked_up.size());
+    for (std::size_t i = 0; i < scanned.size(); ++i) {
+      CHECK(scanned[i].path == looked_up[i].path);
+      CHECK(scanned[i].version == looked_up[i].version);
+      CHECK(scanned[i].tags == looked_up[i].tags);
+    }
+  }
+  CHECK(envbisect::list_distributions(indexed, "alpha").size() == 3);  // folder order, then file order
+  CHECK(envbisect::list_distributions(indexed, "alpha").back().version == "0.9");
+  const auto found = envbisect::find_distribution(indexed, "ALPHA", "1.1", "3.11");
+  REQUIRE(found);
+  CHECK(found->path == (dir.path / "a" / "alpha-1.1-py3-none-any.whl").string());
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# At scale, side by side with the floors: `run --dry-run` planning time over 250 / 2,000 / 20,000
+# packages (10 % changed) and its growth exponent; and on generated torch-scale wheels (a big package
+# of many small modules and a few .so-sized blobs, CUDA-like blob wheels, many small pure-Python
+# packages) a cold store vs serial `unzip`, a cold store with bytecode vs pip with its .pyc step, a
+# warm candidate vs `cp -al`, and the first `import` of the big package in a fresh candidate vs a
+# pip-installed env with .pyc and vs no .pyc. Everything is generated here and deleted after.
+# Prints `key: value` lines: plan_s_2000, plan_exponent, cold_vs_unzip, cold_pyc_vs_pip_pyc,
+# warm_vs_cp_al, first_import_vs_pip_pyc, first_import_no_pyc_vs_pip_pyc.
+# Usage: bench/scale/run.sh   (BENCH_SMOKE=1: tiny inputs, a few seconds, as CI runs it)
+# Env: BUILD (build dir, default build), PY (interpreter, default the real one behind python3).
+set -euo pipefail
+SRC="$(cd "$(dirname "$0")/../.." && pwd)"
+BUILD="${BUILD:-$SRC/build}"
+cmake --build "$BUILD" --target envbisect bench_materialize -j1 > /dev/null
+command -v unzip > /dev/null || { echo "SKIP: unzip is missing" >&2; exit 125; }
+PY="${PY:-$(python3 -c 'import sys; print(sys.executable)')}"
+unset PIP_FIND_LINKS
+exec "$PY" "$SRC/bench/scale/bench.py" "$SRC" "$BUILD" "$PY"
