@@ -11,6 +11,7 @@
 #                                    over git's; the goal is <= 1 + 4/git's runs, checked per run)
 #   deterministic_within_goal: F    (fraction of runs within that goal)
 #   evals_vs_ddmin: Y               (worst over (K, D) of mean evaluations, ours / ddmin's)
+#   evals_vs_info_bound: Z          (worst over (K, D) of mean evaluations / (ceil(log2 C(D, K)) + 1))
 # Usage: bench/search/run.sh [--smoke] [seed]   (BUILD=build dir, default build; builds target bench_search)
 #   --smoke: N = 64 only, three culprits, and the ddmin part skipped (CI: ctest bench_smoke.search).
 set -euo pipefail
@@ -82,16 +83,18 @@ for n in $sizes; do
   done
 done
 echo
-worst_ddmin=skipped
+worst_ddmin=skipped worst_info=skipped
 if [[ $smoke == no ]]; then
   sets=$("$exe" sets "$seed")
-  printf '%s\n' "$sets" | grep -v '^ddmin_worst_ratio'
+  printf '%s\n' "$sets" | grep -v '^ddmin_worst_ratio\|^info_bound_worst_ratio'
   worst_ddmin=$(printf '%s\n' "$sets" | sed -n 's/^ddmin_worst_ratio //p')
+  worst_info=$(printf '%s\n' "$sets" | sed -n 's/^info_bound_worst_ratio //p')
 fi
 printf 'evals_vs_git_bisect: %.3f\n' "$worst_git"
 printf 'git_question_match: %.3f\n' "$(awk -v m="$matched" -v r="$runs" 'BEGIN { print m / r }')"
 printf 'deterministic_runs_vs_git: %.3f\n' "$worst_det"
 printf 'deterministic_within_goal: %.3f\n' "$(awk -v m="$within" -v r="$runs" 'BEGIN { print m / r }')"
 printf 'evals_vs_ddmin: %s\n' "$worst_ddmin"
+printf 'evals_vs_info_bound: %s\n' "$worst_info"
 # The smoke run fails CI when envbisect stops asking git's questions.
 [[ $matched -eq $runs ]] || { echo "question sequences differ from git's in $((runs - matched)) of $runs runs" >&2; exit 1; }
