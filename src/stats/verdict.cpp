@@ -6,6 +6,7 @@
 #include <set>
 #include <vector>
 
+#include "stats/density.hpp"
 #include "stats/mann_whitney.hpp"
 
 namespace envbisect::stats {
@@ -100,59 +101,6 @@ std::size_t beyond(const std::vector<double>& values, double threshold, bool up)
   return static_cast<std::size_t>(std::count_if(values.begin(), values.end(), [&](double v) {
     return up ? v > threshold : v < threshold;
   }));
-}
-
-// Return the robust spread of `values`: the median absolute deviation scaled to a normal's standard
-// deviation (1.4826 MAD).
-double robust_sd(const std::vector<double>& values) {
-  const double centre = median(values);
-  std::vector<double> deviations;
-  for (double v : values) {
-    deviations.push_back(std::abs(v - centre));
-  }
-  return 1.4826 * median(deviations);
-}
-
-// Return the kernel width for the anchors' densities: the smaller anchor's robust spread (a bad
-// anchor that is sometimes slow is wide only because it has two modes), widened by Silverman's factor
-// for its run count, never below a twentieth of the gap between the anchors.
-double kernel_width(const std::vector<double>& good, const std::vector<double>& bad) {
-  const double gap = std::abs(median(bad) - median(good));
-  const double spread = std::min(robust_sd(good), robust_sd(bad));
-  const double n = static_cast<double>(std::min(good.size(), bad.size()));
-  return std::max(1.06 * spread * std::pow(n, -0.2), gap / 20.0);
-}
-
-// Return the kernel density of `anchor` at `x`, up to a constant shared by both anchors.
-double density(const std::vector<double>& anchor, double x, double width) {
-  double sum = 0.0;
-  for (double v : anchor) {
-    const double z = (x - v) / width;
-    sum += std::exp(-0.5 * z * z);
-  }
-  return sum / static_cast<double>(anchor.size());
-}
-
-// Return the log likelihood ratio "measures like `x_anchor`" over "measures like `y_anchor`" of the
-// candidate's runs (each anchor shifted by its offset), each run's term bounded to +-log(8) so that no
-// single run (an outlier, a run in a tail the few anchor runs did not sample) decides alone.
-double log_likelihood_ratio(const std::vector<double>& c, const std::vector<double>& x_anchor, double x_shift,
-                            const std::vector<double>& y_anchor, double y_shift, double width) {
-  constexpr double k_bound = 2.0794415416798357;  // log(8)
-  double sum = 0.0;
-  for (double v : c) {
-    const double fx = density(x_anchor, v - x_shift, width), fy = density(y_anchor, v - y_shift, width);
-    double term = 0.0;
-    if (fy <= 0.0 && fx > 0.0) {
-      term = k_bound;
-    } else if (fx <= 0.0 && fy > 0.0) {
-      term = -k_bound;
-    } else if (fx > 0.0 && fy > 0.0) {
-      term = std::clamp(std::log(fx / fy), -k_bound, k_bound);
-    }
-    sum += term;
-  }
-  return sum;
 }
 
 // Return the anchors prepared for comparison; `use_log` picks the scale.
