@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "app/diagnosis.hpp"
 #include "env/git_checkout.hpp"
 #include "env/store.hpp"
 #include "exec/runner.hpp"
@@ -120,6 +121,10 @@ json attempt_to_json(const RunResult& result) {
               {"stdout", result.stdout_path}, {"stderr", result.stderr_path}};
   doc["metric"] = result.metric ? json(*result.metric) : json(nullptr);
   doc["checksum"] = result.checksum ? json(*result.checksum) : json(nullptr);
+  if (!result.cause.empty()) {
+    doc["cause"] = result.cause;
+    doc["diagnosis"] = result.diagnosis;
+  }
   return doc;
 }
 
@@ -136,6 +141,8 @@ RunResult attempt_from_json(const json& record) {
   result.wall_seconds = record.value("wall_s", 0.0);
   result.stdout_path = record.value("stdout", "");
   result.stderr_path = record.value("stderr", "");
+  result.cause = record.value("cause", "");
+  result.diagnosis = record.value("diagnosis", "");
   if (record.contains("metric") && record["metric"].is_number()) {
     result.metric = record["metric"].get<double>();
   }
@@ -198,6 +205,9 @@ const std::vector<RunResult>& Evaluator::measure(const Candidate& candidate, int
       // Untestable candidate: one skip attempt carries the reason; rerunning would not help.
       result.status = RunStatus::skip;
       result.error_class = "environment: " + built.venv.reason;
+      const Diagnosis diagnosis = diagnose_build(built.venv.reason);
+      result.cause = to_string(diagnosis.cause);
+      result.diagnosis = diagnosis.text;
       count = static_cast<int>(done.size()) + 1;
     } else {
       result = run_attempt(candidate, built, static_cast<int>(done.size()));
@@ -544,7 +554,9 @@ RunResult Evaluator::run_attempt(const Candidate& candidate, const Built& built,
   if (process.interrupted || interrupt_requested()) {
     throw Error("interrupted; `envbisect resume " + m_setup.run_dir + "` continues this run", ExitCode::interrupted);
   }
-  BenchReport report = parse_bench_output(read_tail(spec.stdout_path), recipe);
+  const std::string stdout_tail = read_tail(spec.stdout_path);
+  const std::string stderr_tail = read_tail(spec.stderr_path);
+  BenchReport report = parse_bench_output(stdout_tail, recipe);
   RunResult result;
   result.status = status_of(process, report, recipe.pass_fail);
   result.exit_code = process.exit_code;
@@ -558,10 +570,15 @@ RunResult Evaluator::run_attempt(const Candidate& candidate, const Built& built,
   if (result.status != RunStatus::ok && result.error_class.empty()) {
     result.error_class = !process.spawned ? process.spawn_error
                          : process.timed_out ? "timeout"
-                                             : last_line(read_tail(spec.stderr_path));
+                                             : last_line(stderr_tail);
+  }
+  if (result.status != RunStatus::ok) {
+    const Diagnosis diagnosis = diagnose_attempt(process, report, stdout_tail, stderr_tail, recipe, recipe.pass_fail);
+    result.cause = to_string(diagnosis.cause);
+    result.diagnosis = diagnosis.text;
   }
   spdlog::info("  attempt {} of {}: {} {}", attempt, short_hash(candidate.hash), to_string(result.status),
-               result.metric ? std::to_string(*result.metric) : result.error_class);
+               result.metric ? std::to_string(*result.metric) : result.diagnosis);
 
   // Cache directories of finished attempts are not evidence; drop them to keep disk use flat. A
   // warm-up's caches are kept: they become the snapshot.

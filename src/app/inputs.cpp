@@ -221,8 +221,21 @@ void check_packages_available(const EnvState& good, const std::string& good_path
         continue;
       }
       std::vector<std::string> found;
+      std::vector<std::string> other_interpreter;
       for (const Distribution& other : list_distributions(sources, name)) {
         found.push_back(other.version);
+        if (other.version == pin.version && !other.tags.empty()) {
+          other_interpreter.push_back(other.path + " (tags " + other.tags + ")");
+        }
+      }
+      if (!other_interpreter.empty()) {
+        // The version is there, only built for another interpreter or platform: say so, not "missing".
+        problems->add("/packages/" + pointer_token(name),
+                      name + "==" + pin.version + " has no wheel this state's Python " +
+                          (state->python.version.empty() ? std::string("(unknown version)") : state->python.version) +
+                          " can install; the builds found are for another interpreter or platform: " +
+                          join(other_interpreter, ", "));
+        continue;
       }
       problems->add("/packages/" + pointer_token(name),
                     name + "==" + pin.version + " is in no wheel folder or uv cache" +

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/diagnosis.hpp"
 #include "app/evaluate.hpp"
 #include "app/report.hpp"
 #include "app/inputs.hpp"
@@ -326,6 +327,17 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
     p.message = checked.message;
     return p;
   };
+  // Two runs of each anchor show a mistake in the inputs (an anchor that cannot be built, a recipe
+  // every run fails the same way) before the remaining anchor runs are spent on it.
+  measure_anchors(std::min(2, policy.anchor_runs));
+  if (const std::optional<std::string> problem =
+          anchors_input_error(evaluator.attempts(good_candidate), evaluator.attempts(bad_candidate))) {
+    journal.append({{"type", "stopped"}, {"why", "input_error"}, {"message", *problem}});
+    if (mode == Mode::run) {
+      write_reports(run_dir);
+    }
+    throw Error(*problem, ExitCode::bad_input);
+  }
   measure_anchors(policy.anchor_runs);
   stats::Preflight preflight = judge_anchors(pass_fail);
   while (!pass_fail && !preflight.distinguishable && preflight.more_runs_would_help &&

@@ -292,6 +292,10 @@ BenchReport parse_bench_output(const std::string& stdout_text, const Recipe& rec
       continue;
     }
     report.found_json = true;
+    report.json_line = line;
+    for (const auto& item : doc.items()) {
+      report.keys.push_back(item.key());
+    }
     if (auto metric = doc.find(recipe.metric); metric != doc.end() && metric->is_number()) {
       double value = metric->get<double>();
       if (std::isfinite(value)) {

@@ -46,6 +46,8 @@ struct BenchReport {
   std::optional<std::string> checksum;
   std::string error_class;  // empty when the benchmark named none
   bool found_json = false;
+  std::vector<std::string> keys;  // the keys of that JSON line, sorted
+  std::string json_line;          // that line as printed
 };
 
 // Return what the last line of `stdout_text` that parses as a JSON object says, per the recipe's keys.

@@ -91,6 +91,8 @@ Attempt attempt_of(const json& record, int session) {
   attempt.metric = number_of(record, "metric");
   attempt.checksum = optional_text(record, "checksum");
   attempt.error_class = text_of(record, "error_class");
+  attempt.cause = text_of(record, "cause");
+  attempt.diagnosis = text_of(record, "diagnosis");
   attempt.wall_s = number_of(record, "wall_s").value_or(0);
   attempt.t = number_of(record, "t").value_or(0);
   attempt.stdout_path = text_of(record, "stdout");
@@ -327,6 +329,7 @@ ReportModel model_from_journal(const std::vector<json>& journal_records, const j
       model.probes.clear();
       model.refinements.clear();
       model.result.reset();
+      model.stopped.reset();
     } else if (type == "attempt") {
       model.attempts.push_back(attempt_of(record, std::max(session, 1)));
       note_time(model.attempts.back().t);
@@ -349,6 +352,8 @@ ReportModel model_from_journal(const std::vector<json>& journal_records, const j
                               text_of(record, "verdict"), number_of(record, "median")});
     } else if (type == "refine") {
       model.refinements.push_back(refinement_of(record));
+    } else if (type == "stopped") {
+      model.stopped = text_of(record, "message");
     } else if (type == "result") {
       model.result = record.contains("result") ? record["result"] : json::object();
     } else {

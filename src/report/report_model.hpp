@@ -35,6 +35,8 @@ struct Attempt {
   std::optional<double> metric;
   std::optional<std::string> checksum;
   std::string error_class;
+  std::string cause;                  // why it gave no result, as a class ("no_metric_key", ...); "" when ok
+  std::string diagnosis;              // that cause in a sentence
   double wall_s = 0;
   double t = 0;                       // wall-clock seconds since the epoch, from the journal
   std::string stdout_path;            // as journaled
@@ -178,6 +180,7 @@ struct ReportModel {
   std::vector<Refinement> refinements;
   std::vector<OtherRecord> others;
   std::optional<nlohmann::json> result;  // last session's result
+  std::optional<std::string> stopped;    // last session's "stopped" message: the inputs made it stop
   std::vector<CandidateView> candidates; // anchors first, then in order of first decision
   RecipeView recipe;
   std::map<std::string, Excerpt> excerpts;  // by excerpt_key()

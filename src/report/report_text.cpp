@@ -184,6 +184,11 @@ std::string tail_lines(const std::string& text, std::size_t max_lines, std::size
 VerdictSummary summarize(const ReportModel& model) {
   VerdictSummary summary;
   if (!model.result) {
+    // Without a result: stopped by its inputs, stopped because the anchors could not be told apart,
+    // or interrupted (resumable).
+    summary.stopped = model.stopped.value_or("");
+    summary.indistinct = model.preflight && !model.preflight->distinguishable ? model.preflight->message : "";
+    summary.run_dir = model.run_dir;
     return summary;
   }
   const json& result = *model.result;
@@ -237,7 +242,13 @@ VerdictSummary summarize(const ReportModel& model) {
 
 std::string headline(const VerdictSummary& summary) {
   if (!summary.have_result) {
-    return "no result: the run did not finish (resume it to continue)";
+    if (!summary.stopped.empty()) {
+      return "stopped by an input error (fix it and start a new run; resuming repeats it): " + summary.stopped;
+    }
+    if (!summary.indistinct.empty()) {
+      return "finished without a cause: the anchors could not be told apart (" + summary.indistinct + ")";
+    }
+    return "interrupted: the run did not finish (envbisect resume " + summary.run_dir + " continues it)";
   }
   if (summary.outcome == "ambiguous") {
     return "ambiguous: no cause verified (the result lists what it could be and what would settle it)";
@@ -423,6 +434,10 @@ std::string attempt_status(const Attempt& attempt) {
     out += ": killed by signal " + std::to_string(attempt.signal);
   } else if (attempt.status != "ok" || attempt.exit_code != 0) {
     out += ": exit " + std::to_string(attempt.exit_code);
+  }
+  if (!attempt.diagnosis.empty()) {
+    // The diagnosis already says how it exited and what it printed.
+    return (attempt.status.empty() ? "unknown" : attempt.status) + ": " + attempt.diagnosis;
   }
   if (!attempt.error_class.empty()) {
     out += " (" + attempt.error_class + ")";

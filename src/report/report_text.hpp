@@ -59,6 +59,9 @@ struct VerdictSummary {
   double seconds = 0;
   std::string metric;
   std::vector<std::string> modifiers;     // sentences from probes and refinements
+  std::string stopped;                    // without a result: the input error that stopped the run
+  std::string indistinct;                 // without a result: why the anchors could not be told apart
+  std::string run_dir;                    // without a result: the folder `resume` continues
 };
 
 // Return the summary of the model's result (have_result false when the run did not finish).

@@ -177,9 +177,35 @@ TEST_CASE("an unfinished run renders without a result", "[report]") {
   ReportModel model = model_from_journal(partial, json::object(), "/runs/y");
   CHECK(!model.result);
   std::string md = render_markdown(model);
-  CHECK(md.find("no result: the run did not finish") != std::string::npos);
+  CHECK(md.find("interrupted: the run did not finish (envbisect resume /runs/y continues it)") != std::string::npos);
   CHECK(render_html(model).find("<svg ") != std::string::npos);
   CHECK(json::parse(render_json(model))["verdict"]["finished"] == false);
+}
+
+TEST_CASE("a run stopped by its inputs says so, with the cause of each failed run", "[report]") {
+  std::vector<json> partial = records();
+  partial.resize(9);
+  partial.push_back({{"type", "attempt"}, {"candidate", "aaaaaaaaaaaaaaaa0000"}, {"applied", json::array()},
+                     {"attempt", 7}, {"status", "failed"}, {"exit_code", 0}, {"cause", "no_metric_key"},
+                     {"diagnosis", "printed JSON without the recipe's metric key \"m\"; its keys: loss"}});
+  partial.push_back({{"type", "stopped"}, {"why", "input_error"}, {"message", "every run of both anchors failed"}});
+  ReportModel model = model_from_journal(partial, json::object(), "/runs/y");
+  std::string md = render_markdown(model);
+  CHECK(md.find("stopped by an input error (fix it and start a new run; resuming repeats it): every run of both "
+                "anchors failed") != std::string::npos);
+  CHECK(md.find("failed: printed JSON without the recipe's metric key") != std::string::npos);
+  CHECK(json::parse(render_json(model))["candidates"][0]["attempts"].back()["cause"] == "no_metric_key");
+}
+
+TEST_CASE("a run whose anchors could not be told apart is finished, not resumable", "[report]") {
+  std::vector<json> partial = records();
+  partial.resize(9);
+  ReportModel model = model_from_journal(partial, json::object(), "/runs/y");
+  REQUIRE(model.preflight);
+  model.preflight->distinguishable = false;
+  model.preflight->message = "good median 100; bad median 101";
+  CHECK(headline(summarize(model)) ==
+        "finished without a cause: the anchors could not be told apart (good median 100; bad median 101)");
 }
 
 TEST_CASE("text helpers: numbers, code spans, tails", "[report]") {
