@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "app/diagnosis.hpp"
+#include "app/progress.hpp"
 #include "env/git_checkout.hpp"
 #include "env/store.hpp"
 #include "exec/runner.hpp"
@@ -190,6 +191,7 @@ const std::vector<RunResult>& Evaluator::attempts(const Candidate& candidate) { 
 const std::vector<RunResult>& Evaluator::measure(const Candidate& candidate, int count) {
   const std::lock_guard<std::recursive_mutex> lock(m_mutex);
   std::vector<RunResult>& done = m_attempts[candidate.hash];
+  m_runs_asked[candidate.hash] = std::max(m_runs_asked[candidate.hash], count);
   while (static_cast<int>(done.size()) < count) {
     if (interrupt_requested()) {
       throw Error("interrupted; `envbisect resume " + m_setup.run_dir + "` continues this run", ExitCode::interrupted);
@@ -300,6 +302,9 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
                         {"builder", built->venv.builder}, {"python", built->venv.python_path},
                         {"installed", built->venv.installed}, {"reused", built->env_dir}, {"seconds", 0.0},
                         {"t", now_seconds()}});
+      if (m_progress != nullptr) {
+        m_progress->built(candidate.env_hash, built->venv.ok, true, 0.0);
+      }
       return keep(candidate.env_hash, std::move(built));
     }
     // Built before identities were recorded: rebuilt without blaming anyone.
@@ -320,6 +325,9 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
   remove_tree(built->env_dir);
   VenvRequest request = venv_request(candidate, m_setup, built->env_dir);
   spdlog::info("building environment {} ({} packages)", short_hash(candidate.env_hash), request.packages.size());
+  if (m_progress != nullptr) {
+    m_progress->building(candidate.env_hash);
+  }
   double start = now_seconds();
   // Hard links into the content-addressed store: each wheel is unpacked once across all runs. The
   // installer (uv or pip) is the fallback a user can choose, e.g. to reach a package index.
@@ -349,6 +357,9 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
     record["damaged"] = damaged;
   }
   m_journal.append(record);
+  if (m_progress != nullptr) {
+    m_progress->built(candidate.env_hash, built->venv.ok, false, record["seconds"].get<double>());
+  }
   if (built->venv.ok) {
     write_file_atomic(marker, record.dump());
   } else {
@@ -549,6 +560,10 @@ RunResult Evaluator::run_attempt(const Candidate& candidate, const Built& built,
     }
   }
 
+  const int asked = std::max(m_runs_asked[candidate.hash], attempt + 1);
+  if (m_progress != nullptr && !is_warmup) {
+    m_progress->attempt_started(candidate.hash, attempt, asked);
+  }
   lock.unlock();
   ProcessResult process = m_runner.run(spec);
   if (process.interrupted || interrupt_requested()) {
@@ -576,6 +591,9 @@ RunResult Evaluator::run_attempt(const Candidate& candidate, const Built& built,
     const Diagnosis diagnosis = diagnose_attempt(process, report, stdout_tail, stderr_tail, recipe, recipe.pass_fail);
     result.cause = to_string(diagnosis.cause);
     result.diagnosis = diagnosis.text;
+  }
+  if (m_progress != nullptr && !is_warmup) {
+    m_progress->attempt_finished(candidate.hash, attempt, asked, result);
   }
   spdlog::info("  attempt {} of {}: {} {}", attempt, short_hash(candidate.hash), to_string(result.status),
                result.metric ? std::to_string(*result.metric) : result.diagnosis);

@@ -13,6 +13,8 @@
 
 #include "app/diagnosis.hpp"
 #include "app/evaluate.hpp"
+#include "app/progress.hpp"
+#include "app/estimate.hpp"
 #include "app/report.hpp"
 #include "app/inputs.hpp"
 #include "app/remote_build.hpp"
@@ -182,6 +184,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   // At this point every input is valid.
   if (options.dry_run) {
     print_plan(deltas, axes, units, policy, pass_fail);
+    print_time_estimate(std::cout, axes, units.size(), policy, options.run_seconds);
     return ExitCode::ok;
   }
 
@@ -261,11 +264,16 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
                  mode == Mode::replay ? MissingAttempt::refuse : MissingAttempt::run,
                  StoreOptions{options.store_dir, options.uv_caches},
                  options.builder == "installer" ? Builder::installer : Builder::store, options.index_url};
+  // -q: only the result reaches stdout. Progress goes to stderr: a status line on a terminal, else lines.
+  MutedStdout muted(options.quiet);
+  Progress progress(std::cerr, mode == Mode::replay ? ProgressStyle::quiet
+                                                    : choose_progress_style(options.quiet, options.verbose));
   std::cout << "envbisect: " << deltas.size() << " differences between " << options.good_path << " (good) and "
             << options.bad_path << " (bad):\n"
-            << render_delta_table(deltas);
+            << render_delta_table(deltas) << std::flush;
   auto started = std::chrono::steady_clock::now();
   Evaluator evaluator(setup, runner, journal, previous);
+  evaluator.report_progress_to(&progress);
   if (execution.staging != nullptr) {
     // No shared filesystem: environments are built on the remote side by the bundled envbisect.
     StagingRunner* staging = execution.staging;
@@ -281,6 +289,12 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   std::iota(all.begin(), all.end(), 0);
   Candidate good_candidate = evaluator.candidate({});
   Candidate bad_candidate = evaluator.candidate(all);
+  progress.label(good_candidate.hash, "good anchor");
+  progress.label(bad_candidate.hash, "bad anchor");
+  progress.expect(good_candidate.hash, policy.anchor_runs);
+  progress.expect(bad_candidate.hash, policy.anchor_runs);
+  progress.plan(worst_case_decisions(axes, units.size()), policy.min_runs);
+  progress.phase("anchors");
   // The runs of each candidate (by hash) that verdicts have seen so far in this session: a resumed or
   // replayed run meets the journal's attempts in the order the first session did, not all at once.
   std::map<std::string, std::size_t> in_view;
@@ -347,7 +361,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   }
   journal.append({{"type", "preflight"}, {"anchor_runs", anchor_runs}, {"preflight", preflight_to_json(preflight)}});
   std::cout << "anchors (" << anchor_runs << (anchor_runs == 1 ? " run" : " runs") << " each"
-            << (pass_fail ? ", pass/fail" : ", interleaved") << "): " << preflight.message << "\n";
+            << (pass_fail ? ", pass/fail" : ", interleaved") << "): " << preflight.message << "\n" << std::flush;
   if (!preflight.distinguishable) {
     if (mode == Mode::run) {
       write_reports(run_dir);
@@ -371,6 +385,8 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   auto decide = [&](const Candidate& candidate, const std::string& stage, const std::string& label) {
     // One run judges a pass/fail candidate (--repeats of them with --deterministic, which must agree);
     // otherwise run it until the statistics decide.
+    progress.phase(stage);
+    progress.label(candidate.hash, label);
     see(candidate, one_run && !pass_fail ? 1 : policy.min_runs);
     stats::Assessment assessment = one_run ? stats::assess_pass_fail(samples(candidate))
                                            : stats::assess(samples(candidate), samples(good_candidate),
@@ -390,6 +406,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
                      {"checksum_mismatch", assessment.checksum_mismatch}};
     journal.append(decision);
     verdict_log.push_back(decision);
+    progress.decision(decisions, std::string(to_string(assessment.verdict)), label, seen_runs(candidate));
     std::cout << "  " << to_string(assessment.verdict) << "  " << label << "  (" << seen_runs(candidate)
               << " runs";
     if (options.explain) {
@@ -557,6 +574,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   // The postmortem is rendered from the journal alone, so `envbisect report` gives the same bytes.
   write_reports(run_dir);
 
+  muted.restore();  // the result is what -q prints
   if (retracted) {
     std::cout << "retracted: on all " << seen_runs(good_candidate)
               << " runs of each anchor they no longer differ (" << final_anchors.message
