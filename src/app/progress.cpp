@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "report/report_text.hpp"
+#include "stats/quantity.hpp"
 
 namespace envbisect {
 
@@ -205,6 +205,11 @@ void Progress::label(const std::string& candidate_hash, const std::string& text)
   m_labels[candidate_hash] = text;
 }
 
+void Progress::unit(const std::string& unit) {
+  const std::lock_guard<std::mutex> lock(m_mutex);
+  m_unit = unit;
+}
+
 void Progress::expect(const std::string& candidate_hash, int runs) {
   const std::lock_guard<std::mutex> lock(m_mutex);
   m_expected[candidate_hash] = runs;
@@ -240,7 +245,7 @@ void Progress::attempt_finished(const std::string& candidate_hash, int index, in
   const std::lock_guard<std::mutex> lock(m_mutex);
   ++m_runs_done;
   m_run_seconds += result.wall_seconds;
-  std::string outcome = result.metric ? "metric " + report::format_number(*result.metric)
+  std::string outcome = result.metric ? "metric " + stats::with_unit(*result.metric, m_unit)
                                       : std::string(to_string(result.status)) +
                                             (result.diagnosis.empty() ? "" : ": " + result.diagnosis);
   line(name_of(candidate_hash) + " run " + std::to_string(index + 1) + "/" +

@@ -40,6 +40,8 @@ public:
   void phase(const std::string& name);
   // Name a candidate for the status and the lines ("good anchor", "{packages/p}").
   void label(const std::string& candidate_hash, const std::string& text);
+  // Say the metric's unit ("tok/s"), written after every metric value.
+  void unit(const std::string& unit);
   // Say that a candidate is to get `runs` runs in all (the anchors' interleaved runs), for "run i of n".
   void expect(const std::string& candidate_hash, int runs);
   // Say how many decisions the search needs at worst, and how many runs a decision takes at first.
@@ -80,6 +82,7 @@ private:
   std::string m_doing;              // what runs now ("good anchor run 2/5")
   std::map<std::string, std::string> m_labels;
   std::map<std::string, int> m_expected;
+  std::string m_unit;
   int m_decisions = 0;
   int m_worst_decisions = 0;
   int m_runs_per_decision = 1;

@@ -31,7 +31,9 @@
 #include "search/bisect.hpp"
 #include "search/isolate.hpp"
 #include "search/kary.hpp"
+#include "stats/effect.hpp"
 #include "stats/pass_fail.hpp"
+#include "stats/quantity.hpp"
 #include "stats/verdict.hpp"
 #include "store/journal.hpp"
 #include "store/run_lock.hpp"
@@ -268,7 +270,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   MutedStdout muted(options.quiet);
   Progress progress(std::cerr, mode == Mode::replay ? ProgressStyle::quiet
                                                     : choose_progress_style(options.quiet, options.verbose));
-  std::cout << "envbisect: " << deltas.size() << " differences between " << options.good_path << " (good) and "
+  std::cout << "envbisect: " << deltas.size() << (deltas.size() == 1 ? " difference" : " differences") << " between " << options.good_path << " (good) and "
             << options.bad_path << " (bad):\n"
             << render_delta_table(deltas) << std::flush;
   auto started = std::chrono::steady_clock::now();
@@ -294,6 +296,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   progress.expect(good_candidate.hash, policy.anchor_runs);
   progress.expect(bad_candidate.hash, policy.anchor_runs);
   progress.plan(worst_case_decisions(axes, units.size()), policy.min_runs);
+  progress.unit(recipe.unit);
   progress.phase("anchors");
   // The runs of each candidate (by hash) that verdicts have seen so far in this session: a resumed or
   // replayed run meets the journal's attempts in the order the first session did, not all at once.
@@ -361,7 +364,16 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   }
   journal.append({{"type", "preflight"}, {"anchor_runs", anchor_runs}, {"preflight", preflight_to_json(preflight)}});
   std::cout << "anchors (" << anchor_runs << (anchor_runs == 1 ? " run" : " runs") << " each"
-            << (pass_fail ? ", pass/fail" : ", interleaved") << "): " << preflight.message << "\n" << std::flush;
+            << (pass_fail ? ", pass/fail" : ", interleaved") << "): " << preflight.message << "\n";
+  // Noisy anchors make every verdict need more runs, and a small effect invisible: say so.
+  for (const auto& [name, cv] : {std::pair{"good", preflight.good_cv}, std::pair{"bad", preflight.bad_cv}}) {
+    if (!pass_fail && cv > stats::k_noisy_cv) {
+      std::cout << "warning: the " << name << " anchor's runs are noisy (CV " << std::lround(cv * 1000) / 10.0
+                << " % > " << stats::k_noisy_cv * 100 << " %): verdicts need more runs and small effects can hide; "
+                   "a quieter machine or a longer benchmark helps\n";
+    }
+  }
+  std::cout << std::flush;
   if (!preflight.distinguishable) {
     if (mode == Mode::run) {
       write_reports(run_dir);
@@ -397,13 +409,15 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
     }
     ++decisions;
     std::vector<double> metrics = samples(candidate).metrics();
+    const double cv = stats::coefficient_of_variation(metrics);
+    const bool noisy = !one_run && cv > stats::k_noisy_cv;
     json decision = {{"type", "decision"}, {"n", decisions}, {"stage", stage}, {"label", label},
                      {"applied", candidate.applied}, {"candidate", candidate.hash},
                      {"verdict", to_string(assessment.verdict)}, {"runs", seen_runs(candidate)},
                      {"median", stats::median(metrics)}, {"reason", assessment.reason},
                      {"p_vs_good", assessment.p_vs_good}, {"p_vs_bad", assessment.p_vs_bad},
                      {"position", assessment.position}, {"different_failure", assessment.different_failure},
-                     {"checksum_mismatch", assessment.checksum_mismatch}};
+                     {"checksum_mismatch", assessment.checksum_mismatch}, {"cv", cv}, {"noisy", noisy}};
     journal.append(decision);
     verdict_log.push_back(decision);
     progress.decision(decisions, std::string(to_string(assessment.verdict)), label, seen_runs(candidate));
@@ -412,7 +426,11 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
     if (options.explain) {
       std::cout << ": " << assessment.reason;
     }
-    std::cout << ")\n" << std::flush;
+    std::cout << ")";
+    if (noisy) {
+      std::cout << "  noisy: CV " << std::lround(cv * 1000) / 10.0 << " % > " << stats::k_noisy_cv * 100 << " %";
+    }
+    std::cout << "\n" << std::flush;
     if (!one_run && decisions % k_anchor_refresh == 0 && anchor_runs < policy.max_anchor_runs) {
       measure_anchors(anchor_runs + 1);
     }
@@ -505,6 +523,23 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   // cause is reported. If they no longer differ, every verdict above compared against noise.
   const stats::Preflight final_anchors = judge_anchors(one_run);
   const bool retracted = !final_anchors.distinguishable;
+  // The effect people quote: the cause's runs (good + cause) against the good anchor's, else the bad
+  // anchor's; a Hodges-Lehmann ratio with the exact Mann-Whitney 95 % interval (stats/effect.hpp).
+  json effect;
+  if (!one_run) {
+    const Candidate cause_candidate = evaluator.candidate(isolation.cause);
+    const bool of_cause = isolation.found && !samples(cause_candidate).metrics().empty();
+    const std::vector<double> from = samples(good_candidate).metrics();
+    const std::vector<double> to = samples(of_cause ? cause_candidate : bad_candidate).metrics();
+    if (const std::optional<stats::RatioEffect> ratio = stats::ratio_effect(from, to)) {
+      effect = {{"of", of_cause ? "cause" : "anchors"}, {"ratio", ratio->ratio},
+                {"low", ratio->low ? json(*ratio->low) : json(nullptr)},
+                {"high", ratio->high ? json(*ratio->high) : json(nullptr)}, {"confidence", ratio->confidence},
+                {"from_runs", ratio->from_runs}, {"to_runs", ratio->to_runs},
+                {"method", "Hodges-Lehmann ratio on the log scale, exact Mann-Whitney interval"},
+                {"words", stats::comparison_words(1.0, ratio->ratio, recipe.higher_is_better, recipe.unit)}};
+    }
+  }
 
   // Write the result, then the summary.
   json result = {{"found", isolation.found}, {"cause", json::array()}, {"causes", json::array()},
@@ -529,6 +564,11 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
                       : verified && boundary_ok ? "found"
                                                 : "not_verified";
   result["mode"] = one_run ? "pass-fail" : "metric";
+  result["unit"] = recipe.unit;
+  result["decisions"] = decisions;
+  if (!effect.is_null()) {
+    result["effect"] = effect;
+  }
   if (!boundary.is_null()) {
     result["boundary_rerun"] = boundary;
   }
@@ -589,10 +629,24 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
                    "deterministic there); see the verify lines above\n";
     }
   }
+  if (!effect.is_null() && !retracted) {
+    char interval[96] = "no 95 % interval: too few runs";
+    if (!effect["low"].is_null()) {
+      std::snprintf(interval, sizeof interval, "95 %% CI %.3g-%.3g", effect["low"].get<double>(),
+                    effect["high"].get<double>());
+    }
+    std::cout << "effect of the " << effect["of"].get<std::string>() << ": " << recipe.metric << " x"
+              << stats::human_number(effect["ratio"].get<double>()) << " (" << interval << "; "
+              << effect["method"].get<std::string>() << ", " << effect["from_runs"] << " vs " << effect["to_runs"]
+              << " runs): " << effect["words"].get<std::string>() << "\n";
+  }
   char elapsed[32];
   std::snprintf(elapsed, sizeof elapsed, "%.0f s", seconds);
-  std::cout << "evaluations: " << isolation.evaluations << " candidates, " << evaluator.attempts_run()
-            << " benchmark runs (" << evaluator.attempts_reused() << " reused), " << elapsed << "\n"
+  // Counters that count what they say: decided candidates of every stage, runs made in this session.
+  std::cout << "decided " << decisions << (decisions == 1 ? " candidate" : " candidates") << " ("
+            << isolation.evaluations << " while isolating), " << evaluator.attempts_run()
+            << (evaluator.attempts_run() == 1 ? " benchmark run" : " benchmark runs") << " ("
+            << evaluator.attempts_reused() << " reused from the journal), " << elapsed << "\n"
             << "result: " << run_dir << "/result.json, report: " << run_dir << "/report.html\n";
   // Exit 0 only for a verified cause whose refinements all ended on one first bad point.
   if (retracted) {

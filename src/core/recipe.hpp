@@ -17,6 +17,7 @@ struct Recipe {
   std::vector<std::string> warmup;            // argv template filling warm caches; empty: none
   std::map<std::string, std::string> env;     // extra variables for the benchmark (templates)
   std::string metric;                         // key of the metric in the last JSON line of stdout
+  std::string unit;                           // the metric's unit as people write it ("tok/s"); "" when none
   bool higher_is_better = true;
   std::string checksum;                       // key of the determinism checksum; empty: none
   std::string error_field = "error";          // key naming the error class of a failed run

@@ -144,6 +144,7 @@ struct RecipeView {
   std::vector<std::string> command;
   std::vector<std::string> warmup;
   std::string metric;
+  std::string unit;                   // the metric's unit ("tok/s"); "" when the recipe names none
   std::string direction;              // higher | lower
   int seed = 0;
   double timeout_s = 0;

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <map>
 
+#include "stats/quantity.hpp"
 #include "util/redact.hpp"
 #include "util/strings.hpp"
 
@@ -13,23 +14,10 @@ namespace envbisect::report {
 
 using nlohmann::json;
 
-std::string format_number(double value) {
-  if (!std::isfinite(value)) {
-    return std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
-  }
-  char buffer[64];
-  double magnitude = std::fabs(value);
-  if (value == 0) {
-    return "0";
-  }
-  if (magnitude >= 1e9 || magnitude < 1e-4) {
-    std::snprintf(buffer, sizeof buffer, "%.3e", value);
-  } else if (magnitude >= 1000) {
-    std::snprintf(buffer, sizeof buffer, "%.0f", value);
-  } else {
-    std::snprintf(buffer, sizeof buffer, "%.4g", value);
-  }
-  return buffer;
+std::string format_number(double value) { return stats::human_number(value); }
+
+std::string unit_suffix(const ReportModel& model) {
+  return model.recipe.unit.empty() ? "" : " (" + model.recipe.unit + ")";
 }
 
 std::string format_p(double value) {
@@ -206,6 +194,28 @@ VerdictSummary summarize(const ReportModel& model) {
   summary.attempts_reused = result.value("attempts_reused", 0);
   summary.seconds = result.value("seconds", 0.0);
   summary.metric = result.value("metric", "");
+  if (result.contains("effect") && result["effect"].is_object()) {
+    const json& effect = result["effect"];
+    const double ratio = effect.value("ratio", 1.0);
+    std::string interval = "no 95 % interval (too few runs)";
+    if (effect.contains("low") && effect["low"].is_number() && effect.contains("high") && effect["high"].is_number()) {
+      char text[96];
+      std::snprintf(text, sizeof text, "95 %% CI %.3g to %.3g", effect["low"].get<double>(),
+                    effect["high"].get<double>());
+      interval = text;
+    }
+    summary.effect = "the " + effect.value("of", std::string("cause")) + " multiplies " + summary.metric + " by " +
+                     stats::human_number(ratio) + " (" + interval + "; " + effect.value("method", std::string()) +
+                     ", " + std::to_string(effect.value("from_runs", 0)) + " good vs " +
+                     std::to_string(effect.value("to_runs", 0)) + " runs with it): " + effect.value("words", std::string());
+  }
+  // Journals before "decisions" counted only the isolating candidates.
+  const int decided = result.value("decisions", summary.evaluations);
+  summary.effort = std::to_string(decided) + (decided == 1 ? " candidate" : " candidates") + " decided (" +
+                   std::to_string(summary.evaluations) + " while isolating), " + std::to_string(summary.attempts_run) +
+                   (summary.attempts_run == 1 ? " benchmark run" : " benchmark runs") + " (" +
+                   std::to_string(summary.attempts_reused) + " reused from an earlier session), " +
+                   format_duration(summary.seconds) + " of search";
   // The decisions that verified the cause: exactly the cause on good, and bad without it.
   if (!summary.cause.empty()) {
     summary.forward_decision = find_isolate_decision(model, summary.cause);

@@ -209,7 +209,7 @@ TEST_CASE("a run whose anchors could not be told apart is finished, not resumabl
 }
 
 TEST_CASE("text helpers: numbers, code spans, tails", "[report]") {
-  CHECK(format_number(20937.8) == "20938");
+  CHECK(format_number(20937.8) == "20 938");
   CHECK(format_number(204.565) == "204.6");
   CHECK(format_number(0.0179) == "0.0179");
   CHECK(format_number(0) == "0");
@@ -287,3 +287,26 @@ TEST_CASE("terminal output shows control characters from states as escapes", "[r
   CHECK(table.find("\\x1b]0;owned\\x07\\x1b[2J") != std::string::npos);
   CHECK(envbisect::describe(delta).find('\x1b') == std::string::npos);
 }
+
+TEST_CASE("the verdict shows the cause's effect with its interval and counters that count what they say",
+          "[report]") {
+  std::vector<json> with_effect = records();
+  std::size_t last = with_effect.size() - 1;
+  while (with_effect[last]["type"] != "result") {
+    --last;
+  }
+  json& result = with_effect[last]["result"];
+  result["decisions"] = 7;
+  result["effect"] = {{"of", "cause"}, {"ratio", 0.2}, {"low", 0.19}, {"high", 0.21}, {"from_runs", 5},
+                      {"to_runs", 6}, {"method", "Hodges-Lehmann ratio on the log scale, exact Mann-Whitney interval"},
+                      {"words", "5.00x slower"}};
+  ReportModel model = model_from_journal(with_effect, json::object(), "/runs/x");
+  model.recipe.unit = "tok/s";
+  const std::string md = render_markdown(model);
+  CHECK(md.find("- effect: the cause multiplies tok_per_s by 0.2 (95 % CI 0.19 to 0.21; Hodges-Lehmann ratio on the "
+                "log scale, exact Mann-Whitney interval, 5 good vs 6 runs with it): 5.00x slower") != std::string::npos);
+  CHECK(md.find("- effort: 7 candidates decided (2 while isolating), 5 benchmark runs") != std::string::npos);
+  CHECK(md.find("| runs | median (tok/s) |") != std::string::npos);
+  CHECK(render_html(model).find("effect: <b>the cause multiplies tok_per_s by 0.2") != std::string::npos);
+}
+
