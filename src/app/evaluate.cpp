@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "app/diagnosis.hpp"
+#include "app/host_context.hpp"
 #include "app/progress.hpp"
 #include "env/git_checkout.hpp"
 #include "env/store.hpp"
@@ -230,6 +231,9 @@ void Evaluator::record(const Candidate& candidate, const RunResult& result) {
   entry["recipe_hash"] = m_setup.recipe_hash;
   entry["attempt"] = done.size();
   entry["t"] = now_seconds();
+  if (const std::optional<double> load = load_average()) {
+    entry["load1"] = *load;  // the machine's load as the attempt ended: a busy machine skews a verdict
+  }
   m_journal.append(entry);
   m_last_use[candidate.env_hash] = {{"candidate", candidate.hash}, {"attempt", done.size()}};
   done.push_back(result);

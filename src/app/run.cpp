@@ -14,6 +14,7 @@
 #include "app/diagnosis.hpp"
 #include "app/evaluate.hpp"
 #include "app/progress.hpp"
+#include "app/host_context.hpp"
 #include "app/estimate.hpp"
 #include "app/report.hpp"
 #include "app/inputs.hpp"
@@ -259,6 +260,10 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
                 {"resumed", !previous.empty()}};
   for (const Delta& delta : deltas) {
     start["deltas"].push_back(delta_to_json(delta));
+  }
+  // The machine as it was: load, clocks and free memory explain a slow or noisy run later.
+  if (mode == Mode::run) {
+    start["host"] = host_context(*execution.runner, run_dir);
   }
   journal.append(start);
 

@@ -113,6 +113,13 @@ std::string verdict_section(const ReportModel& model) {
     out += "<li>confidence, anchors (" + std::to_string(model.preflight->anchor_runs) +
            " interleaved runs each before the search): " + h(model.preflight->message) + "</li>\n";
   }
+  const std::string host = host_sentence(model);
+  if (!host.empty()) {
+    out += "<li>host: " + h(host) + "</li>\n";
+  }
+  for (const std::string& flag : load_flags(model)) {
+    out += "<li>higher load than the anchors: " + h(flag) + "</li>\n";
+  }
   if (!summary.effect.empty()) {
     out += "<li>effect: <b>" + h(summary.effect) + "</b></li>\n";
   }

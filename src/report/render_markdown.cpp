@@ -74,6 +74,13 @@ std::string verdict_section(const ReportModel& model) {
     out += "- confidence, anchors (" + std::to_string(model.preflight->anchor_runs) +
            " interleaved runs each before the search): " + md_cell(model.preflight->message) + "\n";
   }
+  const std::string host = host_sentence(model);
+  if (!host.empty()) {
+    out += "- host: " + md_cell(host) + "\n";
+  }
+  for (const std::string& flag : load_flags(model)) {
+    out += "- higher load than the anchors: " + md_cell(flag) + "\n";
+  }
   if (!summary.effect.empty()) {
     out += "- effect: " + md_cell(summary.effect) + "\n";
   }

@@ -95,6 +95,7 @@ Attempt attempt_of(const json& record, int session) {
   attempt.diagnosis = text_of(record, "diagnosis");
   attempt.wall_s = number_of(record, "wall_s").value_or(0);
   attempt.t = number_of(record, "t").value_or(0);
+  attempt.load1 = number_of(record, "load1");
   attempt.stdout_path = text_of(record, "stdout");
   attempt.stderr_path = text_of(record, "stderr");
   attempt.argv = strings_of(record, "argv");
@@ -330,6 +331,7 @@ ReportModel model_from_journal(const std::vector<json>& journal_records, const j
       model.refinements.clear();
       model.result.reset();
       model.stopped.reset();
+      model.host = record.contains("host") && record["host"].is_object() ? record["host"] : json::object();
     } else if (type == "attempt") {
       model.attempts.push_back(attempt_of(record, std::max(session, 1)));
       note_time(model.attempts.back().t);

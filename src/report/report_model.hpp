@@ -39,6 +39,7 @@ struct Attempt {
   std::string diagnosis;              // that cause in a sentence
   double wall_s = 0;
   double t = 0;                       // wall-clock seconds since the epoch, from the journal
+  std::optional<double> load1;        // the machine's 1-minute load average as it ended
   std::string stdout_path;            // as journaled
   std::string stderr_path;
   std::vector<std::string> argv;      // when the journal records it
@@ -181,6 +182,7 @@ struct ReportModel {
   std::vector<Refinement> refinements;
   std::vector<OtherRecord> others;
   std::optional<nlohmann::json> result;  // last session's result
+  nlohmann::json host = nlohmann::json::object();  // the last session's start record's "host"
   std::optional<std::string> stopped;    // last session's "stopped" message: the inputs made it stop
   std::vector<CandidateView> candidates; // anchors first, then in order of first decision
   RecipeView recipe;

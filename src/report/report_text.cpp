@@ -16,6 +16,80 @@ using nlohmann::json;
 
 std::string format_number(double value) { return stats::human_number(value); }
 
+std::string host_sentence(const ReportModel& model) {
+  const json& host = model.host;
+  if (host.empty()) {
+    return "";
+  }
+  std::vector<std::string> parts;
+  for (const char* key : {"hostname", "kernel", "cpu"}) {
+    if (host.contains(key) && host[key].is_string()) {
+      parts.push_back(host[key].get<std::string>());
+    }
+  }
+  if (host.contains("cores") && host["cores"].is_number()) {
+    parts.push_back(std::to_string(host["cores"].get<int>()) + " cores");
+  }
+  if (host.contains("loadavg") && host["loadavg"].is_array() && host["loadavg"].size() == 3) {
+    char text[64];
+    std::snprintf(text, sizeof text, "load %.2f %.2f %.2f", host["loadavg"][0].get<double>(),
+                  host["loadavg"][1].get<double>(), host["loadavg"][2].get<double>());
+    parts.push_back(text);
+  }
+  if (host.contains("mem_available_mib") && host["mem_available_mib"].is_number()) {
+    parts.push_back(stats::human_number(host["mem_available_mib"].get<double>()) + " MiB free");
+  }
+  if (host.contains("gpus") && host["gpus"].is_array()) {
+    for (const json& gpu : host["gpus"]) {
+      parts.push_back(gpu.value("name", std::string("GPU")) + " (driver " + gpu.value("driver", std::string("?")) +
+                      ", SM clock " + gpu.value("sm_clock", std::string("?")) + " of " +
+                      gpu.value("max_sm_clock", std::string("?")) + ", memory clock " +
+                      gpu.value("mem_clock", std::string("?")) + ")");
+    }
+  }
+  return join(parts, "; ");
+}
+
+std::vector<std::string> load_flags(const ReportModel& model) {
+  std::vector<std::string> out;
+  // The anchors' mean load is the baseline their verdicts are compared against.
+  double anchor_sum = 0;
+  int anchor_count = 0;
+  for (const CandidateView& view : model.candidates) {
+    if (view.role != "good-anchor" && view.role != "bad-anchor") {
+      continue;
+    }
+    for (int index : view.attempts) {
+      if (model.attempts[index].load1) {
+        anchor_sum += *model.attempts[index].load1;
+        ++anchor_count;
+      }
+    }
+  }
+  if (anchor_count == 0) {
+    return out;
+  }
+  const double anchors = anchor_sum / anchor_count;
+  for (const Decision& decision : model.decisions) {
+    double sum = 0;
+    int count = 0;
+    for (const Attempt& attempt : model.attempts) {
+      if (attempt.candidate == decision.candidate && attempt.load1) {
+        sum += *attempt.load1;
+        ++count;
+      }
+    }
+    const double load = count == 0 ? 0.0 : sum / count;
+    if (count > 0 && load > 1.5 * anchors && load > anchors + 0.5) {
+      char text[160];
+      std::snprintf(text, sizeof text, "decision %d (%s) ran at load %.2f, the anchors at %.2f", decision.n,
+                    decision.verdict.c_str(), load, anchors);
+      out.push_back(std::string(text) + ": " + decision.label);
+    }
+  }
+  return out;
+}
+
 std::string unit_suffix(const ReportModel& model) {
   return model.recipe.unit.empty() ? "" : " (" + model.recipe.unit + ")";
 }

@@ -73,6 +73,14 @@ VerdictSummary summarize(const ReportModel& model);
 // Return the headline sentence of the verdict ("cause found: 2 differences, together").
 std::string headline(const VerdictSummary& summary);
 
+// Return the host the run's last session ran on as one sentence (hostname, kernel, CPU, cores, load,
+// free memory, GPUs with driver and clocks); "" when the journal records none.
+std::string host_sentence(const ReportModel& model);
+
+// Return one sentence per decision whose runs saw a load average above the anchors' (more than 1.5x
+// and 0.5 above their mean): the decision, its load and the anchors'.
+std::vector<std::string> load_flags(const ReportModel& model);
+
 // Return " (UNIT)" for table headers of metric columns, "" when the recipe names no unit.
 std::string unit_suffix(const ReportModel& model);
 

@@ -62,3 +62,15 @@ expect_contains "$T/quiet.out" "cause (1 difference):"
 if grep -q "differences between\|anchors (" "$T/quiet.out"; then
   echo "-q printed more than the result:"; cat "$T/quiet.out"; exit 1
 fi
+
+# 4. The journal's start record holds the host; every attempt its load; the report shows the host.
+"$PY" - "$T/quiet/journal.jsonl" <<'PY'
+import json, os, sys
+records = [json.loads(l) for l in open(sys.argv[1])]
+host = records[0]["host"]
+assert host["hostname"] == os.uname().nodename and host["cores"] >= 1 and len(host["loadavg"]) == 3, host
+assert host["kernel"].startswith("Linux ") and host["mem_available_mib"] > 0, host
+attempts = [r for r in records if r["type"] == "attempt"]
+assert attempts and all(isinstance(a["load1"], float) for a in attempts), attempts[:1]
+PY
+expect_contains "$T/quiet/report.md" "- host: $(uname -n); Linux "

@@ -310,3 +310,26 @@ TEST_CASE("the verdict shows the cause's effect with its interval and counters t
   CHECK(render_html(model).find("effect: <b>the cause multiplies tok_per_s by 0.2") != std::string::npos);
 }
 
+
+TEST_CASE("the report names the host and flags decisions taken under a higher load than the anchors'", "[report]") {
+  std::vector<json> loaded = records();
+  for (json& record : loaded) {
+    if (record["type"] == "start") {
+      record["host"] = {{"hostname", "box"}, {"kernel", "Linux 6.1 x86_64"}, {"cpu", "EPYC"}, {"cores", 16},
+                        {"loadavg", {0.5, 0.25, 0.125}}, {"mem_available_mib", 120000},
+                        {"gpus", {{{"name", "H200"}, {"driver", "570.1"}, {"sm_clock", "1980 MHz"},
+                                   {"max_sm_clock", "1980 MHz"}, {"mem_clock", "3201 MHz"}}}}};
+    }
+    if (record["type"] == "attempt") {
+      // The anchors ran on an idle machine; candidate c... under load.
+      record["load1"] = record["candidate"] == "cccccccccccccccc0000" ? 4.0 : 0.5;
+    }
+  }
+  ReportModel model = model_from_journal(loaded, json::object(), "/runs/x");
+  CHECK(host_sentence(model) == "box; Linux 6.1 x86_64; EPYC; 16 cores; load 0.50 0.25 0.12; 120 000 MiB free; H200 "
+                                "(driver 570.1, SM clock 1980 MHz of 1980 MHz, memory clock 3201 MHz)");
+  const std::vector<std::string> flags = load_flags(model);
+  REQUIRE(flags.size() == 1);
+  CHECK(flags[0].find("ran at load 4.00, the anchors at 0.50") != std::string::npos);
+  CHECK(render_markdown(model).find("- higher load than the anchors: decision") != std::string::npos);
+}
