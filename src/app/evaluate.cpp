@@ -20,6 +20,7 @@
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
+#include "util/redact.hpp"
 #include "util/strings.hpp"
 
 namespace envbisect {
@@ -231,6 +232,11 @@ void Evaluator::record(const Candidate& candidate, const RunResult& result) {
   entry["recipe_hash"] = m_setup.recipe_hash;
   entry["attempt"] = done.size();
   entry["t"] = now_seconds();
+  // The exact command, its whole environment and folder: the report's reproduce section runs as is.
+  if (auto command = m_commands.find(candidate.hash + "/" + std::to_string(done.size())); command != m_commands.end()) {
+    entry.update(command->second);
+    m_commands.erase(command);
+  }
   if (const std::optional<double> load = load_average()) {
     entry["load1"] = *load;  // the machine's load as the attempt ended: a busy machine skews a verdict
   }
@@ -565,6 +571,13 @@ RunResult Evaluator::run_attempt(const Candidate& candidate, const Built& built,
   }
 
   const int asked = std::max(m_runs_asked[candidate.hash], attempt + 1);
+  if (!is_warmup) {
+    json env = json::object();
+    for (const auto& [name, value] : spec.env) {
+      env[name] = redact_env_value(name, value);
+    }
+    m_commands[candidate.hash + "/" + std::to_string(attempt)] = {{"argv", spec.argv}, {"env", env}, {"cwd", spec.cwd}};
+  }
   if (m_progress != nullptr && !is_warmup) {
     m_progress->attempt_started(candidate.hash, attempt, asked);
   }

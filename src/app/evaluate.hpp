@@ -124,7 +124,8 @@ private:
   std::map<std::string, std::string> m_snapshots;              // snapshot key -> directory
   int m_attempts_run = 0;
   Progress* m_progress = nullptr;
-  std::map<std::string, int> m_runs_asked;                     // candidate hash -> attempts asked for
+  std::map<std::string, int> m_runs_asked;
+  std::map<std::string, nlohmann::json> m_commands;            // "hash/attempt" -> {argv, env, cwd} as run                     // candidate hash -> attempts asked for
   // Guards everything above for measure_all(): held while an attempt is prepared and recorded, released
   // while its process runs. Recursive because a warm-up is an attempt run while preparing another.
   std::recursive_mutex m_mutex;

@@ -99,6 +99,14 @@ Attempt attempt_of(const json& record, int session) {
   attempt.stdout_path = text_of(record, "stdout");
   attempt.stderr_path = text_of(record, "stderr");
   attempt.argv = strings_of(record, "argv");
+  attempt.cwd = text_of(record, "cwd");
+  if (auto env = record.find("env"); env != record.end() && env->is_object()) {
+    for (const auto& [name, value] : env->items()) {
+      if (value.is_string()) {
+        attempt.env[name] = value.get<std::string>();
+      }
+    }
+  }
   attempt.session = session;
   return attempt;
 }

@@ -43,6 +43,8 @@ struct Attempt {
   std::string stdout_path;            // as journaled
   std::string stderr_path;
   std::vector<std::string> argv;      // when the journal records it
+  std::map<std::string, std::string> env;  // the whole environment it ran with, when journaled
+  std::string cwd;                    // the folder it ran in, when journaled
   int session = 1;                    // which "start" record it follows (1-based)
 };
 

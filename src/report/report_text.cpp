@@ -413,9 +413,12 @@ std::vector<Command> reproduction_commands(const ReportModel& model) {
       continue;
     }
     std::vector<std::string> changes = candidate_changes(model, *view);
+    const Attempt& first = model.attempts[view->attempts.front()];
     out.push_back({"benchmark of the " + name + ", candidate " + short_id(view->hash) + " = good" +
                        (changes.empty() ? "" : " with " + join(changes, ", ")) +
-                       "; remaining placeholders come from that state",
+                       (first.env.empty() ? "; remaining placeholders come from that state"
+                                          : "; exactly as its first run ran: every placeholder filled, every "
+                                            "variable set"),
                    command});
   }
   return out;
@@ -457,6 +460,16 @@ std::string folder_of(const std::string& path) {
 
 std::string attempt_command(const ReportModel& model, const Attempt& attempt) {
   // Reports show commands without their secrets ("--api-key VALUE", URL passwords).
+  if (!attempt.argv.empty() && !attempt.env.empty()) {
+    // Exactly as it ran: its folder, no inherited variable, every variable it had, the filled argv.
+    std::vector<std::string> line = {"env", "-i"};
+    for (const auto& [name, value] : attempt.env) {
+      line.push_back(name + "=" + redact_env_value(name, value));
+    }
+    const std::vector<std::string> argv = redact_argv(attempt.argv);
+    line.insert(line.end(), argv.begin(), argv.end());
+    return (attempt.cwd.empty() ? "" : display_argv({"cd", attempt.cwd}) + " && ") + display_argv(line);
+  }
   if (!attempt.argv.empty()) {
     return display_argv(redact_argv(attempt.argv));
   }
