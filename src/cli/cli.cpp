@@ -17,6 +17,7 @@
 #include "app/report.hpp"
 #include "app/store.hpp"
 #include "app/timeline.hpp"
+#include "app/repro.hpp"
 #include "app/run.hpp"
 #include "app/state_from.hpp"
 #include "app/versions.hpp"
@@ -230,6 +231,13 @@ int cli_main(int argc, char** argv) {
   timeline_cmd->add_option("-o,--output", timeline.out_path, "Where the reconstructed state goes (needs --as-of)");
   timeline_cmd->add_flag("--json", timeline.json, "Print the timeline as JSON");
 
+  std::string repro_dir;
+  std::string repro_candidate;
+  CLI::App* repro_cmd = app.add_subcommand(
+      "repro", "Rebuild one candidate's environment and run its benchmark once, printing the exact command");
+  repro_cmd->add_option("rundir", repro_dir, "Run directory")->required();
+  repro_cmd->add_option("candidate", repro_candidate, "good, bad, or a candidate id from the report")->required();
+
   std::string replay_dir;
   CLI::App* replay_cmd = app.add_subcommand("replay", "Recompute every decision of a run from its journal, running nothing");
   replay_cmd->add_option("rundir", replay_dir, "Run directory")->required();
@@ -314,6 +322,8 @@ int cli_main(int argc, char** argv) {
       code = run_capture(capture, std::cout);
     } else if (timeline_cmd->parsed()) {
       code = run_timeline(timeline, std::cout);
+    } else if (repro_cmd->parsed()) {
+      code = run_repro(repro_dir, repro_candidate, std::cout);
     } else if (replay_cmd->parsed()) {
       code = run_replay(replay_dir);
     } else if (matrix_cmd->parsed()) {

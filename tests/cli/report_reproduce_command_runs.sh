@@ -40,3 +40,20 @@ doc = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
 assert doc == {"m": 300.0, "seed": "42", "threads": "3", "samples": "512"}, doc
 PY
 expect_contains "$T/run/report.md" "median (tok/s)"
+
+# `envbisect repro RUN CANDIDATE` rebuilds the candidate's environment (here from a new store) and runs
+# it once, printing the exact command; that printed command runs too.
+rc=0
+"$ENVBISECT" repro "$T/run" nope >/dev/null 2>"$T/nope.txt" || rc=$?
+[[ $rc -eq 2 ]] || { echo "repro of an unknown candidate: expected exit 2, got $rc"; exit 1; }
+"$PY" - "$T/run/run.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["store"] = doc["store"] + "-fresh"  # a store without the run's environments: repro must build them
+json.dump(doc, open(sys.argv[1], "w"))
+PY
+"$ENVBISECT" repro "$T/run" bad >"$T/repro.txt"
+expect_contains "$T/repro.txt" "result: ok, m 300 tok/s"
+grep '^command: ' "$T/repro.txt" | sed 's/^command: //' >"$T/repro.sh"
+grep -q "SAMPLES=512" "$T/repro.sh" && grep -q -- "-fresh/envs/" "$T/repro.sh" || { cat "$T/repro.txt"; exit 1; }
+(cd / && bash "$T/repro.sh") | tail -1 | grep -q '"m": 300.0' || { echo "the printed command did not run"; exit 1; }
