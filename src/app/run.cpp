@@ -744,6 +744,18 @@ ExitCode run_resume(const std::string& run_dir) {
   }
   std::vector<json> records;
   RunOptions options = load_run(run_dir, records, Mode::run);
+  // A session that stopped on its inputs is not unfinished: resuming would only repeat the stop.
+  for (auto record = records.rbegin(); record != records.rend(); ++record) {
+    const std::string type = record->value("type", "");
+    if (type == "stopped") {
+      throw Error("the run stopped on an input error, so there is nothing to resume; fix it and start a new run: " +
+                      record->value("message", std::string()),
+                  ExitCode::bad_input);
+    }
+    if (type == "start" || type == "result" || type == "attempt" || type == "decision") {
+      break;
+    }
+  }
   return execute(options, records, Mode::run, lock ? &*lock : nullptr);
 }
 

@@ -81,3 +81,9 @@ PY
 expect_contains "$T/nokey/run/report.md" "stopped by an input error"
 expect_contains "$T/nokey/run/report.md" "failed: printed JSON without the recipe's metric key"
 expect_contains "$T/dotdot/run/report.md" "the bad anchor's environment could not be built"
+
+# The run stopped on its inputs: resume says so (exit 2), it does not pretend the run is unfinished.
+rc=0
+"$ENVBISECT" resume "$T/nokey/run" >/dev/null 2>"$T/resume.txt" || rc=$?
+[[ $rc -eq 2 ]] || { echo "resume after an input error: expected exit 2, got $rc"; cat "$T/resume.txt"; exit 1; }
+expect_contains "$T/resume.txt" "the run stopped on an input error, so there is nothing to resume"
