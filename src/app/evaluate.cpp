@@ -10,6 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "app/diagnosis.hpp"
+#include "app/host_context.hpp"
+#include "app/progress.hpp"
 #include "env/git_checkout.hpp"
 #include "env/store.hpp"
 #include "exec/runner.hpp"
@@ -17,6 +20,7 @@
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
+#include "util/redact.hpp"
 #include "util/strings.hpp"
 
 namespace envbisect {
@@ -120,6 +124,10 @@ json attempt_to_json(const RunResult& result) {
               {"stdout", result.stdout_path}, {"stderr", result.stderr_path}};
   doc["metric"] = result.metric ? json(*result.metric) : json(nullptr);
   doc["checksum"] = result.checksum ? json(*result.checksum) : json(nullptr);
+  if (!result.cause.empty()) {
+    doc["cause"] = result.cause;
+    doc["diagnosis"] = result.diagnosis;
+  }
   return doc;
 }
 
@@ -136,6 +144,8 @@ RunResult attempt_from_json(const json& record) {
   result.wall_seconds = record.value("wall_s", 0.0);
   result.stdout_path = record.value("stdout", "");
   result.stderr_path = record.value("stderr", "");
+  result.cause = record.value("cause", "");
+  result.diagnosis = record.value("diagnosis", "");
   if (record.contains("metric") && record["metric"].is_number()) {
     result.metric = record["metric"].get<double>();
   }
@@ -183,6 +193,7 @@ const std::vector<RunResult>& Evaluator::attempts(const Candidate& candidate) { 
 const std::vector<RunResult>& Evaluator::measure(const Candidate& candidate, int count) {
   const std::lock_guard<std::recursive_mutex> lock(m_mutex);
   std::vector<RunResult>& done = m_attempts[candidate.hash];
+  m_runs_asked[candidate.hash] = std::max(m_runs_asked[candidate.hash], count);
   while (static_cast<int>(done.size()) < count) {
     if (interrupt_requested()) {
       throw Error("interrupted; `envbisect resume " + m_setup.run_dir + "` continues this run", ExitCode::interrupted);
@@ -198,6 +209,9 @@ const std::vector<RunResult>& Evaluator::measure(const Candidate& candidate, int
       // Untestable candidate: one skip attempt carries the reason; rerunning would not help.
       result.status = RunStatus::skip;
       result.error_class = "environment: " + built.venv.reason;
+      const Diagnosis diagnosis = diagnose_build(built.venv.reason);
+      result.cause = to_string(diagnosis.cause);
+      result.diagnosis = diagnosis.text;
       count = static_cast<int>(done.size()) + 1;
     } else {
       result = run_attempt(candidate, built, static_cast<int>(done.size()));
@@ -218,6 +232,14 @@ void Evaluator::record(const Candidate& candidate, const RunResult& result) {
   entry["recipe_hash"] = m_setup.recipe_hash;
   entry["attempt"] = done.size();
   entry["t"] = now_seconds();
+  // The exact command, its whole environment and folder: the report's reproduce section runs as is.
+  if (auto command = m_commands.find(candidate.hash + "/" + std::to_string(done.size())); command != m_commands.end()) {
+    entry.update(command->second);
+    m_commands.erase(command);
+  }
+  if (const std::optional<double> load = load_average()) {
+    entry["load1"] = *load;  // the machine's load as the attempt ended: a busy machine skews a verdict
+  }
   m_journal.append(entry);
   m_last_use[candidate.env_hash] = {{"candidate", candidate.hash}, {"attempt", done.size()}};
   done.push_back(result);
@@ -290,6 +312,9 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
                         {"builder", built->venv.builder}, {"python", built->venv.python_path},
                         {"installed", built->venv.installed}, {"reused", built->env_dir}, {"seconds", 0.0},
                         {"t", now_seconds()}});
+      if (m_progress != nullptr) {
+        m_progress->built(candidate.env_hash, built->venv.ok, true, 0.0);
+      }
       return keep(candidate.env_hash, std::move(built));
     }
     // Built before identities were recorded: rebuilt without blaming anyone.
@@ -310,6 +335,9 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
   remove_tree(built->env_dir);
   VenvRequest request = venv_request(candidate, m_setup, built->env_dir);
   spdlog::info("building environment {} ({} packages)", short_hash(candidate.env_hash), request.packages.size());
+  if (m_progress != nullptr) {
+    m_progress->building(candidate.env_hash);
+  }
   double start = now_seconds();
   // Hard links into the content-addressed store: each wheel is unpacked once across all runs. The
   // installer (uv or pip) is the fallback a user can choose, e.g. to reach a package index.
@@ -339,6 +367,9 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
     record["damaged"] = damaged;
   }
   m_journal.append(record);
+  if (m_progress != nullptr) {
+    m_progress->built(candidate.env_hash, built->venv.ok, false, record["seconds"].get<double>());
+  }
   if (built->venv.ok) {
     write_file_atomic(marker, record.dump());
   } else {
@@ -539,12 +570,25 @@ RunResult Evaluator::run_attempt(const Candidate& candidate, const Built& built,
     }
   }
 
+  const int asked = std::max(m_runs_asked[candidate.hash], attempt + 1);
+  if (!is_warmup) {
+    json env = json::object();
+    for (const auto& [name, value] : spec.env) {
+      env[name] = redact_env_value(name, value);
+    }
+    m_commands[candidate.hash + "/" + std::to_string(attempt)] = {{"argv", spec.argv}, {"env", env}, {"cwd", spec.cwd}};
+  }
+  if (m_progress != nullptr && !is_warmup) {
+    m_progress->attempt_started(candidate.hash, attempt, asked);
+  }
   lock.unlock();
   ProcessResult process = m_runner.run(spec);
   if (process.interrupted || interrupt_requested()) {
     throw Error("interrupted; `envbisect resume " + m_setup.run_dir + "` continues this run", ExitCode::interrupted);
   }
-  BenchReport report = parse_bench_output(read_tail(spec.stdout_path), recipe);
+  const std::string stdout_tail = read_tail(spec.stdout_path);
+  const std::string stderr_tail = read_tail(spec.stderr_path);
+  BenchReport report = parse_bench_output(stdout_tail, recipe);
   RunResult result;
   result.status = status_of(process, report, recipe.pass_fail);
   result.exit_code = process.exit_code;
@@ -558,10 +602,18 @@ RunResult Evaluator::run_attempt(const Candidate& candidate, const Built& built,
   if (result.status != RunStatus::ok && result.error_class.empty()) {
     result.error_class = !process.spawned ? process.spawn_error
                          : process.timed_out ? "timeout"
-                                             : last_line(read_tail(spec.stderr_path));
+                                             : last_line(stderr_tail);
+  }
+  if (result.status != RunStatus::ok) {
+    const Diagnosis diagnosis = diagnose_attempt(process, report, stdout_tail, stderr_tail, recipe, recipe.pass_fail);
+    result.cause = to_string(diagnosis.cause);
+    result.diagnosis = diagnosis.text;
+  }
+  if (m_progress != nullptr && !is_warmup) {
+    m_progress->attempt_finished(candidate.hash, attempt, asked, result);
   }
   spdlog::info("  attempt {} of {}: {} {}", attempt, short_hash(candidate.hash), to_string(result.status),
-               result.metric ? std::to_string(*result.metric) : result.error_class);
+               result.metric ? std::to_string(*result.metric) : result.diagnosis);
 
   // Cache directories of finished attempts are not evidence; drop them to keep disk use flat. A
   // warm-up's caches are kept: they become the snapshot.

@@ -17,6 +17,8 @@
 
 namespace envbisect {
 
+class Progress;
+
 class Journal;
 class Runner;
 
@@ -60,6 +62,9 @@ public:
   // Prepare to evaluate; `previous` are the journal records of an earlier session of this run.
   Evaluator(const RunSetup& setup, Runner& runner, Journal& journal, const std::vector<nlohmann::json>& previous);
   ~Evaluator();
+
+  // Report builds and attempts to `progress` from now on (nullptr: to nothing).
+  void report_progress_to(Progress* progress) { m_progress = progress; }
 
   // Build every environment from now on with `builder` (on the remote side) instead of here.
   void build_remotely_with(RemoteBuilder builder) { m_remote_build = std::move(builder); }
@@ -118,6 +123,9 @@ private:
   std::map<std::string, std::string> m_checkouts;              // "name@commit" -> directory
   std::map<std::string, std::string> m_snapshots;              // snapshot key -> directory
   int m_attempts_run = 0;
+  Progress* m_progress = nullptr;
+  std::map<std::string, int> m_runs_asked;
+  std::map<std::string, nlohmann::json> m_commands;            // "hash/attempt" -> {argv, env, cwd} as run                     // candidate hash -> attempts asked for
   // Guards everything above for measure_all(): held while an attempt is prepared and recorded, released
   // while its process runs. Recursive because a warm-up is an attempt run while preparing another.
   std::recursive_mutex m_mutex;

@@ -34,6 +34,7 @@ void Evaluator::measure_all(const std::vector<Candidate>& candidates, int count,
       for (const auto& [other, built] : runnable) {
         seen = seen || other->hash == candidate.hash;
       }
+      m_runs_asked[candidate.hash] = std::max(m_runs_asked[candidate.hash], count);
       if (seen || static_cast<int>(m_attempts[candidate.hash].size()) >= count) {
         continue;
       }

@@ -152,6 +152,7 @@ void load_recipe(report::ReportModel& model) {
     model.recipe.warmup = strings("warmup");
     model.recipe.metric = doc.value("metric", "");
     model.recipe.direction = doc.value("direction", "higher");
+    model.recipe.unit = doc.contains("unit") && doc["unit"].is_string() ? doc["unit"].get<std::string>() : "";
     model.recipe.seed = doc.contains("seed") && doc["seed"].is_number_integer() ? doc["seed"].get<int>() : 0;
     model.recipe.timeout_s = doc.contains("timeout_s") && doc["timeout_s"].is_number() ? doc["timeout_s"].get<double>()
                                                                                         : 600;

@@ -52,15 +52,25 @@ std::vector<std::string> download_dirs_for(const std::string& downloads_dir, con
 
 // Return why the local sources lack a build, worded as the offline check always was.
 std::string local_missing(const WheelSources& sources, const std::string& name, const PackagePin& pin,
-                          const WheelPin& wheel_pin) {
+                          const WheelPin& wheel_pin, const std::string& python_version) {
   if (!wheel_pin.empty()) {
     return describe_missing_pin(sources, name, pin.version, wheel_pin);
   }
   std::vector<std::string> found;
+  std::vector<std::string> other_interpreter;
   for (const Distribution& other : list_distributions(sources, name)) {
     if (std::find(found.begin(), found.end(), other.version) == found.end()) {
       found.push_back(other.version);
     }
+    if (other.version == pin.version && !other.tags.empty()) {
+      other_interpreter.push_back(other.path + " (tags " + other.tags + ")");
+    }
+  }
+  if (!other_interpreter.empty()) {
+    // The version is there, only built for another interpreter or platform: say so, not "missing".
+    return name + "==" + pin.version + " has no wheel this state's Python " +
+           (python_version.empty() ? std::string("(unknown version)") : python_version) +
+           " can install; the builds found are for another interpreter or platform: " + join(other_interpreter, ", ");
   }
   return name + "==" + pin.version + " is in no wheel folder or uv cache" +
          (found.empty() ? " (no build of " + name + " at all)" : " (found: " + join(found, ", ") + ")");
@@ -99,7 +109,7 @@ RestorePlan check_restore(const EnvState& good, const std::string& good_path, co
       if (const auto dist = find_distribution(sources, name, pin.version, state->python.version, wheel_pin)) {
         source.where = describe(*dist);
       } else {
-        source.missing = local_missing(sources, name, pin, wheel_pin);
+        source.missing = local_missing(sources, name, pin, wheel_pin, state->python.version);
         if (index != nullptr) {
           const IndexChoice choice =
               choose_index_file(index->files(name), name, pin.version, state->python.version, wheel_pin);

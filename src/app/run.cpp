@@ -11,7 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/diagnosis.hpp"
 #include "app/evaluate.hpp"
+#include "app/progress.hpp"
+#include "app/host_context.hpp"
+#include "app/estimate.hpp"
 #include "app/report.hpp"
 #include "app/inputs.hpp"
 #include "app/remote_build.hpp"
@@ -29,7 +33,9 @@
 #include "search/bisect.hpp"
 #include "search/isolate.hpp"
 #include "search/kary.hpp"
+#include "stats/effect.hpp"
 #include "stats/pass_fail.hpp"
+#include "stats/quantity.hpp"
 #include "stats/verdict.hpp"
 #include "store/journal.hpp"
 #include "store/run_lock.hpp"
@@ -177,6 +183,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   if (options.dry_run) {
     print_restore_plan(restore.plan, std::cout);
     print_plan(deltas, axes, units, policy, pass_fail);
+    print_time_estimate(std::cout, axes, units.size(), policy, options.run_seconds);
     return ExitCode::ok;
   }
 
@@ -251,17 +258,26 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   for (const Delta& delta : deltas) {
     start["deltas"].push_back(delta_to_json(delta));
   }
+  // The machine as it was: load, clocks and free memory explain a slow or noisy run later.
+  if (mode == Mode::run) {
+    start["host"] = host_context(*execution.runner, run_dir);
+  }
   journal.append(start);
 
   RunSetup setup{good, bad, deltas, recipe, sha256_hex(read_file(options.recipe_path)), wheel_dirs, run_dir,
                  mode == Mode::replay ? MissingAttempt::refuse : MissingAttempt::run,
                  StoreOptions{options.store_dir, options.uv_caches},
                  options.builder == "installer" ? Builder::installer : Builder::store, options.index_url};
-  std::cout << "envbisect: " << deltas.size() << " differences between " << options.good_path << " (good) and "
+  // -q: only the result reaches stdout. Progress goes to stderr: a status line on a terminal, else lines.
+  MutedStdout muted(options.quiet);
+  Progress progress(std::cerr, mode == Mode::replay ? ProgressStyle::quiet
+                                                    : choose_progress_style(options.quiet, options.verbose));
+  std::cout << "envbisect: " << deltas.size() << (deltas.size() == 1 ? " difference" : " differences") << " between " << options.good_path << " (good) and "
             << options.bad_path << " (bad):\n"
-            << render_delta_table(deltas);
+            << render_delta_table(deltas) << std::flush;
   auto started = std::chrono::steady_clock::now();
   Evaluator evaluator(setup, runner, journal, previous);
+  evaluator.report_progress_to(&progress);
   if (execution.staging != nullptr) {
     // No shared filesystem: environments are built on the remote side by the bundled envbisect.
     StagingRunner* staging = execution.staging;
@@ -277,6 +293,13 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   std::iota(all.begin(), all.end(), 0);
   Candidate good_candidate = evaluator.candidate({});
   Candidate bad_candidate = evaluator.candidate(all);
+  progress.label(good_candidate.hash, "good anchor");
+  progress.label(bad_candidate.hash, "bad anchor");
+  progress.expect(good_candidate.hash, policy.anchor_runs);
+  progress.expect(bad_candidate.hash, policy.anchor_runs);
+  progress.plan(worst_case_decisions(axes, units.size()), policy.min_runs);
+  progress.unit(recipe.unit);
+  progress.phase("anchors");
   // The runs of each candidate (by hash) that verdicts have seen so far in this session: a resumed or
   // replayed run meets the journal's attempts in the order the first session did, not all at once.
   std::map<std::string, std::size_t> in_view;
@@ -323,6 +346,17 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
     p.message = checked.message;
     return p;
   };
+  // Two runs of each anchor show a mistake in the inputs (an anchor that cannot be built, a recipe
+  // every run fails the same way) before the remaining anchor runs are spent on it.
+  measure_anchors(std::min(2, policy.anchor_runs));
+  if (const std::optional<std::string> problem =
+          anchors_input_error(evaluator.attempts(good_candidate), evaluator.attempts(bad_candidate))) {
+    journal.append({{"type", "stopped"}, {"why", "input_error"}, {"message", *problem}});
+    if (mode == Mode::run) {
+      write_reports(run_dir);
+    }
+    throw Error(*problem, ExitCode::bad_input);
+  }
   measure_anchors(policy.anchor_runs);
   stats::Preflight preflight = judge_anchors(pass_fail);
   // The preflight knows each channel's cap (failures may extend the anchors past the metric's).
@@ -338,6 +372,15 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   journal.append({{"type", "preflight"}, {"anchor_runs", anchor_runs}, {"preflight", preflight_to_json(preflight)}});
   std::cout << "anchors (" << anchor_runs << (anchor_runs == 1 ? " run" : " runs") << " each"
             << (pass_fail ? ", pass/fail" : ", interleaved") << "): " << preflight.message << "\n";
+  // Noisy anchors make every verdict need more runs, and a small effect invisible: say so.
+  for (const auto& [name, cv] : {std::pair{"good", preflight.good_cv}, std::pair{"bad", preflight.bad_cv}}) {
+    if (!pass_fail && cv > stats::k_noisy_cv) {
+      std::cout << "warning: the " << name << " anchor's runs are noisy (CV " << std::lround(cv * 1000) / 10.0
+                << " % > " << stats::k_noisy_cv * 100 << " %): verdicts need more runs and small effects can hide; "
+                   "a quieter machine or a longer benchmark helps\n";
+    }
+  }
+  std::cout << std::flush;
   if (!preflight.distinguishable) {
     if (mode == Mode::run) {
       write_reports(run_dir);
@@ -361,6 +404,8 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   auto decide = [&](const Candidate& candidate, const std::string& stage, const std::string& label) {
     // One run judges a pass/fail candidate (--repeats of them with --deterministic, which must agree);
     // otherwise run it until the statistics decide.
+    progress.phase(stage);
+    progress.label(candidate.hash, label);
     see(candidate, one_run && !pass_fail ? 1 : policy.min_runs);
     stats::Assessment assessment = one_run ? stats::assess_pass_fail(samples(candidate))
                                            : stats::assess(samples(candidate), samples(good_candidate),
@@ -371,21 +416,28 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
     }
     ++decisions;
     std::vector<double> metrics = samples(candidate).metrics();
+    const double cv = stats::coefficient_of_variation(metrics);
+    const bool noisy = !one_run && cv > stats::k_noisy_cv;
     json decision = {{"type", "decision"}, {"n", decisions}, {"stage", stage}, {"label", label},
                      {"applied", candidate.applied}, {"candidate", candidate.hash},
                      {"verdict", to_string(assessment.verdict)}, {"runs", seen_runs(candidate)},
                      {"median", stats::median(metrics)}, {"reason", assessment.reason},
                      {"p_vs_good", assessment.p_vs_good}, {"p_vs_bad", assessment.p_vs_bad},
                      {"position", assessment.position}, {"different_failure", assessment.different_failure},
-                     {"checksum_mismatch", assessment.checksum_mismatch}};
+                     {"checksum_mismatch", assessment.checksum_mismatch}, {"cv", cv}, {"noisy", noisy}};
     journal.append(decision);
     verdict_log.push_back(decision);
+    progress.decision(decisions, std::string(to_string(assessment.verdict)), label, seen_runs(candidate));
     std::cout << "  " << to_string(assessment.verdict) << "  " << label << "  (" << seen_runs(candidate)
               << " runs";
     if (options.explain) {
       std::cout << ": " << assessment.reason;
     }
-    std::cout << ")\n" << std::flush;
+    std::cout << ")";
+    if (noisy) {
+      std::cout << "  noisy: CV " << std::lround(cv * 1000) / 10.0 << " % > " << stats::k_noisy_cv * 100 << " %";
+    }
+    std::cout << "\n" << std::flush;
     if (!one_run && decisions % k_anchor_refresh == 0 && anchor_runs < policy.max_anchor_runs) {
       measure_anchors(anchor_runs + 1);
     }
@@ -478,6 +530,23 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   // cause is reported. If they no longer differ, every verdict above compared against noise.
   const stats::Preflight final_anchors = judge_anchors(one_run);
   const bool retracted = !final_anchors.distinguishable;
+  // The effect people quote: the cause's runs (good + cause) against the good anchor's, else the bad
+  // anchor's; a Hodges-Lehmann ratio with the exact Mann-Whitney 95 % interval (stats/effect.hpp).
+  json effect;
+  if (!one_run) {
+    const Candidate cause_candidate = evaluator.candidate(isolation.cause);
+    const bool of_cause = isolation.found && !samples(cause_candidate).metrics().empty();
+    const std::vector<double> from = samples(good_candidate).metrics();
+    const std::vector<double> to = samples(of_cause ? cause_candidate : bad_candidate).metrics();
+    if (const std::optional<stats::RatioEffect> ratio = stats::ratio_effect(from, to)) {
+      effect = {{"of", of_cause ? "cause" : "anchors"}, {"ratio", ratio->ratio},
+                {"low", ratio->low ? json(*ratio->low) : json(nullptr)},
+                {"high", ratio->high ? json(*ratio->high) : json(nullptr)}, {"confidence", ratio->confidence},
+                {"from_runs", ratio->from_runs}, {"to_runs", ratio->to_runs},
+                {"method", "Hodges-Lehmann ratio on the log scale, exact Mann-Whitney interval"},
+                {"words", stats::comparison_words(1.0, ratio->ratio, recipe.higher_is_better, recipe.unit)}};
+    }
+  }
 
   // Write the result, then the summary.
   json result = {{"found", isolation.found}, {"cause", json::array()}, {"causes", json::array()},
@@ -502,6 +571,11 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
                       : verified && boundary_ok ? "found"
                                                 : "not_verified";
   result["mode"] = one_run ? "pass-fail" : "metric";
+  result["unit"] = recipe.unit;
+  result["decisions"] = decisions;
+  if (!effect.is_null()) {
+    result["effect"] = effect;
+  }
   if (!boundary.is_null()) {
     result["boundary_rerun"] = boundary;
   }
@@ -547,6 +621,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   // The postmortem is rendered from the journal alone, so `envbisect report` gives the same bytes.
   write_reports(run_dir);
 
+  muted.restore();  // the result is what -q prints
   if (retracted) {
     std::cout << "retracted: on all " << seen_runs(good_candidate)
               << " runs of each anchor they no longer differ (" << final_anchors.message
@@ -561,10 +636,24 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
                    "deterministic there); see the verify lines above\n";
     }
   }
+  if (!effect.is_null() && !retracted) {
+    char interval[96] = "no 95 % interval: too few runs";
+    if (!effect["low"].is_null()) {
+      std::snprintf(interval, sizeof interval, "95 %% CI %.3g-%.3g", effect["low"].get<double>(),
+                    effect["high"].get<double>());
+    }
+    std::cout << "effect of the " << effect["of"].get<std::string>() << ": " << recipe.metric << " x"
+              << stats::human_number(effect["ratio"].get<double>()) << " (" << interval << "; "
+              << effect["method"].get<std::string>() << ", " << effect["from_runs"] << " vs " << effect["to_runs"]
+              << " runs): " << effect["words"].get<std::string>() << "\n";
+  }
   char elapsed[32];
   std::snprintf(elapsed, sizeof elapsed, "%.0f s", seconds);
-  std::cout << "evaluations: " << isolation.evaluations << " candidates, " << evaluator.attempts_run()
-            << " benchmark runs (" << evaluator.attempts_reused() << " reused), " << elapsed << "\n"
+  // Counters that count what they say: decided candidates of every stage, runs made in this session.
+  std::cout << "decided " << decisions << (decisions == 1 ? " candidate" : " candidates") << " ("
+            << isolation.evaluations << " while isolating), " << evaluator.attempts_run()
+            << (evaluator.attempts_run() == 1 ? " benchmark run" : " benchmark runs") << " ("
+            << evaluator.attempts_reused() << " reused from the journal), " << elapsed << "\n"
             << "result: " << run_dir << "/result.json, report: " << run_dir << "/report.html\n";
   // Exit 0 only for a verified cause whose refinements all ended on one first bad point.
   if (retracted) {
@@ -657,6 +746,18 @@ ExitCode run_resume(const std::string& run_dir) {
   }
   std::vector<json> records;
   RunOptions options = load_run(run_dir, records, Mode::run);
+  // A session that stopped on its inputs is not unfinished: resuming would only repeat the stop.
+  for (auto record = records.rbegin(); record != records.rend(); ++record) {
+    const std::string type = record->value("type", "");
+    if (type == "stopped") {
+      throw Error("the run stopped on an input error, so there is nothing to resume; fix it and start a new run: " +
+                      record->value("message", std::string()),
+                  ExitCode::bad_input);
+    }
+    if (type == "start" || type == "result" || type == "attempt" || type == "decision") {
+      break;
+    }
+  }
   return execute(options, records, Mode::run, lock ? &*lock : nullptr);
 }
 

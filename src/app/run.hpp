@@ -28,6 +28,9 @@ struct RunOptions {
   int anchor_runs = 5;   // interleaved runs of each anchor before the preflight
   bool explain = false;  // print why each candidate was chosen and each verdict's reasoning
   bool dry_run = false;  // print the plan and the worst-case number of evaluations; run nothing
+  double run_seconds = 0;  // --dry-run: seconds one benchmark run takes, for a time estimate; 0: unknown
+  bool quiet = false;      // print only the result: no table, no progress, no decisions
+  bool verbose = false;    // log lines are asked for (-v): progress as lines, not a status line
   bool no_probe = false; // skip probing thread counts once the cause is found
   bool first_parent = false;  // bisect commit ranges along first parents only (git bisect --first-parent)
   int max_log_mb = 64;         // cap on each benchmark log (stdout, stderr) in MiB; past it the middle is cut

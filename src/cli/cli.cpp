@@ -1,9 +1,12 @@
 #include "cli/cli.hpp"
 
+#include <algorithm>
+#include <cstdlib>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "app/capture.hpp"
@@ -14,6 +17,7 @@
 #include "app/report.hpp"
 #include "app/store.hpp"
 #include "app/timeline.hpp"
+#include "app/repro.hpp"
 #include "app/run.hpp"
 #include "app/state_from.hpp"
 #include "app/versions.hpp"
@@ -24,16 +28,73 @@
 #include "exec/group_watchdog.hpp"
 #include "exec/runner.hpp"
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 namespace envbisect {
 
 namespace {
 
-void setup_logging(int verbosity) {
-  auto logger = spdlog::stderr_color_mt("envbisect");
+void setup_logging(int verbosity, bool quiet) {
+  // NO_COLOR (no-color.org): any non-empty value turns colours off.
+  const char* no_color = std::getenv("NO_COLOR");
+  auto logger = no_color != nullptr && *no_color != '\0' ? spdlog::stderr_logger_mt("envbisect")
+                                                          : spdlog::stderr_color_mt("envbisect");
   logger->set_pattern("envbisect: %^%l%$: %v");
-  logger->set_level(verbosity >= 2 ? spdlog::level::debug : verbosity == 1 ? spdlog::level::info : spdlog::level::warn);
+  logger->set_level(quiet            ? spdlog::level::err
+                    : verbosity >= 2 ? spdlog::level::debug
+                    : verbosity == 1 ? spdlog::level::info
+                                     : spdlog::level::warn);
   spdlog::set_default_logger(logger);
+}
+
+// Return what a parse error most likely meant: an unknown subcommand or option named with the nearest
+// known one ("did you mean diff?"); "" when nothing is near.
+std::string suggestion(const CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    names.push_back(sub->get_name());
+  }
+  const CLI::App* sub = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.empty() || word[0] == '-') {
+      continue;
+    }
+    for (const CLI::App* candidate : app.get_subcommands({})) {
+      if (candidate->get_name() == word) {
+        sub = candidate;
+      }
+    }
+    if (sub == nullptr) {
+      const std::string near = did_you_mean(word, names);
+      return "unknown subcommand '" + word + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?");
+    }
+    break;
+  }
+  std::vector<std::string> flags;
+  for (const CLI::App* scope : {&app, sub}) {
+    if (scope == nullptr) {
+      continue;
+    }
+    for (const CLI::Option* option : scope->get_options()) {
+      for (const std::string& name : option->get_lnames()) {
+        flags.push_back("--" + name);
+      }
+    }
+  }
+  for (int i = 1; i < argc; ++i) {
+    std::string word = argv[i];
+    if (word.rfind("--", 0) != 0 || word == "--") {
+      continue;
+    }
+    word = word.substr(0, word.find('='));
+    if (std::find(flags.begin(), flags.end(), word) == flags.end()) {
+      const std::string near = did_you_mean(word, flags);
+      return "unknown option '" + word + "'" + (sub != nullptr ? " for " + sub->get_name() : "") +
+             (near.empty() ? "" : "; did you mean '" + near + "'?");
+    }
+  }
+  return "";
 }
 
 }  // namespace
@@ -44,7 +105,11 @@ int cli_main(int argc, char** argv) {
   const std::string version = std::string("envbisect ") + ENVBISECT_VERSION + " (commit " + k_build_commit + ")";
   app.set_version_flag("--version", version);
   int verbosity = 0;
+  bool quiet = false;
+  // Global flags are read after the subcommand too (`envbisect run -v ...`).
+  app.fallthrough();
   app.add_flag("-v,--verbose", verbosity, "More log output on stderr (-vv: every spawned command)");
+  app.add_flag("-q,--quiet", quiet, "Print only the result: no table, progress or warnings (errors still)");
 
   DiffOptions diff;
   CLI::App* diff_cmd = app.add_subcommand("diff", "List the differences between two state files, by dimension");
@@ -82,7 +147,11 @@ int cli_main(int argc, char** argv) {
       ->check(CLI::Range(1, 100));
 
   run_cmd->add_flag("--explain", run.explain, "Print why each candidate was chosen and how each verdict was reached");
-  run_cmd->add_flag("--dry-run", run.dry_run, "Print the plan and the worst-case number of evaluations; run nothing");
+  run_cmd->add_flag("--dry-run", run.dry_run,
+                    "Print the plan, the worst-case number of evaluations and runs, and a time estimate; run nothing");
+  run_cmd->add_option("--run-seconds", run.run_seconds,
+                      "With --dry-run: seconds one benchmark run takes, for the time estimate")
+      ->check(CLI::PositiveNumber);
   run_cmd->add_option("--max-log-mb", run.max_log_mb,
                       "Cap on each benchmark log in MiB; past it the middle is cut, the attempt still counts "
                       "(default 64)")
@@ -169,6 +238,13 @@ int cli_main(int argc, char** argv) {
   timeline_cmd->add_option("-o,--output", timeline.out_path, "Where the reconstructed state goes (needs --as-of)");
   timeline_cmd->add_flag("--json", timeline.json, "Print the timeline as JSON");
 
+  std::string repro_dir;
+  std::string repro_candidate;
+  CLI::App* repro_cmd = app.add_subcommand(
+      "repro", "Rebuild one candidate's environment and run its benchmark once, printing the exact command");
+  repro_cmd->add_option("rundir", repro_dir, "Run directory")->required();
+  repro_cmd->add_option("candidate", repro_candidate, "good, bad, or a candidate id from the report")->required();
+
   std::string replay_dir;
   CLI::App* replay_cmd = app.add_subcommand("replay", "Recompute every decision of a run from its journal, running nothing");
   replay_cmd->add_option("rundir", replay_dir, "Run directory")->required();
@@ -215,15 +291,18 @@ int cli_main(int argc, char** argv) {
       return app.exit(error);  // --help, --version
     }
     // One line, like every other input error: what was wrong and where to look.
-    std::cerr << "envbisect: error: " << error.what() << " (see --help)\n";
+    const std::string near = suggestion(app, argc, argv);
+    std::cerr << "envbisect: error: " << (near.empty() ? std::string(error.what()) : near) << " (see --help)\n";
     return static_cast<int>(ExitCode::bad_input);
   }
-  setup_logging(verbosity);
+  setup_logging(verbosity, quiet);
   install_process_guards();
   start_group_watchdog();  // still single-threaded here, as it needs
 
   try {
     ExitCode code = ExitCode::ok;
+    run.quiet = quiet;
+    run.verbose = verbosity > 0;
     if (run_cmd->parsed() && run.uv_caches.empty()) {
       run.uv_caches.push_back(default_uv_cache_dir());
     }
@@ -250,6 +329,8 @@ int cli_main(int argc, char** argv) {
       code = run_capture(capture, std::cout);
     } else if (timeline_cmd->parsed()) {
       code = run_timeline(timeline, std::cout);
+    } else if (repro_cmd->parsed()) {
+      code = run_repro(repro_dir, repro_candidate, std::cout);
     } else if (replay_cmd->parsed()) {
       code = run_replay(replay_dir);
     } else if (matrix_cmd->parsed()) {

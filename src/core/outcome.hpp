@@ -22,6 +22,8 @@ struct RunResult {
   std::optional<double> metric;    // read from the last JSON line on stdout
   std::optional<std::string> checksum;  // the recipe's checksum field, as text
   std::string error_class;         // error class the benchmark printed, or the last stderr line
+  std::string cause;               // why it gave no result, as a class ("no_metric_key", ...); "" when ok
+  std::string diagnosis;           // that cause in a sentence naming what to fix
   double wall_seconds = 0.0;
   std::string stdout_path;
   std::string stderr_path;

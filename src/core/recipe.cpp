@@ -116,7 +116,7 @@ Recipe parse_recipe(const std::string& text, const std::string& source) {
     problems.add("", "expected a JSON object (a recipe), got " + json_type_name(doc));
     problems.throw_if_any();
   }
-  check_fields(doc, "", {"format", "name", "description", "command", "warmup", "env", "metric", "direction",
+  check_fields(doc, "", {"format", "name", "description", "command", "warmup", "env", "metric", "unit", "direction",
                          "checksum", "error_field", "repeats", "timeout_s", "seed", "isolation", "network", "outcome"},
                problems);
   for (const auto& [key, value] : doc.items()) {
@@ -151,6 +151,7 @@ Recipe parse_recipe(const std::string& text, const std::string& source) {
   }
   // A pass/fail test is judged by its exit status alone: it needs no metric.
   text_field("metric", recipe.metric, !recipe.pass_fail);
+  text_field("unit", recipe.unit, false);
   text_field("checksum", recipe.checksum, false);
   text_field("error_field", recipe.error_field, false);
   recipe.command = read_argv(doc, "command", problems, true);
@@ -292,6 +293,10 @@ BenchReport parse_bench_output(const std::string& stdout_text, const Recipe& rec
       continue;
     }
     report.found_json = true;
+    report.json_line = line;
+    for (const auto& item : doc.items()) {
+      report.keys.push_back(item.key());
+    }
     if (auto metric = doc.find(recipe.metric); metric != doc.end() && metric->is_number()) {
       double value = metric->get<double>();
       if (std::isfinite(value)) {

@@ -17,6 +17,7 @@ struct Recipe {
   std::vector<std::string> warmup;            // argv template filling warm caches; empty: none
   std::map<std::string, std::string> env;     // extra variables for the benchmark (templates)
   std::string metric;                         // key of the metric in the last JSON line of stdout
+  std::string unit;                           // the metric's unit as people write it ("tok/s"); "" when none
   bool higher_is_better = true;
   std::string checksum;                       // key of the determinism checksum; empty: none
   std::string error_field = "error";          // key naming the error class of a failed run
@@ -46,6 +47,8 @@ struct BenchReport {
   std::optional<std::string> checksum;
   std::string error_class;  // empty when the benchmark named none
   bool found_json = false;
+  std::vector<std::string> keys;  // the keys of that JSON line, sorted
+  std::string json_line;          // that line as printed
 };
 
 // Return what the last line of `stdout_text` that parses as a JSON object says, per the recipe's keys.

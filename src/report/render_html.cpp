@@ -2,6 +2,7 @@
 
 #include "report/render.hpp"
 #include "report/report_text.hpp"
+#include "stats/quantity.hpp"
 #include "report/svg_plot.hpp"
 #include "util/strings.hpp"
 
@@ -73,11 +74,11 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? trimmed : trimmed.substr(slash + 1);
 }
 
-std::string decision_sentence(const Decision& decision) {
+std::string decision_sentence(const Decision& decision, const std::string& unit) {
   std::string out = "decision #" + std::to_string(decision.n) + " " + code(decision.label) + ": " +
                     verdict_span(decision.verdict) + " after " + std::to_string(decision.runs) + " runs";
   if (decision.median) {
-    out += ", median " + format_number(*decision.median);
+    out += ", median " + stats::with_unit(*decision.median, unit);
   }
   if (decision.p_vs_good && decision.p_vs_bad) {
     out += " (rank test p vs good " + format_p(*decision.p_vs_good) + ", p vs bad " + format_p(*decision.p_vs_bad) + ")";
@@ -101,9 +102,9 @@ std::string verdict_section(const ReportModel& model) {
   out += "<ul>\n";
   if (summary.have_result && summary.found) {
     out += "<li>good + cause &rarr; bad: " + std::string(summary.forward ? "<b>verified</b>" : "<b>not verified</b>") +
-           (summary.forward_decision ? "; " + decision_sentence(*summary.forward_decision) : "") + "</li>\n";
+           (summary.forward_decision ? "; " + decision_sentence(*summary.forward_decision, model.recipe.unit) : "") + "</li>\n";
     out += "<li>bad &minus; cause &rarr; good: " + std::string(summary.reverse ? "<b>verified</b>" : "<b>not verified</b>") +
-           (summary.reverse_decision ? "; " + decision_sentence(*summary.reverse_decision) : "") + "</li>\n";
+           (summary.reverse_decision ? "; " + decision_sentence(*summary.reverse_decision, model.recipe.unit) : "") + "</li>\n";
   }
   for (const std::string& modifier : summary.modifiers) {
     out += "<li>when it bites: " + h(modifier) + "</li>\n";
@@ -112,10 +113,18 @@ std::string verdict_section(const ReportModel& model) {
     out += "<li>confidence, anchors (" + std::to_string(model.preflight->anchor_runs) +
            " interleaved runs each before the search): " + h(model.preflight->message) + "</li>\n";
   }
+  const std::string host = host_sentence(model);
+  if (!host.empty()) {
+    out += "<li>host: " + h(host) + "</li>\n";
+  }
+  for (const std::string& flag : load_flags(model)) {
+    out += "<li>higher load than the anchors: " + h(flag) + "</li>\n";
+  }
+  if (!summary.effect.empty()) {
+    out += "<li>effect: <b>" + h(summary.effect) + "</b></li>\n";
+  }
   if (summary.have_result) {
-    out += "<li>effort: " + std::to_string(summary.evaluations) + " candidates evaluated, " +
-           std::to_string(summary.attempts_run) + " benchmark runs (" + std::to_string(summary.attempts_reused) +
-           " reused from an earlier session), " + h(format_duration(summary.seconds)) + " of search</li>\n";
+    out += "<li>effort: " + h(summary.effort) + "</li>\n";
   }
   if (!summary.note.empty()) {
     out += "<li>note: " + h(summary.note) + "</li>\n";
@@ -159,7 +168,7 @@ std::string timeline_section(const ReportModel& model) {
   std::string out = "<h2 id=\"timeline\">Search timeline</h2>\n<p class=\"muted\">Each row is one decided candidate, "
                     "in the order the search asked. <i>why</i> is the search's reason for asking; <i>verdict reason</i> "
                     "is the statistics' reason for the verdict.</p>\n<table><tr><th>#</th><th>stage</th><th>candidate</th>"
-                    "<th>environment</th><th>runs</th><th>median</th><th>verdict</th><th>why</th><th>verdict reason</th></tr>\n";
+                    "<th>environment</th><th>runs</th><th>median" + h(unit_suffix(model)) + "</th><th>verdict</th><th>why</th><th>verdict reason</th></tr>\n";
   for (const Decision& decision : model.decisions) {
     const CandidateView* view = find_candidate(model, decision.candidate);
     out += "<tr><td class=\"num\">" + std::to_string(decision.n) + "</td><td>" + h(decision.stage) + "</td><td>" +
@@ -300,7 +309,7 @@ std::string inputs_section(const ReportModel& model) {
   }
   out += "</table>\n";
   if (model.recipe.available) {
-    out += "<p>Recipe: metric " + code(model.recipe.metric) + " (" + h(model.recipe.direction) + " is better), seed " +
+    out += "<p>Recipe: metric " + code(model.recipe.metric) + " (" + h((model.recipe.unit.empty() ? "" : model.recipe.unit + ", ") + model.recipe.direction) + " is better), seed " +
            std::to_string(model.recipe.seed) + ", timeout " + h(format_duration(model.recipe.timeout_s)) + ".</p>\n";
   } else if (!model.recipe.note.empty()) {
     out += "<p>Recipe: " + h(model.recipe.note) + "</p>\n";

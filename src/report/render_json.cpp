@@ -36,7 +36,8 @@ json attempt_json(const ReportModel& model, const Attempt& attempt) {
   json doc = {{"attempt", attempt.index}, {"session", attempt.session}, {"status", attempt.status},
               {"exit_code", attempt.exit_code}, {"signal", attempt.signal}, {"metric", optional_number(attempt.metric)},
               {"checksum", attempt.checksum ? json(*attempt.checksum) : json(nullptr)},
-              {"error_class", attempt.error_class}, {"wall_s", attempt.wall_s}, {"t", attempt.t},
+              {"error_class", attempt.error_class},
+              {"cause", attempt.cause}, {"diagnosis", attempt.diagnosis}, {"wall_s", attempt.wall_s}, {"t", attempt.t},
               {"stdout", display_path(model, attempt.stdout_path)}, {"stderr", display_path(model, attempt.stderr_path)}};
   if (!attempt.argv.empty()) {
     doc["argv"] = redact_argv(attempt.argv);

@@ -3,6 +3,7 @@
 
 #include "report/render.hpp"
 #include "report/report_text.hpp"
+#include "stats/quantity.hpp"
 #include "util/strings.hpp"
 
 namespace envbisect::report {
@@ -36,11 +37,11 @@ std::string link_to(const std::string& hash, const std::string& label) {
   return "[" + label + "](#" + anchor_id(hash) + ")";
 }
 
-std::string decision_sentence(const Decision& decision) {
+std::string decision_sentence(const Decision& decision, const std::string& unit) {
   std::string out = "decision #" + std::to_string(decision.n) + " " + md_code(decision.label) + ": **" +
                     md_cell(decision.verdict) + "** after " + std::to_string(decision.runs) + " runs";
   if (decision.median) {
-    out += ", median " + format_number(*decision.median);
+    out += ", median " + stats::with_unit(*decision.median, unit);
   }
   if (decision.p_vs_good && decision.p_vs_bad) {
     out += " (rank test p vs good " + format_p(*decision.p_vs_good) + ", p vs bad " + format_p(*decision.p_vs_bad) + ")";
@@ -62,9 +63,9 @@ std::string verdict_section(const ReportModel& model) {
   }
   if (summary.have_result && summary.found) {
     out += "- good + cause -> bad: " + std::string(summary.forward ? "**verified**" : "**not verified**") +
-           (summary.forward_decision ? "; " + decision_sentence(*summary.forward_decision) : "") + "\n";
+           (summary.forward_decision ? "; " + decision_sentence(*summary.forward_decision, model.recipe.unit) : "") + "\n";
     out += "- bad - cause -> good: " + std::string(summary.reverse ? "**verified**" : "**not verified**") +
-           (summary.reverse_decision ? "; " + decision_sentence(*summary.reverse_decision) : "") + "\n";
+           (summary.reverse_decision ? "; " + decision_sentence(*summary.reverse_decision, model.recipe.unit) : "") + "\n";
   }
   for (const std::string& modifier : summary.modifiers) {
     out += "- when it bites: " + md_cell(modifier) + "\n";
@@ -73,10 +74,18 @@ std::string verdict_section(const ReportModel& model) {
     out += "- confidence, anchors (" + std::to_string(model.preflight->anchor_runs) +
            " interleaved runs each before the search): " + md_cell(model.preflight->message) + "\n";
   }
+  const std::string host = host_sentence(model);
+  if (!host.empty()) {
+    out += "- host: " + md_cell(host) + "\n";
+  }
+  for (const std::string& flag : load_flags(model)) {
+    out += "- higher load than the anchors: " + md_cell(flag) + "\n";
+  }
+  if (!summary.effect.empty()) {
+    out += "- effect: " + md_cell(summary.effect) + "\n";
+  }
   if (summary.have_result) {
-    out += "- effort: " + std::to_string(summary.evaluations) + " candidates evaluated, " +
-           std::to_string(summary.attempts_run) + " benchmark runs (" + std::to_string(summary.attempts_reused) +
-           " reused from an earlier session), " + format_duration(summary.seconds) + " of search\n";
+    out += "- effort: " + md_cell(summary.effort) + "\n";
   }
   if (!summary.note.empty()) {
     out += "- note: " + md_cell(summary.note) + "\n";
@@ -106,7 +115,7 @@ std::string differences_section(const ReportModel& model) {
 std::string timeline_section(const ReportModel& model) {
   std::string out = "## Search timeline\n\nEach row is one decided candidate, in the order the search asked. "
                     "`why` is the search's reason for asking; `verdict reason` is the statistics' reason for the verdict.\n\n";
-  out += "| # | stage | candidate | environment | runs | median | verdict | why | verdict reason |\n";
+  out += "| # | stage | candidate | environment | runs | median" + unit_suffix(model) + " | verdict | why | verdict reason |\n";
   out += "|---|---|---|---|---|---|---|---|---|\n";
   for (const Decision& decision : model.decisions) {
     const CandidateView* view = find_candidate(model, decision.candidate);
@@ -242,7 +251,7 @@ std::string inputs_section(const ReportModel& model) {
     out += "| wheels | " + md_code(dir) + " | | |\n";
   }
   if (model.recipe.available) {
-    out += "\nRecipe: metric " + md_code(model.recipe.metric) + " (" + md_cell(model.recipe.direction) + " is better), seed " +
+    out += "\nRecipe: metric " + md_code(model.recipe.metric) + " (" + md_cell((model.recipe.unit.empty() ? "" : model.recipe.unit + ", ") + model.recipe.direction) + " is better), seed " +
            std::to_string(model.recipe.seed) + ", timeout " + format_duration(model.recipe.timeout_s) + ".\n";
   } else if (!model.recipe.note.empty()) {
     out += "\nRecipe: " + md_cell(model.recipe.note) + "\n";

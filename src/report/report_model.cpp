@@ -91,11 +91,22 @@ Attempt attempt_of(const json& record, int session) {
   attempt.metric = number_of(record, "metric");
   attempt.checksum = optional_text(record, "checksum");
   attempt.error_class = text_of(record, "error_class");
+  attempt.cause = text_of(record, "cause");
+  attempt.diagnosis = text_of(record, "diagnosis");
   attempt.wall_s = number_of(record, "wall_s").value_or(0);
   attempt.t = number_of(record, "t").value_or(0);
+  attempt.load1 = number_of(record, "load1");
   attempt.stdout_path = text_of(record, "stdout");
   attempt.stderr_path = text_of(record, "stderr");
   attempt.argv = strings_of(record, "argv");
+  attempt.cwd = text_of(record, "cwd");
+  if (auto env = record.find("env"); env != record.end() && env->is_object()) {
+    for (const auto& [name, value] : env->items()) {
+      if (value.is_string()) {
+        attempt.env[name] = value.get<std::string>();
+      }
+    }
+  }
   attempt.session = session;
   return attempt;
 }
@@ -327,6 +338,8 @@ ReportModel model_from_journal(const std::vector<json>& journal_records, const j
       model.probes.clear();
       model.refinements.clear();
       model.result.reset();
+      model.stopped.reset();
+      model.host = record.contains("host") && record["host"].is_object() ? record["host"] : json::object();
     } else if (type == "attempt") {
       model.attempts.push_back(attempt_of(record, std::max(session, 1)));
       note_time(model.attempts.back().t);
@@ -349,6 +362,8 @@ ReportModel model_from_journal(const std::vector<json>& journal_records, const j
                               text_of(record, "verdict"), number_of(record, "median")});
     } else if (type == "refine") {
       model.refinements.push_back(refinement_of(record));
+    } else if (type == "stopped") {
+      model.stopped = text_of(record, "message");
     } else if (type == "result") {
       model.result = record.contains("result") ? record["result"] : json::object();
     } else {

@@ -35,11 +35,16 @@ struct Attempt {
   std::optional<double> metric;
   std::optional<std::string> checksum;
   std::string error_class;
+  std::string cause;                  // why it gave no result, as a class ("no_metric_key", ...); "" when ok
+  std::string diagnosis;              // that cause in a sentence
   double wall_s = 0;
   double t = 0;                       // wall-clock seconds since the epoch, from the journal
+  std::optional<double> load1;        // the machine's 1-minute load average as it ended
   std::string stdout_path;            // as journaled
   std::string stderr_path;
   std::vector<std::string> argv;      // when the journal records it
+  std::map<std::string, std::string> env;  // the whole environment it ran with, when journaled
+  std::string cwd;                    // the folder it ran in, when journaled
   int session = 1;                    // which "start" record it follows (1-based)
 };
 
@@ -142,6 +147,7 @@ struct RecipeView {
   std::vector<std::string> command;
   std::vector<std::string> warmup;
   std::string metric;
+  std::string unit;                   // the metric's unit ("tok/s"); "" when the recipe names none
   std::string direction;              // higher | lower
   int seed = 0;
   double timeout_s = 0;
@@ -178,6 +184,8 @@ struct ReportModel {
   std::vector<Refinement> refinements;
   std::vector<OtherRecord> others;
   std::optional<nlohmann::json> result;  // last session's result
+  nlohmann::json host = nlohmann::json::object();  // the last session's start record's "host"
+  std::optional<std::string> stopped;    // last session's "stopped" message: the inputs made it stop
   std::vector<CandidateView> candidates; // anchors first, then in order of first decision
   RecipeView recipe;
   std::map<std::string, Excerpt> excerpts;  // by excerpt_key()

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <map>
 
+#include "stats/quantity.hpp"
 #include "util/redact.hpp"
 #include "util/strings.hpp"
 
@@ -13,23 +14,84 @@ namespace envbisect::report {
 
 using nlohmann::json;
 
-std::string format_number(double value) {
-  if (!std::isfinite(value)) {
-    return std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
+std::string format_number(double value) { return stats::human_number(value); }
+
+std::string host_sentence(const ReportModel& model) {
+  const json& host = model.host;
+  if (host.empty()) {
+    return "";
   }
-  char buffer[64];
-  double magnitude = std::fabs(value);
-  if (value == 0) {
-    return "0";
+  std::vector<std::string> parts;
+  for (const char* key : {"hostname", "kernel", "cpu"}) {
+    if (host.contains(key) && host[key].is_string()) {
+      parts.push_back(host[key].get<std::string>());
+    }
   }
-  if (magnitude >= 1e9 || magnitude < 1e-4) {
-    std::snprintf(buffer, sizeof buffer, "%.3e", value);
-  } else if (magnitude >= 1000) {
-    std::snprintf(buffer, sizeof buffer, "%.0f", value);
-  } else {
-    std::snprintf(buffer, sizeof buffer, "%.4g", value);
+  if (host.contains("cores") && host["cores"].is_number()) {
+    parts.push_back(std::to_string(host["cores"].get<int>()) + " cores");
   }
-  return buffer;
+  if (host.contains("loadavg") && host["loadavg"].is_array() && host["loadavg"].size() == 3) {
+    char text[64];
+    std::snprintf(text, sizeof text, "load %.2f %.2f %.2f", host["loadavg"][0].get<double>(),
+                  host["loadavg"][1].get<double>(), host["loadavg"][2].get<double>());
+    parts.push_back(text);
+  }
+  if (host.contains("mem_available_mib") && host["mem_available_mib"].is_number()) {
+    parts.push_back(stats::human_number(host["mem_available_mib"].get<double>()) + " MiB free");
+  }
+  if (host.contains("gpus") && host["gpus"].is_array()) {
+    for (const json& gpu : host["gpus"]) {
+      parts.push_back(gpu.value("name", std::string("GPU")) + " (driver " + gpu.value("driver", std::string("?")) +
+                      ", SM clock " + gpu.value("sm_clock", std::string("?")) + " of " +
+                      gpu.value("max_sm_clock", std::string("?")) + ", memory clock " +
+                      gpu.value("mem_clock", std::string("?")) + ")");
+    }
+  }
+  return join(parts, "; ");
+}
+
+std::vector<std::string> load_flags(const ReportModel& model) {
+  std::vector<std::string> out;
+  // The anchors' mean load is the baseline their verdicts are compared against.
+  double anchor_sum = 0;
+  int anchor_count = 0;
+  for (const CandidateView& view : model.candidates) {
+    if (view.role != "good-anchor" && view.role != "bad-anchor") {
+      continue;
+    }
+    for (int index : view.attempts) {
+      if (model.attempts[index].load1) {
+        anchor_sum += *model.attempts[index].load1;
+        ++anchor_count;
+      }
+    }
+  }
+  if (anchor_count == 0) {
+    return out;
+  }
+  const double anchors = anchor_sum / anchor_count;
+  for (const Decision& decision : model.decisions) {
+    double sum = 0;
+    int count = 0;
+    for (const Attempt& attempt : model.attempts) {
+      if (attempt.candidate == decision.candidate && attempt.load1) {
+        sum += *attempt.load1;
+        ++count;
+      }
+    }
+    const double load = count == 0 ? 0.0 : sum / count;
+    if (count > 0 && load > 1.5 * anchors && load > anchors + 0.5) {
+      char text[160];
+      std::snprintf(text, sizeof text, "decision %d (%s) ran at load %.2f, the anchors at %.2f", decision.n,
+                    decision.verdict.c_str(), load, anchors);
+      out.push_back(std::string(text) + ": " + decision.label);
+    }
+  }
+  return out;
+}
+
+std::string unit_suffix(const ReportModel& model) {
+  return model.recipe.unit.empty() ? "" : " (" + model.recipe.unit + ")";
 }
 
 std::string format_p(double value) {
@@ -184,6 +246,11 @@ std::string tail_lines(const std::string& text, std::size_t max_lines, std::size
 VerdictSummary summarize(const ReportModel& model) {
   VerdictSummary summary;
   if (!model.result) {
+    // Without a result: stopped by its inputs, stopped because the anchors could not be told apart,
+    // or interrupted (resumable).
+    summary.stopped = model.stopped.value_or("");
+    summary.indistinct = model.preflight && !model.preflight->distinguishable ? model.preflight->message : "";
+    summary.run_dir = model.run_dir;
     return summary;
   }
   const json& result = *model.result;
@@ -201,6 +268,28 @@ VerdictSummary summarize(const ReportModel& model) {
   summary.attempts_reused = result.value("attempts_reused", 0);
   summary.seconds = result.value("seconds", 0.0);
   summary.metric = result.value("metric", "");
+  if (result.contains("effect") && result["effect"].is_object()) {
+    const json& effect = result["effect"];
+    const double ratio = effect.value("ratio", 1.0);
+    std::string interval = "no 95 % interval (too few runs)";
+    if (effect.contains("low") && effect["low"].is_number() && effect.contains("high") && effect["high"].is_number()) {
+      char text[96];
+      std::snprintf(text, sizeof text, "95 %% CI %.3g to %.3g", effect["low"].get<double>(),
+                    effect["high"].get<double>());
+      interval = text;
+    }
+    summary.effect = "the " + effect.value("of", std::string("cause")) + " multiplies " + summary.metric + " by " +
+                     stats::human_number(ratio) + " (" + interval + "; " + effect.value("method", std::string()) +
+                     ", " + std::to_string(effect.value("from_runs", 0)) + " good vs " +
+                     std::to_string(effect.value("to_runs", 0)) + " runs with it): " + effect.value("words", std::string());
+  }
+  // Journals before "decisions" counted only the isolating candidates.
+  const int decided = result.value("decisions", summary.evaluations);
+  summary.effort = std::to_string(decided) + (decided == 1 ? " candidate" : " candidates") + " decided (" +
+                   std::to_string(summary.evaluations) + " while isolating), " + std::to_string(summary.attempts_run) +
+                   (summary.attempts_run == 1 ? " benchmark run" : " benchmark runs") + " (" +
+                   std::to_string(summary.attempts_reused) + " reused from an earlier session), " +
+                   format_duration(summary.seconds) + " of search";
   // The decisions that verified the cause: exactly the cause on good, and bad without it.
   if (!summary.cause.empty()) {
     summary.forward_decision = find_isolate_decision(model, summary.cause);
@@ -237,7 +326,13 @@ VerdictSummary summarize(const ReportModel& model) {
 
 std::string headline(const VerdictSummary& summary) {
   if (!summary.have_result) {
-    return "no result: the run did not finish (resume it to continue)";
+    if (!summary.stopped.empty()) {
+      return "stopped by an input error (fix it and start a new run; resuming repeats it): " + summary.stopped;
+    }
+    if (!summary.indistinct.empty()) {
+      return "finished without a cause: the anchors could not be told apart (" + summary.indistinct + ")";
+    }
+    return "interrupted: the run did not finish (envbisect resume " + summary.run_dir + " continues it)";
   }
   if (summary.outcome == "ambiguous") {
     return "ambiguous: no cause verified (the result lists what it could be and what would settle it)";
@@ -318,9 +413,12 @@ std::vector<Command> reproduction_commands(const ReportModel& model) {
       continue;
     }
     std::vector<std::string> changes = candidate_changes(model, *view);
+    const Attempt& first = model.attempts[view->attempts.front()];
     out.push_back({"benchmark of the " + name + ", candidate " + short_id(view->hash) + " = good" +
                        (changes.empty() ? "" : " with " + join(changes, ", ")) +
-                       "; remaining placeholders come from that state",
+                       (first.env.empty() ? "; remaining placeholders come from that state"
+                                          : "; exactly as its first run ran: every placeholder filled, every "
+                                            "variable set"),
                    command});
   }
   return out;
@@ -362,6 +460,16 @@ std::string folder_of(const std::string& path) {
 
 std::string attempt_command(const ReportModel& model, const Attempt& attempt) {
   // Reports show commands without their secrets ("--api-key VALUE", URL passwords).
+  if (!attempt.argv.empty() && !attempt.env.empty()) {
+    // Exactly as it ran: its folder, no inherited variable, every variable it had, the filled argv.
+    std::vector<std::string> line = {"env", "-i"};
+    for (const auto& [name, value] : attempt.env) {
+      line.push_back(name + "=" + redact_env_value(name, value));
+    }
+    const std::vector<std::string> argv = redact_argv(attempt.argv);
+    line.insert(line.end(), argv.begin(), argv.end());
+    return (attempt.cwd.empty() ? "" : display_argv({"cd", attempt.cwd}) + " && ") + display_argv(line);
+  }
   if (!attempt.argv.empty()) {
     return display_argv(redact_argv(attempt.argv));
   }
@@ -423,6 +531,10 @@ std::string attempt_status(const Attempt& attempt) {
     out += ": killed by signal " + std::to_string(attempt.signal);
   } else if (attempt.status != "ok" || attempt.exit_code != 0) {
     out += ": exit " + std::to_string(attempt.exit_code);
+  }
+  if (!attempt.diagnosis.empty()) {
+    // The diagnosis already says how it exited and what it printed.
+    return (attempt.status.empty() ? "unknown" : attempt.status) + ": " + attempt.diagnosis;
   }
   if (!attempt.error_class.empty()) {
     out += " (" + attempt.error_class + ")";

@@ -7,7 +7,8 @@
 
 namespace envbisect::report {
 
-// Return a metric value with 4 significant digits at most, without exponent below 1e9 ("20940", "0.0179").
+// Return a metric value as people quote it: 4 significant digits below 1000, thousands grouped by a space
+// from 10 000 on ("20 938", "1030", "0.0179").
 std::string format_number(double value);
 
 // Return a p-value or ratio with 3 significant digits ("0.00794").
@@ -59,6 +60,11 @@ struct VerdictSummary {
   double seconds = 0;
   std::string metric;
   std::vector<std::string> modifiers;     // sentences from probes and refinements
+  std::string effect;                     // the cause's effect with its interval, as a sentence; "" when none
+  std::string effort;                     // what the search cost, with counters that count what they say
+  std::string stopped;                    // without a result: the input error that stopped the run
+  std::string indistinct;                 // without a result: why the anchors could not be told apart
+  std::string run_dir;                    // without a result: the folder `resume` continues
 };
 
 // Return the summary of the model's result (have_result false when the run did not finish).
@@ -66,6 +72,17 @@ VerdictSummary summarize(const ReportModel& model);
 
 // Return the headline sentence of the verdict ("cause found: 2 differences, together").
 std::string headline(const VerdictSummary& summary);
+
+// Return the host the run's last session ran on as one sentence (hostname, kernel, CPU, cores, load,
+// free memory, GPUs with driver and clocks); "" when the journal records none.
+std::string host_sentence(const ReportModel& model);
+
+// Return one sentence per decision whose runs saw a load average above the anchors' (more than 1.5x
+// and 0.5 above their mean): the decision, its load and the anchors'.
+std::vector<std::string> load_flags(const ReportModel& model);
+
+// Return " (UNIT)" for table headers of metric columns, "" when the recipe names no unit.
+std::string unit_suffix(const ReportModel& model);
 
 // Return "good" -> "bad" for a change as text ("2.11.0+cu128 -> 2.11.0+cu130", "(absent) -> 0.5.0").
 std::string change_values(const Change& change);

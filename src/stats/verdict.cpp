@@ -8,6 +8,7 @@
 
 #include "stats/density.hpp"
 #include "stats/mann_whitney.hpp"
+#include "stats/quantity.hpp"
 
 namespace envbisect::stats {
 
@@ -457,7 +458,7 @@ std::string anchor_words(const char* name, const SampleSet& set, double med, dou
   if (set.metrics().empty()) {
     words += "no run produced a metric";
   } else {
-    words += "median " + num(med, "%.4g") + ", CV " + num(100.0 * cv, "%.1f") + "%";
+    words += "median " + human_number(med) + ", CV " + num(100.0 * cv, "%.1f") + "%";
   }
   words += ", failed " + of(set.failure_count(), set.size());
   const std::vector<std::string> signatures = set.failure_signatures();
@@ -541,7 +542,8 @@ Preflight preflight(const SampleSet& good, const SampleSet& bad, const VerdictPo
   p.message = anchor_words("good", good, p.good_median, p.good_cv) + "; " +
               anchor_words("bad", bad, p.bad_median, p.bad_cv);
   if (p.effect > 0.0) {
-    p.message += "; bad is " + num(p.effect, "%.2f") + "x " + (p.effect >= 1.0 ? "worse" : "better (!)");
+    // The factor is never below 1x: "bad is 1.96x better", not "0.51x better (!)".
+    p.message += "; bad is " + comparison_words(p.good_median, p.bad_median, policy.higher_is_better, "");
   }
   if (skipped) {
     p.message += ". An anchor run exited 125 (skip): the benchmark cannot test an anchor";

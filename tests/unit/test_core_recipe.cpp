@@ -98,3 +98,15 @@ TEST_CASE("a recipe with a key named twice names the key's pointer", "[core][rec
   CHECK(error_of(R"({"format": 1, "command": ["x"], "metric": "m", "env": {"A": "1", "A": "2"}})")
             .find("recipe.json: /env/A: duplicate key 'A'") != std::string::npos);
 }
+
+TEST_CASE("a recipe names its metric's unit; the last JSON line's keys are kept for diagnosis", "[core][recipe]") {
+  Recipe recipe = parse_recipe(R"({"format": 1, "command": ["x"], "metric": "tok_per_s", "unit": "tok/s"})", "r.json");
+  CHECK(recipe.unit == "tok/s");
+  CHECK(parse_recipe(R"({"format": 1, "command": ["x"], "metric": "m"})", "r.json").unit.empty());
+  CHECK_THROWS_WITH(parse_recipe(R"({"format": 1, "command": ["x"], "metric": "m", "unit": 3})", "r.json"),
+                    Catch::Contains("/unit"));
+  const BenchReport report = parse_bench_output("{\"b\": 1, \"a\": 2}\n", recipe);
+  CHECK(report.keys == std::vector<std::string>{"a", "b"});
+  CHECK(report.json_line == "{\"b\": 1, \"a\": 2}");
+  CHECK(!report.metric);
+}

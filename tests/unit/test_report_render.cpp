@@ -177,13 +177,39 @@ TEST_CASE("an unfinished run renders without a result", "[report]") {
   ReportModel model = model_from_journal(partial, json::object(), "/runs/y");
   CHECK(!model.result);
   std::string md = render_markdown(model);
-  CHECK(md.find("no result: the run did not finish") != std::string::npos);
+  CHECK(md.find("interrupted: the run did not finish (envbisect resume /runs/y continues it)") != std::string::npos);
   CHECK(render_html(model).find("<svg ") != std::string::npos);
   CHECK(json::parse(render_json(model))["verdict"]["finished"] == false);
 }
 
+TEST_CASE("a run stopped by its inputs says so, with the cause of each failed run", "[report]") {
+  std::vector<json> partial = records();
+  partial.resize(9);
+  partial.push_back({{"type", "attempt"}, {"candidate", "aaaaaaaaaaaaaaaa0000"}, {"applied", json::array()},
+                     {"attempt", 7}, {"status", "failed"}, {"exit_code", 0}, {"cause", "no_metric_key"},
+                     {"diagnosis", "printed JSON without the recipe's metric key \"m\"; its keys: loss"}});
+  partial.push_back({{"type", "stopped"}, {"why", "input_error"}, {"message", "every run of both anchors failed"}});
+  ReportModel model = model_from_journal(partial, json::object(), "/runs/y");
+  std::string md = render_markdown(model);
+  CHECK(md.find("stopped by an input error (fix it and start a new run; resuming repeats it): every run of both "
+                "anchors failed") != std::string::npos);
+  CHECK(md.find("failed: printed JSON without the recipe's metric key") != std::string::npos);
+  CHECK(json::parse(render_json(model))["candidates"][0]["attempts"].back()["cause"] == "no_metric_key");
+}
+
+TEST_CASE("a run whose anchors could not be told apart is finished, not resumable", "[report]") {
+  std::vector<json> partial = records();
+  partial.resize(9);
+  ReportModel model = model_from_journal(partial, json::object(), "/runs/y");
+  REQUIRE(model.preflight);
+  model.preflight->distinguishable = false;
+  model.preflight->message = "good median 100; bad median 101";
+  CHECK(headline(summarize(model)) ==
+        "finished without a cause: the anchors could not be told apart (good median 100; bad median 101)");
+}
+
 TEST_CASE("text helpers: numbers, code spans, tails", "[report]") {
-  CHECK(format_number(20937.8) == "20938");
+  CHECK(format_number(20937.8) == "20 938");
   CHECK(format_number(204.565) == "204.6");
   CHECK(format_number(0.0179) == "0.0179");
   CHECK(format_number(0) == "0");
@@ -260,4 +286,50 @@ TEST_CASE("terminal output shows control characters from states as escapes", "[r
   CHECK(table.find('\x1b') == std::string::npos);
   CHECK(table.find("\\x1b]0;owned\\x07\\x1b[2J") != std::string::npos);
   CHECK(envbisect::describe(delta).find('\x1b') == std::string::npos);
+}
+
+TEST_CASE("the verdict shows the cause's effect with its interval and counters that count what they say",
+          "[report]") {
+  std::vector<json> with_effect = records();
+  std::size_t last = with_effect.size() - 1;
+  while (with_effect[last]["type"] != "result") {
+    --last;
+  }
+  json& result = with_effect[last]["result"];
+  result["decisions"] = 7;
+  result["effect"] = {{"of", "cause"}, {"ratio", 0.2}, {"low", 0.19}, {"high", 0.21}, {"from_runs", 5},
+                      {"to_runs", 6}, {"method", "Hodges-Lehmann ratio on the log scale, exact Mann-Whitney interval"},
+                      {"words", "5.00x slower"}};
+  ReportModel model = model_from_journal(with_effect, json::object(), "/runs/x");
+  model.recipe.unit = "tok/s";
+  const std::string md = render_markdown(model);
+  CHECK(md.find("- effect: the cause multiplies tok_per_s by 0.2 (95 % CI 0.19 to 0.21; Hodges-Lehmann ratio on the "
+                "log scale, exact Mann-Whitney interval, 5 good vs 6 runs with it): 5.00x slower") != std::string::npos);
+  CHECK(md.find("- effort: 7 candidates decided (2 while isolating), 5 benchmark runs") != std::string::npos);
+  CHECK(md.find("| runs | median (tok/s) |") != std::string::npos);
+  CHECK(render_html(model).find("effect: <b>the cause multiplies tok_per_s by 0.2") != std::string::npos);
+}
+
+
+TEST_CASE("the report names the host and flags decisions taken under a higher load than the anchors'", "[report]") {
+  std::vector<json> loaded = records();
+  for (json& record : loaded) {
+    if (record["type"] == "start") {
+      record["host"] = {{"hostname", "box"}, {"kernel", "Linux 6.1 x86_64"}, {"cpu", "EPYC"}, {"cores", 16},
+                        {"loadavg", {0.5, 0.25, 0.125}}, {"mem_available_mib", 120000},
+                        {"gpus", {{{"name", "H200"}, {"driver", "570.1"}, {"sm_clock", "1980 MHz"},
+                                   {"max_sm_clock", "1980 MHz"}, {"mem_clock", "3201 MHz"}}}}};
+    }
+    if (record["type"] == "attempt") {
+      // The anchors ran on an idle machine; candidate c... under load.
+      record["load1"] = record["candidate"] == "cccccccccccccccc0000" ? 4.0 : 0.5;
+    }
+  }
+  ReportModel model = model_from_journal(loaded, json::object(), "/runs/x");
+  CHECK(host_sentence(model) == "box; Linux 6.1 x86_64; EPYC; 16 cores; load 0.50 0.25 0.12; 120 000 MiB free; H200 "
+                                "(driver 570.1, SM clock 1980 MHz of 1980 MHz, memory clock 3201 MHz)");
+  const std::vector<std::string> flags = load_flags(model);
+  REQUIRE(flags.size() == 1);
+  CHECK(flags[0].find("ran at load 4.00, the anchors at 0.50") != std::string::npos);
+  CHECK(render_markdown(model).find("- higher load than the anchors: decision") != std::string::npos);
 }

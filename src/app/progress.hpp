@@ -1,0 +1,113 @@
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <ostream>
+#include <streambuf>
+#include <string>
+#include <thread>
+
+#include "core/outcome.hpp"
+
+namespace envbisect {
+
+// How a long run shows that it is alive, on stderr.
+enum class ProgressStyle {
+  status_line,  // a terminal: one status line redrawn in place (phase, candidate, run i of n, elapsed, ETA)
+  lines,        // a pipe or a log file: one flushed line per event
+  quiet,        // nothing
+};
+
+// Return the style for this process: quiet when asked, a status line when stderr is a terminal and no
+// log lines are asked for (`verbose` false), else plain lines.
+ProgressStyle choose_progress_style(bool quiet, bool verbose);
+
+// Reports a run's progress on `out` (stderr). Thread-safe: attempts of several slots report at once.
+// With a status line, anything written to std::cout first clears it (the line is redrawn after).
+class Progress {
+public:
+  // Start reporting; a status line is redrawn every 200 ms so elapsed time moves during a long run.
+  Progress(std::ostream& out, ProgressStyle style);
+  // Clear the status line and give std::cout its own buffer back.
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+
+  // Name the stage the run is in ("anchors", "isolate", "refine", "probe", "verify").
+  void phase(const std::string& name);
+  // Name a candidate for the status and the lines ("good anchor", "{packages/p}").
+  void label(const std::string& candidate_hash, const std::string& text);
+  // Say the metric's unit ("tok/s"), written after every metric value.
+  void unit(const std::string& unit);
+  // Say that a candidate is to get `runs` runs in all (the anchors' interleaved runs), for "run i of n".
+  void expect(const std::string& candidate_hash, int runs);
+  // Say how many decisions the search needs at worst, and how many runs a decision takes at first.
+  void plan(int worst_decisions, int runs_per_decision);
+  // An environment is being built.
+  void building(const std::string& env_hash);
+  // An environment was built (or reused, or could not be built).
+  void built(const std::string& env_hash, bool ok, bool reused, double seconds);
+  // Attempt `index` (0-based) of `of` of a candidate started.
+  void attempt_started(const std::string& candidate_hash, int index, int of);
+  // Attempt `index` of `of` of a candidate ended with `result`.
+  void attempt_finished(const std::string& candidate_hash, int index, int of, const RunResult& result);
+  // Decision `n` was made: `verdict` on `label` after `runs` runs.
+  void decision(int n, const std::string& verdict, const std::string& label, int runs);
+  // Say `text` as a line of its own (an off-terminal event that has no other form).
+  void note(const std::string& text);
+
+  // Clear the status line now (before other output); internal to the std::cout hook and ~Progress.
+  void hide_for_stdout(bool ends_line);
+
+private:
+  std::string elapsed_text() const;
+  std::string eta_text() const;
+  std::string name_of(const std::string& candidate_hash) const;
+  void line(const std::string& text);  // with the lock held
+  void draw();                         // with the lock held
+  void tick();
+
+  std::ostream& m_out;
+  ProgressStyle m_style;
+  std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
+  mutable std::mutex m_mutex;
+  std::condition_variable m_wake;
+  bool m_stop = false;
+  bool m_shown = false;             // the status line is on the screen
+  bool m_stdout_mid_line = false;   // std::cout has written part of a line: do not draw over it
+  std::string m_phase = "starting";
+  std::string m_doing;              // what runs now ("good anchor run 2/5")
+  std::map<std::string, std::string> m_labels;
+  std::map<std::string, int> m_expected;
+  std::string m_unit;
+  int m_decisions = 0;
+  int m_worst_decisions = 0;
+  int m_runs_per_decision = 1;
+  int m_runs_done = 0;
+  double m_run_seconds = 0;         // summed wall time of finished runs
+  std::unique_ptr<std::streambuf> m_hook;
+  std::streambuf* m_cout_buf = nullptr;
+  std::thread m_ticker;
+};
+
+// While alive and `active`, std::cout drops everything written to it (-q: only the result is printed).
+class MutedStdout {
+public:
+  // Mute std::cout when `active`.
+  explicit MutedStdout(bool active);
+  // Give std::cout its buffer back.
+  ~MutedStdout();
+  MutedStdout(const MutedStdout&) = delete;
+  MutedStdout& operator=(const MutedStdout&) = delete;
+  // Give std::cout its buffer back now.
+  void restore();
+
+private:
+  std::unique_ptr<std::streambuf> m_null;
+  std::streambuf* m_saved = nullptr;
+};
+
+}  // namespace envbisect

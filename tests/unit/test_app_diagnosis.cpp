@@ -1,0 +1,118 @@
+#include <catch2/catch.hpp>
+
+#include "app/diagnosis.hpp"
+
+using namespace envbisect;
+
+namespace {
+
+ProcessResult exited(int code) {
+  ProcessResult process;
+  process.spawned = true;
+  process.exit_code = code;
+  return process;
+}
+
+Recipe recipe_reading(const std::string& metric) {
+  Recipe recipe;
+  recipe.metric = metric;
+  recipe.timeout_s = 30;
+  return recipe;
+}
+
+RunResult failed_with(const Diagnosis& diagnosis) {
+  RunResult run;
+  run.status = diagnosis.cause == FailureCause::declared_skip || diagnosis.cause == FailureCause::build_failed
+                   ? RunStatus::skip
+                   : RunStatus::failed;
+  run.cause = to_string(diagnosis.cause);
+  run.diagnosis = diagnosis.text;
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("a JSON line without the metric key names the key, the keys it had and the line", "[diagnosis]") {
+  const Recipe recipe = recipe_reading("tok_per_s");
+  const std::string out = "warming up\n{\"tokens_per_s\": 1000.0, \"loss\": 1.5}\n";
+  const Diagnosis d = diagnose_attempt(exited(0), parse_bench_output(out, recipe), out, "", recipe, false);
+  CHECK(d.cause == FailureCause::no_metric_key);
+  CHECK(d.text == "printed JSON without the recipe's metric key \"tok_per_s\"; its keys: loss, tokens_per_s; last "
+                  "JSON line: \"{\"tokens_per_s\": 1000.0, \"loss\": 1.5}\"");
+}
+
+TEST_CASE("a metric that is not a number is told apart from a missing key", "[diagnosis]") {
+  const Recipe recipe = recipe_reading("m");
+  const std::string out = "{\"m\": \"fast\"}\n";
+  const Diagnosis d = diagnose_attempt(exited(0), parse_bench_output(out, recipe), out, "", recipe, false);
+  CHECK(d.cause == FailureCause::no_metric_key);
+  CHECK(d.text.find("whose \"m\" is not a finite number") != std::string::npos);
+}
+
+TEST_CASE("no JSON line quotes the last line printed", "[diagnosis]") {
+  const Recipe recipe = recipe_reading("m");
+  const std::string out = "throughput: 1000 tok/s\n\n";
+  const Diagnosis d = diagnose_attempt(exited(0), parse_bench_output(out, recipe), out, "", recipe, false);
+  CHECK(d.cause == FailureCause::no_json);
+  CHECK(d.text.find("last stdout line: \"throughput: 1000 tok/s\"") != std::string::npos);
+}
+
+TEST_CASE("how a process ended comes before what it printed", "[diagnosis]") {
+  const Recipe recipe = recipe_reading("m");
+  ProcessResult missing;
+  missing.spawn_error = "python9: not found";
+  CHECK(diagnose_attempt(missing, {}, "", "", recipe, false).cause == FailureCause::not_started);
+  ProcessResult slow = exited(-1);
+  slow.timed_out = true;
+  CHECK(diagnose_attempt(slow, {}, "", "", recipe, false).text.rfind("timed out after the recipe's timeout of 30 s", 0) == 0);
+  ProcessResult killed = exited(-1);
+  killed.signal = 11;
+  const Diagnosis crash = diagnose_attempt(killed, {}, "", "Segmentation fault\n", recipe, false);
+  CHECK(crash.cause == FailureCause::crashed);
+  CHECK(crash.text.find("signal 11") != std::string::npos);
+  CHECK(crash.text.find("last stderr line: \"Segmentation fault\"") != std::string::npos);
+  BenchReport report;
+  report.error_class = "CUDA OOM";
+  const Diagnosis nonzero = diagnose_attempt(exited(3), report, "", "", recipe, false);
+  CHECK(nonzero.cause == FailureCause::exited_nonzero);
+  CHECK(nonzero.text == "exited 3; error class \"CUDA OOM\"");
+  CHECK(diagnose_attempt(exited(125), {}, "", "", recipe, false).cause == FailureCause::declared_skip);
+  // A pass/fail test needs no metric: exit 0 is its result.
+  CHECK(diagnose_attempt(exited(0), {}, "", "", recipe, true).cause == FailureCause::none);
+}
+
+TEST_CASE("cause names round-trip through the journal", "[diagnosis]") {
+  for (FailureCause cause : {FailureCause::build_failed, FailureCause::not_started, FailureCause::timed_out,
+                             FailureCause::crashed, FailureCause::exited_nonzero, FailureCause::no_json,
+                             FailureCause::no_metric_key, FailureCause::declared_skip}) {
+    CHECK(failure_cause_from(to_string(cause)) == cause);
+  }
+  CHECK(failure_cause_from("") == FailureCause::none);
+  CHECK(failure_cause_from("eaten by a grue") == FailureCause::none);
+}
+
+TEST_CASE("anchors that all fail the same way are an input error; a declared skip or a real difference is not",
+          "[diagnosis]") {
+  const Recipe recipe = recipe_reading("m");
+  const std::string out = "no json\n";
+  const RunResult nojson =
+      failed_with(diagnose_attempt(exited(0), parse_bench_output(out, recipe), out, "", recipe, false));
+  const std::optional<std::string> same = anchors_input_error({nojson, nojson}, {nojson, nojson});
+  REQUIRE(same);
+  CHECK(same->find("every run of both anchors (4 of 4) failed the same way") != std::string::npos);
+  CHECK(same->find("last stdout line: \"no json\"") != std::string::npos);
+
+  RunResult ok;
+  ok.status = RunStatus::ok;
+  ok.metric = 1.0;
+  CHECK(!anchors_input_error({ok, ok}, {nojson, nojson}));  // bad fails, good works: that is a difference
+  const RunResult crash = failed_with({FailureCause::crashed, "crashed"});
+  CHECK(!anchors_input_error({nojson, nojson}, {crash, nojson}));
+  const RunResult skip = failed_with({FailureCause::declared_skip, "exited 125"});
+  CHECK(!anchors_input_error({skip, skip}, {skip, skip}));
+
+  const RunResult unbuildable = failed_with(diagnose_build("p-2.0.whl: refusing entry 'p/../../evil.py'"));
+  const std::optional<std::string> build = anchors_input_error({ok, ok}, {unbuildable});
+  REQUIRE(build);
+  CHECK(*build == "the bad anchor's environment could not be built: p-2.0.whl: refusing entry 'p/../../evil.py'");
+}
