@@ -11,7 +11,7 @@
 #include "core/outcome.hpp"
 #include "core/recipe.hpp"
 #include "core/state.hpp"
-#include "app/remote_build.hpp"
+#include "app/remote/remote_build.hpp"
 #include "env/materialize.hpp"
 #include "env/venv_builder.hpp"
 

@@ -18,7 +18,7 @@
 #include "app/estimate.hpp"
 #include "app/report.hpp"
 #include "app/inputs.hpp"
-#include "app/remote_build.hpp"
+#include "app/remote/remote_build.hpp"
 #include "app/restore_check.hpp"
 #include "app/run_execute.hpp"
 #include "app/run_guard.hpp"

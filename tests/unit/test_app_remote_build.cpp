@@ -1,4 +1,4 @@
-#include "app/remote_build.hpp"
+#include "app/remote/remote_build.hpp"
 
 #include <catch2/catch.hpp>
 

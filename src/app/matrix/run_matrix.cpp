@@ -1,4 +1,4 @@
-#include "app/matrix.hpp"
+#include "app/matrix/run_matrix.hpp"
 
 #include <chrono>
 #include <ctime>
@@ -11,7 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "app/inputs.hpp"
-#include "app/matrix_measure.hpp"
+#include "app/matrix/measure.hpp"
 #include "app/run.hpp"
 #include "core/delta.hpp"
 #include "core/json_input.hpp"

@@ -1,4 +1,4 @@
-#include "app/matrix_measure.hpp"
+#include "app/matrix/measure.hpp"
 
 #include <atomic>
 #include <chrono>

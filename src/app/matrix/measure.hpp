@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "app/matrix.hpp"
+#include "app/matrix/run_matrix.hpp"
 #include "core/recipe.hpp"
 #include "core/state.hpp"
 #include "matrix/cells.hpp"
