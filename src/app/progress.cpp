@@ -245,9 +245,14 @@ void Progress::attempt_finished(const std::string& candidate_hash, int index, in
   const std::lock_guard<std::mutex> lock(m_mutex);
   ++m_runs_done;
   m_run_seconds += result.wall_seconds;
-  std::string outcome = result.metric ? "metric " + stats::with_unit(*result.metric, m_unit)
-                                      : std::string(to_string(result.status)) +
-                                            (result.diagnosis.empty() ? "" : ": " + result.diagnosis);
+  // A run that failed says so first, even when it printed a metric (a benchmark whose threads crashed
+  // may still report the throughput of the others): the verdicts count it as failed.
+  std::string outcome = result.status == RunStatus::ok && result.metric
+                            ? "metric " + stats::with_unit(*result.metric, m_unit)
+                            : std::string(to_string(result.status)) +
+                                  (result.diagnosis.empty() ? "" : ": " + result.diagnosis) +
+                                  (result.metric ? " (it printed metric " + stats::with_unit(*result.metric, m_unit) + ")"
+                                                 : std::string());
   line(name_of(candidate_hash) + " run " + std::to_string(index + 1) + "/" +
        std::to_string(std::max(of, m_expected[candidate_hash])) + " finished in " +
        seconds_text(result.wall_seconds) + ": " + outcome);
