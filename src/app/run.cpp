@@ -352,7 +352,9 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   }
   // Anchors that pass every time and fail every time with one signature need no statistics: one run
   // per candidate from here on, as a pass/fail test, and the boundary re-run at the end.
-  const bool one_run = pass_fail || stats::looks_deterministic(samples(good_candidate), samples(bad_candidate), policy);
+  bool one_run = pass_fail || stats::looks_deterministic(samples(good_candidate), samples(bad_candidate), policy);
+  // Set when a candidate's runs disagreed in a mode the anchors only suggested: the search runs again.
+  bool fell_back = false;
   if (one_run && !pass_fail) {
     std::cout << "anchors look deterministic (every good run passed, every bad run failed with one signature): one "
                  "run per candidate, the boundary re-run at the end\n";
@@ -373,6 +375,18 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
     stats::Assessment assessment = one_run ? stats::assess_pass_fail(samples(candidate))
                                            : stats::assess(samples(candidate), samples(good_candidate),
                                                            samples(bad_candidate), policy);
+    if (one_run && !pass_fail && assessment.decided && assessment.verdict == Verdict::unstable) {
+      // The anchors only looked deterministic: a candidate whose runs disagree (a race that bites in
+      // some runs) shows the test is not. Statistical verdicts from here on; the search starts again
+      // on them, keeping every run made so far.
+      one_run = false;
+      fell_back = true;
+      std::cout << "runs of " << label << " disagreed: the test is not deterministic after all; statistical "
+                                          "verdicts from here on, and the search starts again on them\n";
+      journal.append({{"type", "mode"}, {"mode", "metric"}, {"why", label + ": its runs disagreed"}});
+      see(candidate, std::max(seen_runs(candidate), policy.min_runs));
+      assessment = stats::assess(samples(candidate), samples(good_candidate), samples(bad_candidate), policy);
+    }
     while (!assessment.decided) {
       see(candidate, seen_runs(candidate) + 1);
       assessment = stats::assess(samples(candidate), samples(good_candidate), samples(bad_candidate), policy);
@@ -392,7 +406,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
     verdict_log.push_back(decision);
     progress.decision(decisions, std::string(to_string(assessment.verdict)), label, seen_runs(candidate));
     std::cout << "  " << to_string(assessment.verdict) << "  " << label << "  (" << seen_runs(candidate)
-              << " runs";
+              << (seen_runs(candidate) == 1 ? " run" : " runs");
     if (options.explain) {
       std::cout << ": " << assessment.reason;
     }
@@ -450,6 +464,10 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
     return decide(candidate, "recheck", describe_set(deltas, candidate.applied));
   };
   Isolation isolation = isolate(units.size(), oracle, isolate_options);
+  if (fell_back) {
+    // What the search concluded rests partly on one-run verdicts: ask every question again.
+    isolation = isolate(units.size(), oracle, isolate_options);
+  }
   // From here on, every set names deltas again.
   isolation.cause = expand(isolation.cause);
   for (DeltaSet& cause : isolation.causes) {
