@@ -118,6 +118,15 @@ private:
 // How one simulated bisection ended.
 enum class End { refused, found_right, found_wrong, not_found };
 
+// Return the questions a search asked and their verdicts, " {1,2}=bad {1}=good", for debug lines.
+std::string describe_steps(const envbisect::Isolation& isolation) {
+  std::string steps;
+  for (const envbisect::SearchStep& step : isolation.steps) {
+    steps += " " + envbisect::describe(step.applied) + "=" + std::string(envbisect::to_string(step.verdict));
+  }
+  return steps;
+}
+
 // Run one bisection of `family` as `envbisect run` does, and say how it ended.
 End bisect_once(const Family& family, std::mt19937_64& rng, int& runs) {
   World world(family, rng);
@@ -194,10 +203,7 @@ End bisect_once(const Family& family, std::mt19937_64& rng, int& runs) {
   const bool exit0 = still && isolation.found && isolation.verified_forward && isolation.verified_reverse;
   if (!exit0) {
     if (std::getenv("BENCH_SHOW_OPEN") != nullptr) {
-      std::string steps;
-      for (const envbisect::SearchStep& step : isolation.steps) {
-        steps += " " + envbisect::describe(step.applied) + "=" + std::string(envbisect::to_string(step.verdict));
-      }
+      const std::string steps = describe_steps(isolation);
       std::fprintf(stderr, "OPEN %s: still=%d found=%d fwd=%d rev=%d anchors %d;%s\n", family.name.c_str(), still ? 1 : 0,
                    isolation.found ? 1 : 0, isolation.verified_forward ? 1 : 0, isolation.verified_reverse ? 1 : 0,
                    anchor_runs, steps.c_str());
@@ -218,10 +224,7 @@ End bisect_once(const Family& family, std::mt19937_64& rng, int& runs) {
   }
   const std::set<DeltaSet> found(isolation.causes.begin(), isolation.causes.end());
   if (found != truth && std::getenv("BENCH_SHOW_WRONG") != nullptr) {
-    std::string steps;
-    for (const envbisect::SearchStep& step : isolation.steps) {
-      steps += " " + envbisect::describe(step.applied) + "=" + std::string(envbisect::to_string(step.verdict));
-    }
+    const std::string steps = describe_steps(isolation);
     std::fprintf(stderr, "WRONG %s: found %s truth %s anchors %d;%s\n", family.name.c_str(),
                  envbisect::describe(isolation.cause).c_str(), envbisect::describe(*truth.begin()).c_str(), anchor_runs,
                  steps.c_str());
