@@ -24,6 +24,7 @@
 
 #include "search/isolate.hpp"
 #include "stats/pass_fail.hpp"
+#include "stats/replicate.hpp"
 #include "stats/samples.hpp"
 #include "stats/verdict.hpp"
 
@@ -158,6 +159,26 @@ End bisect_once(const Family& family, std::mt19937_64& rng, int& runs) {
   const bool one_run = envbisect::stats::looks_deterministic(good, bad, policy);
   std::map<DeltaSet, SampleSet> measured;
   int decisions = 0;
+  // As the run does: an intermediate verdict is replicated in rounds beside fresh anchor runs.
+  auto replicate = [&](const DeltaSet& applied, envbisect::stats::Assessment a) {
+    if (one_run || a.verdict != Verdict::intermediate) {
+      return a;
+    }
+    SampleSet& c = measured[applied];
+    const std::size_t from_c = c.size();
+    const std::size_t from_a = good.size();
+    return envbisect::stats::replicate_intermediate(
+        [&] {
+          c.samples.push_back(world.run(applied));
+          anchors_to(anchor_runs + 1);
+          envbisect::stats::Rounds r;
+          r.candidate.samples.assign(c.samples.begin() + static_cast<std::ptrdiff_t>(from_c), c.samples.end());
+          r.good.samples.assign(good.samples.begin() + static_cast<std::ptrdiff_t>(from_a), good.samples.end());
+          r.bad.samples.assign(bad.samples.begin() + static_cast<std::ptrdiff_t>(from_a), bad.samples.end());
+          return r;
+        },
+        policy);
+  };
   const envbisect::Oracle oracle = [&](const DeltaSet& applied) {
     SampleSet& c = measured[applied];
     while (c.size() < static_cast<std::size_t>(one_run ? 1 : policy.min_runs)) {
@@ -168,6 +189,7 @@ End bisect_once(const Family& family, std::mt19937_64& rng, int& runs) {
       c.samples.push_back(world.run(applied));
       a = envbisect::stats::assess(c, good, bad, policy);
     }
+    a = replicate(applied, a);
     ++decisions;
     if (std::getenv("BENCH_UNSTABLE") != nullptr && a.verdict == Verdict::unstable) {
       std::fprintf(stderr, "UNSTABLE %s dose=%.1f anchors=%d: %s\n", family.name.c_str(), world.dose(applied), anchor_runs, a.reason.c_str());
@@ -193,6 +215,7 @@ End bisect_once(const Family& family, std::mt19937_64& rng, int& runs) {
       c.samples.push_back(world.run(applied));
       a = envbisect::stats::assess(c, good, bad, policy);
     }
+    a = replicate(applied, a);
     return a.verdict;
   };
   const envbisect::Isolation isolation = envbisect::isolate(family.deltas, oracle, options);

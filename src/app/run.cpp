@@ -37,6 +37,7 @@
 #include "stats/effect.hpp"
 #include "stats/pass_fail.hpp"
 #include "stats/quantity.hpp"
+#include "stats/replicate.hpp"
 #include "stats/verdict.hpp"
 #include "store/journal.hpp"
 #include "store/run_lock.hpp"
@@ -391,6 +392,28 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
       see(candidate, seen_runs(candidate) + 1);
       assessment = stats::assess(samples(candidate), samples(good_candidate), samples(bad_candidate), policy);
     }
+    // Intermediate against anchor runs made minutes ago is also what drift looks like: replicate it in
+    // rounds beside fresh anchor runs, judged against those alone (stats/replicate.hpp).
+    int replicated = 0;
+    const bool is_anchor = candidate.hash == good_candidate.hash || candidate.hash == bad_candidate.hash;
+    if (!one_run && !pass_fail && !is_anchor && assessment.verdict == Verdict::intermediate) {
+      const int from_candidate = seen_runs(candidate);
+      const int from_good = seen_runs(good_candidate);
+      const int from_bad = seen_runs(bad_candidate);
+      auto since = [&](const Candidate& of, int from) {
+        stats::SampleSet set = samples(of);
+        set.samples.erase(set.samples.begin(), set.samples.begin() + std::min<std::ptrdiff_t>(from, set.samples.size()));
+        return set;
+      };
+      assessment = stats::replicate_intermediate(
+          [&] {
+            see(candidate, seen_runs(candidate) + 1);
+            measure_anchors(anchor_runs + 1);
+            return stats::Rounds{since(candidate, from_candidate), since(good_candidate, from_good),
+                                 since(bad_candidate, from_bad)};
+          },
+          policy, &replicated);
+    }
     ++decisions;
     std::vector<double> metrics = samples(candidate).metrics();
     const double cv = stats::coefficient_of_variation(metrics);
@@ -402,6 +425,9 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
                      {"p_vs_good", assessment.p_vs_good}, {"p_vs_bad", assessment.p_vs_bad},
                      {"position", assessment.position}, {"different_failure", assessment.different_failure},
                      {"checksum_mismatch", assessment.checksum_mismatch}, {"cv", cv}, {"noisy", noisy}};
+    if (replicated > 0) {
+      decision["replicated_rounds"] = replicated;  // first intermediate on pooled anchors, then this
+    }
     journal.append(decision);
     verdict_log.push_back(decision);
     progress.decision(decisions, std::string(to_string(assessment.verdict)), label, seen_runs(candidate));
