@@ -159,15 +159,20 @@ End bisect_once(const Family& family, std::mt19937_64& rng, int& runs) {
   const bool one_run = envbisect::stats::looks_deterministic(good, bad, policy);
   std::map<DeltaSet, SampleSet> measured;
   int decisions = 0;
-  // As the run does: an intermediate verdict is replicated in rounds beside fresh anchor runs.
+  // As the run does: an intermediate verdict is replicated in rounds beside fresh anchor runs, once
+  // per candidate (a replicated intermediate stays one when re-checked).
+  std::set<DeltaSet> confirmed;
   auto replicate = [&](const DeltaSet& applied, envbisect::stats::Assessment a) {
-    if (one_run || a.verdict != Verdict::intermediate) {
+    if (one_run || a.verdict != Verdict::intermediate || confirmed.count(applied) > 0) {
       return a;
     }
     SampleSet& c = measured[applied];
     const std::size_t from_c = c.size();
     const std::size_t from_a = good.size();
-    return envbisect::stats::replicate_intermediate(
+    int rounds = 0;
+    const SampleSet earlier_good = good;
+    const SampleSet earlier_bad = bad;
+    const auto fresh = envbisect::stats::replicate_intermediate(
         [&] {
           c.samples.push_back(world.run(applied));
           anchors_to(anchor_runs + 1);
@@ -177,7 +182,15 @@ End bisect_once(const Family& family, std::mt19937_64& rng, int& runs) {
           r.bad.samples.assign(bad.samples.begin() + static_cast<std::ptrdiff_t>(from_a), bad.samples.end());
           return r;
         },
-        policy);
+        policy, &rounds, &earlier_good, &earlier_bad);
+    if (fresh.verdict == Verdict::intermediate) {
+      confirmed.insert(applied);
+    }
+    if (std::getenv("BENCH_REPLICATE") != nullptr) {
+      std::fprintf(stderr, "REPLICATE %s dose=%.2f rounds=%d -> %s\n", family.name.c_str(), world.dose(applied), rounds,
+                   std::string(envbisect::to_string(fresh.verdict)).c_str());
+    }
+    return fresh;
   };
   const envbisect::Oracle oracle = [&](const DeltaSet& applied) {
     SampleSet& c = measured[applied];
@@ -306,7 +319,11 @@ int main(int argc, char** argv) {
   const int per_family = argc > 1 ? std::atoi(argv[1]) : 200;
   const unsigned long long seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 20261201;
   const int threads = argc > 3 ? std::atoi(argv[3]) : 1;
-  const std::vector<Family> all = families();
+  // BENCH_FAMILY=TEXT: only the families whose name contains TEXT (for a quick look at one).
+  std::vector<Family> all = families();
+  if (const char* only = std::getenv("BENCH_FAMILY"); only != nullptr && *only != '\0') {
+    std::erase_if(all, [&](const Family& f) { return f.name.find(only) == std::string::npos; });
+  }
   std::vector<Tally> tallies(all.size());
   std::atomic<int> next{0};
   const int jobs = static_cast<int>(all.size()) * per_family;

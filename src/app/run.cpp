@@ -400,6 +400,8 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
       const int from_candidate = seen_runs(candidate);
       const int from_good = seen_runs(good_candidate);
       const int from_bad = seen_runs(bad_candidate);
+      const stats::SampleSet earlier_good = samples(good_candidate);
+      const stats::SampleSet earlier_bad = samples(bad_candidate);
       auto since = [&](const Candidate& of, int from) {
         stats::SampleSet set = samples(of);
         set.samples.erase(set.samples.begin(), set.samples.begin() + std::min<std::ptrdiff_t>(from, set.samples.size()));
@@ -412,7 +414,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
             return stats::Rounds{since(candidate, from_candidate), since(good_candidate, from_good),
                                  since(bad_candidate, from_bad)};
           },
-          policy, &replicated);
+          policy, &replicated, &earlier_good, &earlier_bad);
     }
     ++decisions;
     std::vector<double> metrics = samples(candidate).metrics();

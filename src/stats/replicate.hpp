@@ -25,6 +25,13 @@ using NextRound = std::function<Rounds()>;
 // policy.anchor_runs rounds, at most policy.max_runs; returns the decision on the fresh rounds
 // (good or bad: the first verdict was drift; intermediate: replicated), or unstable when the fresh
 // anchors cannot be told apart within the cap. `rounds_used` gets the rounds measured.
-Assessment replicate_intermediate(const NextRound& next_round, const VerdictPolicy& policy, int* rounds_used = nullptr);
+//
+// With the anchors' earlier runs given (`earlier_good`, `earlier_bad`), a shorter check suffices when
+// nothing drifted: after policy.min_runs rounds without failures, if both anchors' fresh medians sit
+// within a tenth of the anchor gap of their earlier medians and the candidate's fresh median still
+// sits between the fresh anchors (a quarter to three quarters of the way), the intermediate is
+// replicated on those rounds alone.
+Assessment replicate_intermediate(const NextRound& next_round, const VerdictPolicy& policy, int* rounds_used = nullptr,
+                                  const SampleSet* earlier_good = nullptr, const SampleSet* earlier_bad = nullptr);
 
 }  // namespace envbisect::stats

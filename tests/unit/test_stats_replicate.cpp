@@ -75,3 +75,32 @@ TEST_CASE("fresh anchors that no longer differ leave the candidate unstable at t
   CHECK(rounds == 8);
   CHECK(a.reason.find("no longer tell them apart") != std::string::npos);
 }
+
+TEST_CASE("without drift a partial cause is replicated in min_runs rounds", "[stats][replicate]") {
+  // The anchors measure now what they measured before: three rounds confirm the partial cause.
+  World earlier{0, 140'000, 23'000};
+  for (int i = 0; i < 5; ++i) {
+    earlier.next()();
+  }
+  World world{55'000, 140'000, 23'000};
+  int rounds = 0;
+  const Assessment a =
+      replicate_intermediate(world.next(), throughput(), &rounds, &earlier.rounds.good, &earlier.rounds.bad);
+  CHECK(a.verdict == Verdict::intermediate);
+  CHECK(rounds == throughput().min_runs);
+  CHECK(a.reason.find("no drift") != std::string::npos);
+}
+
+TEST_CASE("drift of the anchors takes the full replication, not the shortcut", "[stats][replicate]") {
+  World earlier{0, 140'000, 23'000};
+  for (int i = 0; i < 5; ++i) {
+    earlier.next()();
+  }
+  // 40 % slower now: the innocent candidate measures like good does now.
+  World world{85'000, 84'000, 14'000};
+  int rounds = 0;
+  const Assessment a =
+      replicate_intermediate(world.next(), throughput(), &rounds, &earlier.rounds.good, &earlier.rounds.bad);
+  CHECK(a.verdict == Verdict::good);
+  CHECK(rounds > throughput().min_runs);
+}
