@@ -162,6 +162,7 @@ End bisect_once(const Family& family, std::mt19937_64& rng, int& runs) {
   // As the run does: an intermediate verdict is replicated in rounds beside fresh anchor runs, once
   // per candidate (a replicated intermediate stays one when re-checked).
   std::set<DeltaSet> confirmed;
+  std::map<DeltaSet, Verdict> replicated_to;  // replicated intermediates that came out otherwise
   auto replicate = [&](const DeltaSet& applied, envbisect::stats::Assessment a) {
     if (one_run || a.verdict != Verdict::intermediate || confirmed.count(applied) > 0) {
       return a;
@@ -185,6 +186,8 @@ End bisect_once(const Family& family, std::mt19937_64& rng, int& runs) {
         policy, &rounds, &earlier_good, &earlier_bad);
     if (fresh.verdict == Verdict::intermediate) {
       confirmed.insert(applied);
+    } else {
+      replicated_to[applied] = fresh.verdict;
     }
     if (std::getenv("BENCH_REPLICATE") != nullptr) {
       std::fprintf(stderr, "REPLICATE %s dose=%.2f rounds=%d -> %s\n", family.name.c_str(), world.dose(applied), rounds,
@@ -231,7 +234,26 @@ End bisect_once(const Family& family, std::mt19937_64& rng, int& runs) {
     a = replicate(applied, a);
     return a.verdict;
   };
-  const envbisect::Isolation isolation = envbisect::isolate(family.deltas, oracle, options);
+  envbisect::Isolation isolation = envbisect::isolate(family.deltas, oracle, options);
+  // As the run does: verdicts decided on fewer anchor runs are judged again on all of them; when one
+  // no longer holds, the search asks its questions again (runs kept; undecided ones get more runs).
+  for (int pass = 0; pass < 2 && !one_run && std::getenv("BENCH_NO_REJUDGE") == nullptr; ++pass) {
+    bool stale = false;
+    for (const envbisect::SearchStep& step : isolation.steps) {
+      if (step.assumed || confirmed.count(step.applied) > 0 || replicated_to.count(step.applied) > 0) {
+        continue;
+      }
+      const auto again = envbisect::stats::assess(measured[step.applied], good, bad, policy);
+      if (!again.decided || again.verdict != step.verdict) {
+        stale = true;
+        break;
+      }
+    }
+    if (!stale) {
+      break;
+    }
+    isolation = envbisect::isolate(family.deltas, oracle, options);
+  }
   runs = world.runs();
   // The re-check on all anchor runs before reporting (retract when they no longer differ).
   const bool still = one_run ? envbisect::stats::pass_fail_anchors(good, bad).distinguishable

@@ -366,6 +366,9 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   // decision. Every few decisions the anchors run once more, to catch drift on a shared machine.
   int decisions = 0;
   std::vector<json> verdict_log;
+  // Candidates whose intermediate verdict was replicated beside fresh anchor runs, with the outcome:
+  // a replicated intermediate is not replicated again when re-checked.
+  std::map<std::string, Verdict> replicated_by_hash;
   // Decide one candidate: run it until the statistics decide, journal the decision with its inputs.
   auto decide = [&](const Candidate& candidate, const std::string& stage, const std::string& label) {
     // One run judges a pass/fail candidate (--repeats of them with --deterministic, which must agree);
@@ -396,7 +399,9 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
     // rounds beside fresh anchor runs, judged against those alone (stats/replicate.hpp).
     int replicated = 0;
     const bool is_anchor = candidate.hash == good_candidate.hash || candidate.hash == bad_candidate.hash;
-    if (!one_run && !pass_fail && !is_anchor && assessment.verdict == Verdict::intermediate) {
+    const auto before = replicated_by_hash.find(candidate.hash);
+    const bool confirmed = before != replicated_by_hash.end() && before->second == Verdict::intermediate;
+    if (!one_run && !pass_fail && !is_anchor && !confirmed && assessment.verdict == Verdict::intermediate) {
       const int from_candidate = seen_runs(candidate);
       const int from_good = seen_runs(good_candidate);
       const int from_bad = seen_runs(bad_candidate);
@@ -415,6 +420,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
                                  since(bad_candidate, from_bad)};
           },
           policy, &replicated, &earlier_good, &earlier_bad);
+      replicated_by_hash[candidate.hash] = assessment.verdict;
     }
     ++decisions;
     std::vector<double> metrics = samples(candidate).metrics();
@@ -494,6 +500,33 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   Isolation isolation = isolate(units.size(), oracle, isolate_options);
   if (fell_back) {
     // What the search concluded rests partly on one-run verdicts: ask every question again.
+    isolation = isolate(units.size(), oracle, isolate_options);
+  }
+  // The anchors were re-measured during the search, and a bad anchor that is only sometimes slow may
+  // show it late: every verdict is judged again on all anchor runs (replicated ones excepted: they
+  // were judged beside their own anchor runs). Where one no longer holds, the search asks its
+  // questions again, keeping every run; undecided candidates get more.
+  for (int pass = 0; pass < 2 && !one_run; ++pass) {
+    std::string stale;
+    for (const SearchStep& step : isolation.steps) {
+      const Candidate candidate = evaluator.candidate(expand(step.applied));
+      if (step.assumed || replicated_by_hash.count(candidate.hash) > 0) {
+        continue;
+      }
+      const stats::Assessment again =
+          stats::assess(samples(candidate), samples(good_candidate), samples(bad_candidate), policy);
+      if (!again.decided || again.verdict != step.verdict) {
+        stale = describe_set(deltas, candidate.applied) + " (" + std::string(to_string(step.verdict)) + ", now " +
+                (again.decided ? std::string(to_string(again.verdict)) : std::string("undecided")) + ")";
+        break;
+      }
+    }
+    if (stale.empty()) {
+      break;
+    }
+    std::cout << "judged on all " << anchor_runs << " runs of each anchor, the verdict on " << stale
+              << " no longer holds: the search asks its questions again\n";
+    journal.append({{"type", "rejudge"}, {"stale", stale}, {"anchor_runs", anchor_runs}});
     isolation = isolate(units.size(), oracle, isolate_options);
   }
   // From here on, every set names deltas again.

@@ -104,6 +104,29 @@ std::size_t beyond(const std::vector<double>& values, double threshold, bool up)
   }));
 }
 
+// Return the one-sided Fisher p of "bad's runs land beyond good's reach more often than good's own":
+// the reach is three robust spreads of good (at least 1 % of the scale) past good's median, towards
+// worse (with any_change, the smaller of both directions, doubled). Good's count gets one more run
+// for caution, since the reach is drawn from good's own runs. A bad anchor that is only sometimes slow
+// (half its runs like good, half far out) escapes the rank test for many runs, not this count.
+double tail_worse_p(const std::vector<double>& good, const std::vector<double>& bad, const VerdictPolicy& policy,
+                    bool use_log) {
+  if (good.size() < 3 || bad.empty()) {
+    return 1.0;
+  }
+  const double centre = median(good);
+  const double floor = use_log ? 0.01 : 0.01 * std::abs(centre);
+  const double reach = 3.0 * std::max(robust_sd(good), floor);
+  auto p_towards = [&](bool up) {
+    const double threshold = centre + (up ? reach : -reach);
+    return fisher_fewer(beyond(good, threshold, up) + 1, good.size() + 1, beyond(bad, threshold, up), bad.size());
+  };
+  if (policy.any_change) {
+    return std::min(1.0, 2.0 * std::min(p_towards(true), p_towards(false)));
+  }
+  return p_towards(!policy.higher_is_better);
+}
+
 // Return the anchors prepared for comparison; `use_log` picks the scale.
 Anchors prepare(const SampleSet& good, const SampleSet& bad, const VerdictPolicy& policy,
                 bool use_log) {
@@ -115,8 +138,9 @@ Anchors prepare(const SampleSet& good, const SampleSet& bad, const VerdictPolicy
   a.good_median = median(a.good);
   // The channels count only in the direction the user called bad (any direction with any_change), at
   // the level the preflight tested them.
-  a.metric_reliable = a.gap != 0.0 && metric_worse_p(a.good, a.bad, policy) <=
-                                             look_alpha(policy, Channel::metric, looked);
+  const double level = look_alpha(policy, Channel::metric, looked);
+  a.metric_reliable = a.gap != 0.0 && (metric_worse_p(a.good, a.bad, policy) <= level ||
+                                       tail_worse_p(a.good, a.bad, policy, use_log) <= level);
   a.failure_reliable = fisher_fewer(good.failure_count(), good.size(), bad.failure_count(), bad.size()) <=
                        look_alpha(policy, Channel::failure, looked);
   a.good_failures = good.failure_count();
@@ -140,7 +164,11 @@ Anchors prepare(const SampleSet& good, const SampleSet& bad, const VerdictPolicy
     const std::size_t inside = a.bad.size() - events;
     a.tail_active = 10 * inside >= a.bad.size() && 10 * far_runs >= a.bad.size() &&
                     10 * (inside + far_runs) >= 8 * a.bad.size();
-    a.tail_good_rate = wilson_bound(beyond(a.good, a.tail_threshold, a.tail_up) + 1, a.good.size(), +1.0);
+    // Good's rate as a Laplace estimate ((events + 1) / (runs + 2)), bad's at its cautious lower bound:
+    // overrating bad's rate is what makes a few clean runs clear a cause; cautious bounds on both
+    // sides made a clean run worth so little that an innocent candidate stayed unstable at the cap.
+    const double good_events = static_cast<double>(beyond(a.good, a.tail_threshold, a.tail_up));
+    a.tail_good_rate = (good_events + 1.0) / (static_cast<double>(a.good.size()) + 2.0);
     a.tail_bad_rate = std::max(a.tail_good_rate, wilson_bound(events, a.bad.size(), -1.0));
   }
   if (a.metric_reliable && a.good.size() >= 3 && a.bad.size() >= 3) {
@@ -333,6 +361,13 @@ void combine(Leaning metric, Leaning failure, Leaning tail, const FailureCounts&
   if (a.tail_active && tail == Leaning::bad && (metric == Leaning::unknown || metric == Leaning::between)) {
     metric = Leaning::bad;
   }
+  // Against a bad anchor whose typical run is like good's, the rank test against bad cannot agree
+  // with "good"; the tail channel cleared, a candidate that sits at good and is not significantly
+  // worse than good is good.
+  if (a.tail_active && tail == Leaning::good && metric == Leaning::unknown && std::abs(out.position) <= policy.effect_gate &&
+      out.p_vs_good > policy.alpha) {
+    metric = Leaning::good;
+  }
   if (failure == Leaning::bad) {
     const bool unlike_bad = metric == Leaning::good || metric == Leaning::between;
     decide(out, unlike_bad ? Verdict::intermediate : Verdict::bad, words);
@@ -522,6 +557,7 @@ Preflight preflight(const SampleSet& good, const SampleSet& bad, const VerdictPo
   const bool use_log = all_positive(g) && all_positive(b);
   const Anchors a = prepare(good, bad, policy, use_log);
   p.metric_p = metric_worse_p(a.good, a.bad, policy);
+  p.tail_p = tail_worse_p(a.good, a.bad, policy, use_log);
   p.failure_p = fisher_fewer(good.failure_count(), good.size(), bad.failure_count(), bad.size());
   p.look_alpha = look_alpha(policy, Channel::metric, std::min(good.size(), bad.size()));
   p.by_metric = a.metric_reliable;
@@ -553,7 +589,9 @@ Preflight preflight(const SampleSet& good, const SampleSet& bad, const VerdictPo
   } else if (p.distinguishable) {
     p.message += std::string(". Distinguishable by ") +
                  (p.by_metric && p.by_failure ? "metric and failures" : p.by_metric ? "metric" : "failures") +
-                 " (rank test p=" + num(p.metric_p) + ", failure test p=" + num(p.failure_p) + ", this look at " +
+                 " (rank test p=" + num(p.metric_p) +
+                 (p.tail_p < p.metric_p ? ", runs beyond good's reach p=" + num(p.tail_p) : std::string()) +
+                 ", failure test p=" + num(p.failure_p) + ", this look at " +
                  num(p.look_alpha) + ")";
   } else {
     p.message += ". " + advice(p, fewest);

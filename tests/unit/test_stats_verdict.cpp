@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -263,4 +264,77 @@ TEST_CASE("assess needs replication before calling a candidate intermediate", "[
   SampleSet six = five;
   six.samples.push_back({false, 2.15, "", "loss=2.34"});
   CHECK(assess(six, k_good, k_bad, policy).verdict == Verdict::intermediate);
+}
+
+namespace {
+
+// Return `n` runs near `level` with a few percent of deterministic jitter.
+std::vector<double> near(double level, int n, int seed) {
+  std::vector<double> out;
+  for (int i = 0; i < n; ++i) {
+    out.push_back(level * (1.0 + 0.03 * std::sin(1.3 * (i + seed))));
+  }
+  return out;
+}
+
+// A bad anchor that is only sometimes slow: `slow` of its `n` runs 3x slower, the rest like good
+// (a shade faster: the machine was quieter for them).
+SampleSet intermittent(int n, int slow) {
+  std::vector<double> metrics = near(0.97, n - slow, 11);
+  for (double v : near(3.0, slow, 17)) {
+    metrics.push_back(v);
+  }
+  return runs(metrics);
+}
+
+}  // namespace
+
+TEST_CASE("preflight tells a sometimes-slow bad anchor apart by its runs beyond good's reach", "[stats][verdict]") {
+  // Half of bad's 20 runs are 3x slow, half like good: the rank test alone stays above this look's
+  // level (p about 0.003), the count of runs beyond good's reach does not.
+  const Preflight p = preflight(runs(near(1.0, 20, 3)), intermittent(20, 10), VerdictPolicy{});
+  CHECK(p.metric_p > p.look_alpha);
+  CHECK(p.tail_p <= p.look_alpha);
+  CHECK(p.distinguishable);
+  CHECK(p.by_metric);
+  CHECK(p.message.find("beyond good's reach") != std::string::npos);
+}
+
+TEST_CASE("identical anchors with slow outliers on both sides stay indistinguishable", "[stats][verdict]") {
+  // Two slow runs in 20 on each side: the tail count is no evidence.
+  std::vector<double> good = near(1.0, 18, 3), bad = near(1.0, 18, 5);
+  good.push_back(3.0);
+  good.push_back(3.1);
+  bad.push_back(2.9);
+  bad.push_back(3.2);
+  const Preflight p = preflight(runs(good), runs(bad), VerdictPolicy{});
+  CHECK(p.tail_p > 0.2);
+  CHECK_FALSE(p.distinguishable);
+}
+
+TEST_CASE("a candidate like good is cleared within the cap against a sometimes-slow bad anchor", "[stats][verdict]") {
+  // With cautious bounds on both anchors' rates a clean run was worth almost nothing here, and an
+  // innocent candidate ended unstable at 20 runs.
+  const SampleSet good = runs(near(1.0, 20, 3));
+  const SampleSet bad = intermittent(20, 10);
+  VerdictPolicy policy;
+  int decided_at = 0;
+  Assessment a;
+  for (int n = policy.min_runs; n <= policy.max_runs; ++n) {
+    a = assess(runs(near(1.0, n, 29)), good, bad, policy);
+    if (a.decided) {
+      decided_at = n;
+      break;
+    }
+  }
+  CHECK(a.decided);
+  CHECK(a.verdict == Verdict::good);
+  CHECK(decided_at <= 12);
+  // And a candidate that is slow as often as bad is not cleared.
+  std::vector<double> sometimes = near(1.0, 6, 31);
+  for (double v : near(3.0, 6, 37)) {
+    sometimes.push_back(v);
+  }
+  const Assessment b = assess(runs(sometimes), good, bad, policy);
+  CHECK(b.verdict != Verdict::good);
 }
