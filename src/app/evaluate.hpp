@@ -108,6 +108,8 @@ private:
   nlohmann::json damage(const std::vector<std::string>& files, const std::string& env_hash) const;
   const Built& build_remotely(const Candidate& candidate, std::unique_ptr<Built> built);
   RunResult run_attempt(const Candidate& candidate, const Built& built, int attempt, int slot = 0);
+  std::map<std::string, std::string> placeholder_values(const Candidate& candidate, const Built& built, int attempt,
+                                                        int slot);
   void record(const Candidate& candidate, const RunResult& result);
   std::string warm_snapshot(const Candidate& candidate, const Built& built);
   std::string warmup_dir(const Candidate& candidate) const;
