@@ -78,6 +78,7 @@ RunOptions load_run(const std::string& run_dir, std::vector<json>& records, Mode
   options.repeats = doc.value("repeats", 0);
   options.max_runs = doc.value("max_runs", options.max_runs);
   options.no_probe = doc.value("no_probe", false);
+  options.probe = doc.value("probe", options.probe);
   options.anchor_runs = doc.value("anchor_runs", options.anchor_runs);
   options.first_parent = doc.value("first_parent", false);
   options.max_log_mb = doc.value("max_log_mb", options.max_log_mb);

@@ -24,6 +24,7 @@
 #include "app/run_guard.hpp"
 #include "app/run_judge.hpp"
 #include "app/run_plan.hpp"
+#include "app/run_probes.hpp"
 #include "app/run_result.hpp"
 #include "app/run_stages.hpp"
 #include "core/delta.hpp"
@@ -242,18 +243,18 @@ struct AfterIsolation {
 };
 
 // Refine each culprit inside its ordered axis, the other culprits held at their bad values; then probe
-// where it bites (unless `no_probe` or one run per candidate): thread counts, with the caches as the
+// where it bites (unless --no-probe or one run per candidate): thread counts, with the caches as the
 // cause has them and flipped. One run per candidate is trusted only once the two candidates the answer
 // rests on say the same again.
 AfterIsolation after_isolation(Judge& judge, const StageContext& stages, const std::vector<Axis>& axes,
-                               const Isolation& isolation, const EnvState& cause_state, bool no_probe) {
+                               const Isolation& isolation, const EnvState& cause_state, const RunOptions& options) {
   AfterIsolation after;
   if (!isolation.found) {
     return after;
   }
   after.refinements = refine_cause(stages, axes, isolation.cause, cause_state);
-  if (!no_probe && !judge.one_run()) {
-    after.probes = probe_modifiers(stages, isolation.cause, cause_state);
+  if (!options.no_probe && !judge.one_run()) {
+    after.probes = probe_modifiers(stages, isolation.cause, cause_state, probe_mode_from(options.probe));
   }
   if (judge.one_run()) {
     RerunCandidate rerun = [&](const Candidate& candidate, const std::string& label) {
@@ -369,7 +370,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
                                          const std::string& label) { return judge.decide(candidate, stage, label); };
   StageContext stages{deltas, evaluator, journal, decide_candidate, judge.verdict_log(), options.execution.slots,
                       policy.min_runs};
-  const AfterIsolation after = after_isolation(judge, stages, axes, isolation, cause_state, options.no_probe);
+  const AfterIsolation after = after_isolation(judge, stages, axes, isolation, cause_state, options);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // The anchors were re-measured during the search: judge them again on all their runs before any
   // cause is reported. If they no longer differ, every verdict above compared against noise.

@@ -32,6 +32,7 @@ struct RunOptions {
   bool quiet = false;      // print only the result: no table, no progress, no decisions
   bool verbose = false;    // log lines are asked for (-v): progress as lines, not a status line
   bool no_probe = false; // skip probing thread counts once the cause is found
+  std::string probe = "boundary";  // --probe: "boundary" (bisect the thread counts) or "full" (every cell)
   bool first_parent = false;  // bisect commit ranges along first parents only (git bisect --first-parent)
   int max_log_mb = 64;         // cap on each benchmark log (stdout, stderr) in MiB; past it the middle is cut
   bool any_change = false;     // a bad anchor that measures better than good is a change to bisect too

@@ -189,6 +189,7 @@ json run_document(const RunOptions& options, const RestoreInputs& restore, const
                   {"recipe_sha256", sha256_hex(read_file(options.recipe_path))}};
   run_doc["max_runs"] = options.max_runs;
   run_doc["no_probe"] = options.no_probe;
+  run_doc["probe"] = options.probe;
   run_doc["anchor_runs"] = options.anchor_runs;
   run_doc["first_parent"] = options.first_parent;
   run_doc["max_log_mb"] = options.max_log_mb;

@@ -157,6 +157,10 @@ int cli_main(int argc, char** argv) {
                       "(default 64)")
       ->check(CLI::Range(1, 1 << 20));
   run_cmd->add_flag("--no-probe", run.no_probe, "Do not probe thread counts once the cause is found");
+  run_cmd->add_option("--probe", run.probe,
+                      "How the thread x cache probes are measured: boundary (default: bisect the thread counts for "
+                      "the first bad one, flipped caches only at it) or full (every cell)")
+      ->check(CLI::IsMember({"boundary", "full"}));
   run_cmd->add_flag("--deterministic", run.deterministic,
                     "The benchmark's exit status is the whole result, as git bisect run: 0 good, 125 skip, other bad; "
                     "one run per candidate (as the recipe's \"outcome\": \"pass-fail\")");
