@@ -1,27 +1,10 @@
 #include "app/estimate.hpp"
 
-#include <cmath>
-#include <cstdio>
 #include <string>
 
+#include "app/run_budget.hpp"
+
 namespace envbisect {
-
-namespace {
-
-std::string duration_text(double seconds) {
-  const long total = std::lround(seconds);
-  char text[48];
-  if (total >= 3600) {
-    std::snprintf(text, sizeof text, "%ld h %02ld min", total / 3600, total / 60 % 60);
-  } else if (total >= 60) {
-    std::snprintf(text, sizeof text, "%ld min %02ld s", total / 60, total % 60);
-  } else {
-    std::snprintf(text, sizeof text, "%ld s", total);
-  }
-  return text;
-}
-
-}  // namespace
 
 int worst_case_decisions(const std::vector<Axis>& axes, std::size_t units) {
   int decisions = isolation_worst_case(units, 1);

@@ -105,6 +105,11 @@ Evaluator::Evaluator(const RunSetup& setup, Runner& runner, Journal& journal, co
       m_attempts[record.value("candidate", "")].push_back(attempt_from_json(record));
       ++m_attempts_reused;
     }
+    // What building an environment cost, for a --budget: builds, not reuses of a built one.
+    if (record.value("type", "") == "build" && !record.contains("reused") && record.value("seconds", 0.0) > 0) {
+      m_build_seconds += record.value("seconds", 0.0);
+      ++m_builds;
+    }
   }
 }
 
@@ -131,6 +136,20 @@ Candidate Evaluator::candidate_for(EnvState state, const std::vector<std::size_t
 }
 
 const std::vector<RunResult>& Evaluator::attempts(const Candidate& candidate) { return m_attempts[candidate.hash]; }
+
+double Evaluator::mean_run_seconds() const {
+  double total = 0;
+  int count = 0;
+  for (const auto& [hash, results] : m_attempts) {
+    for (const RunResult& result : results) {
+      if (result.wall_seconds > 0) {  // an unbuildable candidate's skip attempt ran nothing
+        total += result.wall_seconds;
+        ++count;
+      }
+    }
+  }
+  return count == 0 ? 0.0 : total / count;
+}
 
 const std::vector<RunResult>& Evaluator::measure(const Candidate& candidate, int count) {
   const std::lock_guard<std::recursive_mutex> lock(m_mutex);
@@ -309,6 +328,8 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
     record["damaged"] = damaged;
   }
   m_journal.append(record);
+  m_build_seconds += record["seconds"].get<double>();
+  ++m_builds;
   if (m_progress != nullptr) {
     m_progress->built(candidate.env_hash, built->venv.ok, false, record["seconds"].get<double>());
   }

@@ -113,7 +113,7 @@ RunOptions load_run(const std::string& run_dir, std::vector<json>& records, Mode
 
 }  // namespace
 
-ExitCode run_resume(const std::string& run_dir) {
+ExitCode run_resume(const std::string& run_dir, double budget_s) {
   // The lock comes first: the journal is read, and its torn tail cut, by its only user.
   std::optional<RunLock> lock;
   if (path_exists(run_dir + "/run.json")) {
@@ -121,6 +121,7 @@ ExitCode run_resume(const std::string& run_dir) {
   }
   std::vector<json> records;
   RunOptions options = load_run(run_dir, records, Mode::run);
+  options.budget_s = budget_s;  // each session its own budget: a stopped run resumes with a larger one
   // A session that stopped on its inputs is not unfinished: resuming would only repeat the stop.
   for (auto record = records.rbegin(); record != records.rend(); ++record) {
     const std::string type = record->value("type", "");

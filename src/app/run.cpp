@@ -23,6 +23,7 @@
 #include "app/run_execute.hpp"
 #include "app/run_guard.hpp"
 #include "app/run_judge.hpp"
+#include "app/run_budget.hpp"
 #include "app/run_plan.hpp"
 #include "app/run_probes.hpp"
 #include "app/run_result.hpp"
@@ -141,9 +142,15 @@ Isolation search_cause(Judge& judge, Evaluator& evaluator, const std::vector<Del
     std::sort(applied.begin(), applied.end());
     return applied;
   };
+  // Questions answered skip because the budget was spent: no step of the answer.
+  std::vector<DeltaSet> unanswered;
   Oracle oracle = [&](const DeltaSet& unit_set) {
     DeltaSet applied = expand(unit_set);
-    return judge.decide(evaluator.candidate(applied), "isolate", describe_set(deltas, applied));
+    const Verdict verdict = judge.decide(evaluator.candidate(applied), "isolate", describe_set(deltas, applied));
+    if (judge.budget_spent() && verdict == Verdict::skip) {
+      unanswered.push_back(unit_set);
+    }
+    return verdict;
   };
   // Why texts and notes name the differences, not unit numbers: "{packages/fauxtorch, caches/inductor}".
   IsolateOptions isolate_options;
@@ -165,6 +172,11 @@ Isolation search_cause(Judge& judge, Evaluator& evaluator, const std::vector<Del
     for (const DeltaSet& unit_set : unit_sets) {
       batch.push_back(evaluator.candidate(expand(unit_set)));
     }
+    // Side by side they take about one run's time per round of slots.
+    const int rounds = (static_cast<int>(batch.size()) + options.execution.slots - 1) / options.execution.slots;
+    if (batch.empty() || !judge.budget().fits(rounds * min_runs * evaluator.mean_run_seconds())) {
+      return;  // decide() stops at the budget, one candidate at a time
+    }
     evaluator.measure_all(batch, min_runs, options.execution.slots);
   };
   // Before an answer is trusted, what it rests on is measured again: more runs of each cause, of each
@@ -172,6 +184,10 @@ Isolation search_cause(Judge& judge, Evaluator& evaluator, const std::vector<Del
   isolate_options.recheck = [&](const DeltaSet& unit_set) {
     const Candidate candidate = evaluator.candidate(expand(unit_set));
     const int more = judge.one_run() ? 1 : min_runs;
+    if (!judge.affordable(candidate, judge.seen_runs(candidate) + more)) {
+      unanswered.push_back(unit_set);
+      return Verdict::skip;
+    }
     judge.see(candidate, judge.seen_runs(candidate) + more);
     return judge.decide(candidate, "recheck", describe_set(deltas, candidate.applied));
   };
@@ -180,6 +196,12 @@ Isolation search_cause(Judge& judge, Evaluator& evaluator, const std::vector<Del
     // What the search concluded rests partly on one-run verdicts: ask every question again.
     isolation = isolate(units.size(), oracle, isolate_options);
   }
+  // A question the budget left unanswered is no step of the answer.
+  std::erase_if(isolation.steps, [&](const SearchStep& step) {
+    const bool cut = !step.assumed && std::find(unanswered.begin(), unanswered.end(), step.applied) != unanswered.end();
+    isolation.evaluations -= cut ? 1 : 0;
+    return cut;
+  });
   // From here on, every set names deltas again.
   isolation.cause = expand(isolation.cause);
   for (DeltaSet& cause : isolation.causes) {
@@ -249,15 +271,18 @@ struct AfterIsolation {
 AfterIsolation after_isolation(Judge& judge, const StageContext& stages, const std::vector<Axis>& axes,
                                const Isolation& isolation, const EnvState& cause_state, const RunOptions& options) {
   AfterIsolation after;
-  if (!isolation.found) {
+  if (!isolation.found || judge.budget_spent()) {
     return after;
   }
   after.refinements = refine_cause(stages, axes, isolation.cause, cause_state);
-  if (!options.no_probe && !judge.one_run()) {
+  if (!options.no_probe && !judge.one_run() && !judge.budget_spent()) {
     after.probes = probe_modifiers(stages, isolation.cause, cause_state, probe_mode_from(options.probe));
   }
-  if (judge.one_run()) {
+  if (judge.one_run() && !judge.budget_spent()) {
     RerunCandidate rerun = [&](const Candidate& candidate, const std::string& label) {
+      if (!judge.affordable(candidate, judge.seen_runs(candidate) + 1)) {
+        return Verdict::skip;
+      }
       judge.see(candidate, judge.seen_runs(candidate) + 1);
       return judge.decide(candidate, "verify", label);
     };
@@ -347,7 +372,8 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
 
   DeltaSet all(deltas.size());
   std::iota(all.begin(), all.end(), 0);
-  Judge judge(evaluator, journal, progress, JudgeOptions{policy, pass_fail, options.explain, options.execution.slots},
+  Judge judge(evaluator, journal, progress,
+              JudgeOptions{policy, pass_fail, options.explain, options.execution.slots, options.budget_s},
               evaluator.candidate({}), evaluator.candidate(all));
   progress.label(judge.good().hash, "good anchor");
   progress.label(judge.bad().hash, "bad anchor");
@@ -385,10 +411,20 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
                           judge.samples(of_cause ? cause_candidate : judge.bad()).metrics(), of_cause, recipe);
   }
 
+  // Past the budget: what is known, and what would settle it.
+  json budget;
+  if (judge.budget_spent()) {
+    const int left = std::max(0, worst_case_decisions(axes, units.size()) - judge.decisions());
+    const double left_s = left * policy.min_runs * evaluator.mean_run_seconds();
+    budget = {{"budget_s", options.budget_s}, {"spent_s", seconds}, {"decisions", judge.decisions()},
+              {"worst_case_left", {{"decisions", left}, {"runs", left * policy.min_runs}, {"seconds", left_s}}},
+              {"resume", "envbisect resume " + options.out_dir + " --budget " +
+                             std::to_string(static_cast<long>(std::ceil((left_s * 1.5 + 60) / 60))) + "m"}};
+  }
   // Write the result, then the summary.
   const Findings findings{deltas, recipe, isolation, after.refinements, after.probes, after.boundary, effect, preflight, final_anchors,
                           judge.verdict_log(), judge.one_run(), judge.anchor_runs(), judge.decisions(),
-                          evaluator.attempts_run(), evaluator.attempts_reused(), seconds};
+                          evaluator.attempts_run(), evaluator.attempts_reused(), seconds, budget};
   const json result = result_json(findings);
   if (mode == Mode::replay) {
     journal.append({{"type", "result"}, {"result", result}});

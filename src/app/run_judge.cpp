@@ -25,7 +25,31 @@ constexpr int k_anchor_refresh = 5;
 Judge::Judge(Evaluator& evaluator, Journal& journal, Progress& progress, JudgeOptions options, Candidate good,
              Candidate bad)
     : m_evaluator(evaluator), m_journal(journal), m_progress(progress), m_options(std::move(options)),
-      m_good(std::move(good)), m_bad(std::move(bad)), m_one_run(m_options.pass_fail) {}
+      m_good(std::move(good)), m_bad(std::move(bad)), m_one_run(m_options.pass_fail), m_budget(m_options.budget_s) {}
+
+bool Judge::affordable(const Candidate& candidate, int runs) {
+  if (m_budget_spent) {
+    return false;
+  }
+  const int held = static_cast<int>(m_evaluator.attempts(candidate).size());
+  if (!m_budget.limited() || runs <= held) {
+    return true;  // runs the journal already holds cost nothing
+  }
+  const double build = m_evaluator.has_environment(candidate) ? 0.0 : m_evaluator.mean_build_seconds();
+  const double cost = build + (runs - held) * m_evaluator.mean_run_seconds();
+  if (m_budget.fits(cost)) {
+    return true;
+  }
+  m_budget_spent = true;
+  std::cout << "budget: " << duration_text(m_budget.elapsed()) << " of " << duration_text(m_budget.seconds())
+            << " spent; the next step (" << runs - held << (runs - held == 1 ? " run" : " runs")
+            << (build > 0 ? " and a build" : "") << ", about " << duration_text(cost)
+            << ") would pass it: no more runs in this session\n"
+            << std::flush;
+  m_journal.append({{"type", "budget"}, {"budget_s", m_budget.seconds()}, {"elapsed_s", m_budget.elapsed()},
+                    {"next_cost_s", cost}, {"decisions", m_decisions}});
+  return false;
+}
 
 void Judge::see(const Candidate& candidate, int count) {
   const std::vector<RunResult>& done = m_evaluator.measure(candidate, count);
@@ -74,11 +98,15 @@ stats::Preflight Judge::judge_anchors(bool by_exit_status) {
   return p;
 }
 
-stats::Assessment Judge::assess_until_decided(const Candidate& candidate, const std::string& label) {
+std::optional<stats::Assessment> Judge::assess_until_decided(const Candidate& candidate, const std::string& label) {
   const stats::VerdictPolicy& policy = m_options.policy;
   // One run judges a pass/fail candidate (--repeats of them with --deterministic, which must agree);
   // otherwise run it until the statistics decide.
-  see(candidate, m_one_run && !m_options.pass_fail ? 1 : policy.min_runs);
+  const int first = m_one_run && !m_options.pass_fail ? 1 : policy.min_runs;
+  if (!affordable(candidate, first)) {
+    return std::nullopt;
+  }
+  see(candidate, first);
   stats::Assessment assessment = m_one_run ? stats::assess_pass_fail(samples(candidate))
                                            : stats::assess(samples(candidate), samples(m_good), samples(m_bad), policy);
   if (m_one_run && !m_options.pass_fail && assessment.decided && assessment.verdict == Verdict::unstable) {
@@ -90,10 +118,16 @@ stats::Assessment Judge::assess_until_decided(const Candidate& candidate, const 
     std::cout << "runs of " << label << " disagreed: the test is not deterministic after all; statistical "
                                         "verdicts from here on, and the search starts again on them\n";
     m_journal.append({{"type", "mode"}, {"mode", "metric"}, {"why", label + ": its runs disagreed"}});
+    if (!affordable(candidate, std::max(seen_runs(candidate), policy.min_runs))) {
+      return std::nullopt;
+    }
     see(candidate, std::max(seen_runs(candidate), policy.min_runs));
     assessment = stats::assess(samples(candidate), samples(m_good), samples(m_bad), policy);
   }
   while (!assessment.decided) {
+    if (!affordable(candidate, seen_runs(candidate) + 1)) {
+      return std::nullopt;
+    }
     see(candidate, seen_runs(candidate) + 1);
     assessment = stats::assess(samples(candidate), samples(m_good), samples(m_bad), policy);
   }
@@ -156,14 +190,24 @@ void Judge::record_decision(const Candidate& candidate, const std::string& stage
 }
 
 Verdict Judge::decide(const Candidate& candidate, const std::string& stage, const std::string& label) {
+  // Past the budget a question is answered skip, unmeasured and unjournaled: the search winds down
+  // and the run reports what it knows (result "outcome": "budget").
+  if (m_budget_spent) {
+    return Verdict::skip;
+  }
   m_progress.phase(stage);
   m_progress.label(candidate.hash, label);
-  stats::Assessment assessment = assess_until_decided(candidate, label);
+  std::optional<stats::Assessment> decided = assess_until_decided(candidate, label);
+  if (!decided) {
+    return Verdict::skip;
+  }
+  stats::Assessment assessment = *decided;
   int replicated = 0;
   assessment = replicate(candidate, assessment, replicated);
   record_decision(candidate, stage, label, assessment, replicated);
   // Every few decisions the anchors run once more, to catch drift on a shared machine.
-  if (!m_one_run && m_decisions % k_anchor_refresh == 0 && m_anchor_runs < m_options.policy.max_anchor_runs) {
+  if (!m_one_run && m_decisions % k_anchor_refresh == 0 && m_anchor_runs < m_options.policy.max_anchor_runs &&
+      m_budget.fits(2 * m_evaluator.mean_run_seconds())) {
     measure_anchors(m_anchor_runs + 1);
   }
   return assessment.verdict;

@@ -1,12 +1,14 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "app/evaluate.hpp"
+#include "app/run_budget.hpp"
 #include "core/outcome.hpp"
 #include "stats/samples.hpp"
 #include "stats/verdict.hpp"
@@ -23,6 +25,7 @@ struct JudgeOptions {
   bool pass_fail = false;  // the recipe (or --deterministic) says the exit status is the whole result
   bool explain = false;    // print each verdict's reasoning
   int slots = 1;           // candidates measured at once
+  double budget_s = 0;     // --budget: wall seconds this session may spend; 0: no limit
 };
 
 // Turns a run's measured attempts into verdicts: measures the anchors and each candidate until the
@@ -56,6 +59,17 @@ public:
   // Judge one run per candidate from here on (anchors that look deterministic), or not.
   void set_one_run(bool one_run) { m_one_run = one_run; }
 
+  // Return whether `runs` runs of the candidate fit in the budget: the runs it does not hold yet at the
+  // mean run time so far, plus a build at the mean build time when its environment is not ready. When
+  // they do not, the budget is spent from here on: print why, once, and return false.
+  bool affordable(const Candidate& candidate, int runs);
+
+  // Return whether the budget stopped the run: decide() answers skip without measuring or journaling.
+  bool budget_spent() const { return m_budget_spent; }
+
+  // Return the budget this session runs under.
+  const Budget& budget() const { return m_budget; }
+
   // Return whether one run per candidate decides it (pass/fail, or deterministic-looking anchors).
   bool one_run() const { return m_one_run; }
 
@@ -79,7 +93,7 @@ public:
   const Candidate& bad() const { return m_bad; }
 
 private:
-  stats::Assessment assess_until_decided(const Candidate& candidate, const std::string& label);
+  std::optional<stats::Assessment> assess_until_decided(const Candidate& candidate, const std::string& label);
   stats::Assessment replicate(const Candidate& candidate, stats::Assessment assessment, int& replicated);
   void record_decision(const Candidate& candidate, const std::string& stage, const std::string& label,
                        const stats::Assessment& assessment, int replicated);
@@ -98,6 +112,8 @@ private:
   bool m_fell_back = false;
   int m_decisions = 0;
   std::vector<nlohmann::json> m_verdict_log;
+  Budget m_budget;
+  bool m_budget_spent = false;
 };
 
 }  // namespace envbisect

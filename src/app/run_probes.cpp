@@ -52,7 +52,12 @@ public:
     state.threads[m_knob] = m_values[index];
     const std::string label = "threads/" + m_knob + " = " + std::to_string(m_values[index]) +
                               (m_caches.empty() ? "" : ", " + m_caches);
+    const std::size_t before = m_context.decisions.size();
     const Verdict verdict = m_context.decide(m_context.evaluator.candidate_for(state, m_cause), "probe", label);
+    if (m_context.decisions.size() == before) {
+      m_unanswered = true;  // the budget was spent: nothing was measured or decided
+      return verdict;
+    }
     // The median the decision saw (anchor runs added after it do not count).
     m_measured[index] = {verdict, m_context.decisions.back()["median"]};
     return verdict;
@@ -60,7 +65,7 @@ public:
 
   // Decide every cell not decided yet.
   void decide_all() {
-    for (std::size_t index = 0; index < m_values.size(); ++index) {
+    for (std::size_t index = 0; index < m_values.size() && !m_unanswered; ++index) {
       decide(index);
     }
   }
@@ -94,6 +99,9 @@ public:
     }
   }
 
+  // Return whether a cell went unanswered (the budget was spent): nothing more is asked of the row.
+  bool unanswered() const { return m_unanswered; }
+
   const std::vector<std::int64_t>& values() const { return m_values; }
   const std::string& caches() const { return m_caches; }
 
@@ -106,6 +114,7 @@ private:
   std::string m_caches;
   std::map<std::size_t, std::pair<Verdict, json>> m_measured;
   std::map<std::size_t, Verdict> m_inferred;
+  bool m_unanswered = false;
 };
 
 // The first bad index of a row, bisected between a good first and a bad last count; nullopt (and
@@ -114,6 +123,9 @@ std::optional<std::size_t> bisect_row(ProbeRow& row) {
   const std::size_t last = row.values().size() - 1;
   const Verdict low = row.decide(0);
   const Verdict high = row.decide(last);
+  if (row.unanswered()) {
+    return std::nullopt;
+  }
   if (low != Verdict::good || high != Verdict::bad) {
     std::cout << "  not good at " << row.values()[0] << " and bad at " << row.values()[last]
               << ": not the monotone shape assumed; every count is measured\n";
@@ -125,6 +137,9 @@ std::optional<std::size_t> bisect_row(ProbeRow& row) {
   while (bad - good > 1) {
     const std::size_t middle = good + (bad - good) / 2;
     const Verdict verdict = row.decide(middle);
+    if (row.unanswered()) {
+      return std::nullopt;
+    }
     if (verdict == Verdict::good) {
       row.infer(good, middle, Verdict::good);
       good = middle;

@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <optional>
 
+#include "app/run_budget.hpp"
 #include "app/run_stages.hpp"
+#include "util/strings.hpp"
 #include "stats/effect.hpp"
 #include "stats/quantity.hpp"
 
@@ -32,6 +34,9 @@ std::string outcome_of(const Findings& findings) {
   }
   const bool verified = isolation.found && isolation.verified_forward && isolation.verified_reverse;
   const bool boundary_ok = findings.boundary.is_null() || findings.boundary.value("ok", false);
+  if (!findings.budget.is_null()) {
+    return "budget";
+  }
   if (!findings.final_anchors.distinguishable) {
     return "retracted";
   }
@@ -39,6 +44,34 @@ std::string outcome_of(const Findings& findings) {
          : isolation.outcome == IsolationOutcome::ambiguous || !refinements_resolved ? "ambiguous"
          : verified && boundary_ok                                                     ? "found"
                                                                                        : "not_verified";
+}
+
+// Print what a run stopped at its budget knows, and what would settle it.
+void print_budget_stop(std::ostream& out, const Findings& findings, const json& result) {
+  const json& budget = findings.budget;
+  out << "stopped at the budget (" << duration_text(budget["budget_s"].get<double>()) << "): "
+      << duration_text(budget["spent_s"].get<double>()) << " spent, " << budget["decisions"].get<int>()
+      << " candidates decided; no verified cause yet\n";
+  if (findings.isolation.found) {
+    out << "isolated so far:";
+    for (const json& delta : result["cause"]) {
+      out << " " << delta["dimension"].get<std::string>() << "/" << delta["name"].get<std::string>();
+    }
+    out << " (refinements, probes or verification not finished)\n";
+  } else if (!result["could_be"].empty()) {
+    out << "on the decisions made, the cause could still be any of:\n";
+    for (const json& set : result["could_be"]) {
+      std::vector<std::string> names;
+      for (const json& delta : set) {
+        names.push_back(delta["dimension"].get<std::string>() + "/" + delta["name"].get<std::string>());
+      }
+      out << "  {" << join(names, ", ") << "}\n";
+    }
+  }
+  const json& left = budget["worst_case_left"];
+  out << "to settle it: " << budget["resume"].get<std::string>() << " (at worst about "
+      << left["decisions"].get<int>() << " more candidates, " << left["runs"].get<int>() << " runs, "
+      << duration_text(left["seconds"].get<double>()) << ")\n";
 }
 
 }  // namespace
@@ -90,6 +123,11 @@ json result_json(const Findings& findings) {
     result["could_be"].push_back(deltas_json(findings.deltas, set));
   }
   result["settle"] = isolation.settle;
+  if (!findings.budget.is_null()) {
+    // The search's own settle text speaks of untestable sets: here they were only left unasked.
+    result["budget"] = findings.budget;
+    result["settle"] = findings.budget["resume"].get<std::string>() + " continues it, reusing every run";
+  }
   if (result["outcome"] == "retracted") {
     result["final_anchors"] = preflight_to_json(findings.final_anchors);
   }
@@ -115,7 +153,9 @@ void print_summary(std::ostream& out, const Findings& findings, const json& resu
                    int good_runs) {
   const bool retracted = result["outcome"] == "retracted";
   const bool boundary_ok = findings.boundary.is_null() || findings.boundary.value("ok", false);
-  if (retracted) {
+  if (!findings.budget.is_null()) {
+    print_budget_stop(out, findings, result);
+  } else if (retracted) {
     out << "retracted: on all " << good_runs << " runs of each anchor they no longer differ ("
         << findings.final_anchors.message << "); no cause is reported\n";
   } else {

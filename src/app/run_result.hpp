@@ -31,6 +31,8 @@ struct Findings {
   int attempts_run = 0;
   int attempts_reused = 0;
   double seconds = 0;
+  nlohmann::json budget;                // null, or where --budget stopped the run: {budget_s, spent_s,
+                                        // decisions, worst_case_left: {decisions, runs, seconds}, resume}
 };
 
 // Return the journal and result form of an anchors' preflight.
@@ -42,8 +44,10 @@ nlohmann::json preflight_to_json(const stats::Preflight& preflight);
 nlohmann::json cause_effect(const std::vector<double>& from, const std::vector<double>& to, bool of_cause,
                             const Recipe& recipe);
 
-// Return the run's result.json: whether a verified cause was found ("outcome" says how it ended), the
-// cause and every set it could be, how the search got there, and what it cost.
+// Return the run's result.json: whether a verified cause was found ("outcome" says how it ended: found,
+// ambiguous, not_verified, not_found, retracted, or budget: stopped at --budget, with "budget" saying
+// what is left and "settle" how to resume), the cause and every set it could be, how the search got
+// there, and what it cost.
 nlohmann::json result_json(const Findings& findings);
 
 // Print the end of a run to `out`: the cause (or why none is reported), its effect, the counters and
