@@ -291,6 +291,26 @@ AfterIsolation after_isolation(Judge& judge, const StageContext& stages, const s
   return after;
 }
 
+// Return the effect of the cause (its runs against the good anchor's), else of the bad anchor.
+json effect_of(Judge& judge, const Evaluator& evaluator, const Isolation& isolation, const Recipe& recipe) {
+  const Candidate cause_candidate = evaluator.candidate(isolation.cause);
+  const bool of_cause = isolation.found && !judge.samples(cause_candidate).metrics().empty();
+  return cause_effect(judge.samples(judge.good()).metrics(),
+                      judge.samples(of_cause ? cause_candidate : judge.bad()).metrics(), of_cause, recipe);
+}
+
+// Return what a run stopped by its budget has left: the worst case still ahead (decisions not made
+// yet at their first runs, at the mean run time so far) and a resume command with room for it.
+json budget_left(const Judge& judge, const Evaluator& evaluator, const PlannedRun& plan, const RunOptions& options,
+                 double seconds) {
+  const int left = std::max(0, worst_case_decisions(plan.axes, plan.units.size()) - judge.decisions());
+  const double left_s = left * plan.policy.min_runs * evaluator.mean_run_seconds();
+  const long minutes = static_cast<long>(std::ceil((left_s * 1.5 + 60) / 60));
+  return {{"budget_s", options.budget_s}, {"spent_s", seconds}, {"decisions", judge.decisions()},
+          {"worst_case_left", {{"decisions", left}, {"runs", left * plan.policy.min_runs}, {"seconds", left_s}}},
+          {"resume", "envbisect resume " + options.out_dir + " --budget " + std::to_string(minutes) + "m"}};
+}
+
 }  // namespace
 
 ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mode, const RunLock* held) {
@@ -403,24 +423,9 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   const stats::Preflight final_anchors = judge.judge_anchors(judge.one_run());
   // The effect people quote: the cause's runs (good + cause) against the good anchor's, else the bad
   // anchor's (stats/effect.hpp).
-  json effect;
-  if (!judge.one_run()) {
-    const Candidate cause_candidate = evaluator.candidate(isolation.cause);
-    const bool of_cause = isolation.found && !judge.samples(cause_candidate).metrics().empty();
-    effect = cause_effect(judge.samples(judge.good()).metrics(),
-                          judge.samples(of_cause ? cause_candidate : judge.bad()).metrics(), of_cause, recipe);
-  }
-
+  const json effect = judge.one_run() ? json() : effect_of(judge, evaluator, isolation, recipe);
   // Past the budget: what is known, and what would settle it.
-  json budget;
-  if (judge.budget_spent()) {
-    const int left = std::max(0, worst_case_decisions(axes, units.size()) - judge.decisions());
-    const double left_s = left * policy.min_runs * evaluator.mean_run_seconds();
-    budget = {{"budget_s", options.budget_s}, {"spent_s", seconds}, {"decisions", judge.decisions()},
-              {"worst_case_left", {{"decisions", left}, {"runs", left * policy.min_runs}, {"seconds", left_s}}},
-              {"resume", "envbisect resume " + options.out_dir + " --budget " +
-                             std::to_string(static_cast<long>(std::ceil((left_s * 1.5 + 60) / 60))) + "m"}};
-  }
+  const json budget = judge.budget_spent() ? budget_left(judge, evaluator, plan, options, seconds) : json();
   // Write the result, then the summary.
   const Findings findings{deltas, recipe, isolation, after.refinements, after.probes, after.boundary, effect, preflight, final_anchors,
                           judge.verdict_log(), judge.one_run(), judge.anchor_runs(), judge.decisions(),
