@@ -140,6 +140,14 @@ ExitCode run_resume(const std::string& run_dir, double budget_s) {
 ExitCode run_replay(const std::string& run_dir) {
   std::vector<json> records;
   RunOptions options = load_run(run_dir, records, Mode::replay);
+  // A session its --budget stopped is replayed up to where it stopped, not past it.
+  for (const json& record : records) {
+    if (record.value("type", "") == "start") {
+      options.stop_after_decisions = -1;
+    } else if (record.value("type", "") == "budget") {
+      options.stop_after_decisions = record.value("decisions", -1);
+    }
+  }
   return execute(options, records, Mode::replay, nullptr);
 }
 

@@ -174,7 +174,7 @@ Isolation search_cause(Judge& judge, Evaluator& evaluator, const std::vector<Del
     }
     // Side by side they take about one run's time per round of slots.
     const int rounds = (static_cast<int>(batch.size()) + options.execution.slots - 1) / options.execution.slots;
-    if (batch.empty() || !judge.budget().fits(rounds * min_runs * evaluator.mean_run_seconds())) {
+    if (batch.empty() || judge.stop_reached() || !judge.budget().fits(rounds * min_runs * evaluator.mean_run_seconds())) {
       return;  // decide() stops at the budget, one candidate at a time
     }
     evaluator.measure_all(batch, min_runs, options.execution.slots);
@@ -393,7 +393,8 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   DeltaSet all(deltas.size());
   std::iota(all.begin(), all.end(), 0);
   Judge judge(evaluator, journal, progress,
-              JudgeOptions{policy, pass_fail, options.explain, options.execution.slots, options.budget_s},
+              JudgeOptions{policy, pass_fail, options.explain, options.execution.slots, options.budget_s,
+                           options.stop_after_decisions},
               evaluator.candidate({}), evaluator.candidate(all));
   progress.label(judge.good().hash, "good anchor");
   progress.label(judge.bad().hash, "bad anchor");

@@ -33,6 +33,7 @@ struct RunOptions {
   bool verbose = false;    // log lines are asked for (-v): progress as lines, not a status line
   bool no_probe = false; // skip probing thread counts once the cause is found
   double budget_s = 0;  // --budget: wall seconds this session may spend before it stops with what it knows; 0: none
+  int stop_after_decisions = -1;  // replay of a session its budget stopped: stop after as many decisions
   std::string probe = "boundary";  // --probe: "boundary" (bisect the thread counts) or "full" (every cell)
   bool first_parent = false;  // bisect commit ranges along first parents only (git bisect --first-parent)
   int max_log_mb = 64;         // cap on each benchmark log (stdout, stderr) in MiB; past it the middle is cut

@@ -28,7 +28,8 @@ Judge::Judge(Evaluator& evaluator, Journal& journal, Progress& progress, JudgeOp
       m_good(std::move(good)), m_bad(std::move(bad)), m_one_run(m_options.pass_fail), m_budget(m_options.budget_s) {}
 
 bool Judge::affordable(const Candidate& candidate, int runs) {
-  if (m_budget_spent) {
+  if (stop_reached()) {
+    m_budget_spent = true;
     return false;
   }
   const int held = static_cast<int>(m_evaluator.attempts(candidate).size());
@@ -134,12 +135,19 @@ std::optional<stats::Assessment> Judge::assess_until_decided(const Candidate& ca
   return assessment;
 }
 
-stats::Assessment Judge::replicate(const Candidate& candidate, stats::Assessment assessment, int& replicated) {
+std::optional<stats::Assessment> Judge::replicate(const Candidate& candidate, stats::Assessment assessment,
+                                                  int& replicated) {
   // Intermediate against anchor runs made minutes ago is also what drift looks like: replicate it in
   // rounds beside fresh anchor runs, judged against those alone (stats/replicate.hpp).
   const bool is_anchor = candidate.hash == m_good.hash || candidate.hash == m_bad.hash;
   if (m_one_run || m_options.pass_fail || is_anchor || assessment.verdict != Verdict::intermediate) {
     return assessment;
+  }
+  // A round is a run of the candidate and of each anchor; up to twice its first runs of rounds.
+  if (!affordable(candidate, seen_runs(candidate) + 2 * m_options.policy.min_runs) ||
+      !m_budget.fits(3 * 2 * m_options.policy.min_runs * m_evaluator.mean_run_seconds())) {
+    m_budget_spent = true;
+    return std::nullopt;
   }
   const int from_candidate = seen_runs(candidate);
   const int from_good = seen_runs(m_good);
@@ -201,9 +209,12 @@ Verdict Judge::decide(const Candidate& candidate, const std::string& stage, cons
   if (!decided) {
     return Verdict::skip;
   }
-  stats::Assessment assessment = *decided;
   int replicated = 0;
-  assessment = replicate(candidate, assessment, replicated);
+  const std::optional<stats::Assessment> replicated_assessment = replicate(candidate, *decided, replicated);
+  if (!replicated_assessment) {
+    return Verdict::skip;
+  }
+  const stats::Assessment& assessment = *replicated_assessment;
   record_decision(candidate, stage, label, assessment, replicated);
   // Every few decisions the anchors run once more, to catch drift on a shared machine.
   if (!m_one_run && m_decisions % k_anchor_refresh == 0 && m_anchor_runs < m_options.policy.max_anchor_runs &&

@@ -26,6 +26,7 @@ struct JudgeOptions {
   bool explain = false;    // print each verdict's reasoning
   int slots = 1;           // candidates measured at once
   double budget_s = 0;     // --budget: wall seconds this session may spend; 0: no limit
+  int stop_after_decisions = -1;  // a replay of a session its budget stopped: stop where it stopped
 };
 
 // Turns a run's measured attempts into verdicts: measures the anchors and each candidate until the
@@ -67,6 +68,11 @@ public:
   // Return whether the budget stopped the run: decide() answers skip without measuring or journaling.
   bool budget_spent() const { return m_budget_spent; }
 
+  // Return whether the next step would stop at the budget (or where a replayed session stopped).
+  bool stop_reached() const {
+    return m_budget_spent || (m_options.stop_after_decisions >= 0 && m_decisions >= m_options.stop_after_decisions);
+  }
+
   // Return the budget this session runs under.
   const Budget& budget() const { return m_budget; }
 
@@ -94,7 +100,7 @@ public:
 
 private:
   std::optional<stats::Assessment> assess_until_decided(const Candidate& candidate, const std::string& label);
-  stats::Assessment replicate(const Candidate& candidate, stats::Assessment assessment, int& replicated);
+  std::optional<stats::Assessment> replicate(const Candidate& candidate, stats::Assessment assessment, int& replicated);
   void record_decision(const Candidate& candidate, const std::string& stage, const std::string& label,
                        const stats::Assessment& assessment, int replicated);
 

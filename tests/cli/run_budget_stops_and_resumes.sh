@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # --budget stops a run before a candidate or run that would pass it, with an honest partial answer:
-# exit 1, "found": false, "outcome": "budget", what is left and how to resume; the journal stays
-# resumable and `resume --budget` with room to spare finishes it, reusing every run. Each benchmark
+# exit 1, "found": false, "outcome": "budget", what is left and how to resume; `replay` recomputes the
+# stopped session, and the journal stays resumable: `resume --budget` with room to spare finishes it,
+# reusing every run. Each benchmark
 # run takes a fixed 0.3 s, its metric set by its inputs (one variable of eight is the cause).
 source "$(dirname "$0")/common.sh"
 [[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
@@ -40,6 +41,8 @@ decided = [x for x in journal if x["type"] == "decision"]
 assert len(decided) == r["decisions"] and all(x["verdict"] != "skip" for x in decided), decided
 PY
 cp "$T/run/result.json" "$T/stopped.json"
+# The stopped session replays to the same decisions, stopping where it stopped.
+"$ENVBISECT" replay "$T/run" >"$T/replay.txt" 2>&1
 "$ENVBISECT" resume "$T/run" --budget 10m >"$T/resume.txt" 2>"$T/err2.txt"
 expect_contains "$T/resume.txt" "env/E3 a -> b"
 "$PY" - "$T/run/result.json" "$T/stopped.json" <<'PY'
