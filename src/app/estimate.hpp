@@ -18,8 +18,8 @@ int worst_case_decisions(const std::vector<Axis>& axes, std::size_t units);
 int worst_case_runs(const std::vector<Axis>& axes, std::size_t units, const stats::VerdictPolicy& policy);
 
 // Print the time the worst case takes at `run_seconds` a run, and at the cap on runs; print how to get
-// an estimate when `run_seconds` is 0.
+// an estimate when `run_seconds` is 0. With a `budget_s` (> 0), say whether the worst case fits in it.
 void print_time_estimate(std::ostream& out, const std::vector<Axis>& axes, std::size_t units,
-                         const stats::VerdictPolicy& policy, double run_seconds);
+                         const stats::VerdictPolicy& policy, double run_seconds, double budget_s = 0);
 
 }  // namespace envbisect

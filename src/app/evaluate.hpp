@@ -96,6 +96,17 @@ public:
   // Return the number of attempts taken from an earlier session's journal.
   int attempts_reused() const { return m_attempts_reused; }
 
+  // Return the mean wall time of every attempt recorded so far (this session's and the journal's);
+  // 0 before the first.
+  double mean_run_seconds() const;
+
+  // Return the mean time of the environment builds made so far (this session's and the journal's;
+  // reused environments not counted); 0 before the first.
+  double mean_build_seconds() const { return m_builds == 0 ? 0.0 : m_build_seconds / m_builds; }
+
+  // Return whether the candidate's environment is ready in this session (no build needed before it runs).
+  bool has_environment(const Candidate& candidate) const { return m_built.count(candidate.env_hash) > 0; }
+
 private:
   // A candidate's environment: how its build went, and where it is.
   struct Built {
@@ -108,6 +119,8 @@ private:
   nlohmann::json damage(const std::vector<std::string>& files, const std::string& env_hash) const;
   const Built& build_remotely(const Candidate& candidate, std::unique_ptr<Built> built);
   RunResult run_attempt(const Candidate& candidate, const Built& built, int attempt, int slot = 0);
+  std::map<std::string, std::string> placeholder_values(const Candidate& candidate, const Built& built, int attempt,
+                                                        int slot);
   void record(const Candidate& candidate, const RunResult& result);
   std::string warm_snapshot(const Candidate& candidate, const Built& built);
   std::string warmup_dir(const Candidate& candidate) const;
@@ -130,6 +143,8 @@ private:
   // while its process runs. Recursive because a warm-up is an attempt run while preparing another.
   std::recursive_mutex m_mutex;
   int m_attempts_reused = 0;
+  double m_build_seconds = 0;  // total time of the builds counted in m_builds
+  int m_builds = 0;
 };
 
 // Return the RunResult recorded in a journal attempt record.

@@ -78,6 +78,7 @@ RunOptions load_run(const std::string& run_dir, std::vector<json>& records, Mode
   options.repeats = doc.value("repeats", 0);
   options.max_runs = doc.value("max_runs", options.max_runs);
   options.no_probe = doc.value("no_probe", false);
+  options.probe = doc.value("probe", options.probe);
   options.anchor_runs = doc.value("anchor_runs", options.anchor_runs);
   options.first_parent = doc.value("first_parent", false);
   options.max_log_mb = doc.value("max_log_mb", options.max_log_mb);
@@ -112,7 +113,7 @@ RunOptions load_run(const std::string& run_dir, std::vector<json>& records, Mode
 
 }  // namespace
 
-ExitCode run_resume(const std::string& run_dir) {
+ExitCode run_resume(const std::string& run_dir, double budget_s) {
   // The lock comes first: the journal is read, and its torn tail cut, by its only user.
   std::optional<RunLock> lock;
   if (path_exists(run_dir + "/run.json")) {
@@ -120,6 +121,7 @@ ExitCode run_resume(const std::string& run_dir) {
   }
   std::vector<json> records;
   RunOptions options = load_run(run_dir, records, Mode::run);
+  options.budget_s = budget_s;  // each session its own budget: a stopped run resumes with a larger one
   // A session that stopped on its inputs is not unfinished: resuming would only repeat the stop.
   for (auto record = records.rbegin(); record != records.rend(); ++record) {
     const std::string type = record->value("type", "");
@@ -138,6 +140,14 @@ ExitCode run_resume(const std::string& run_dir) {
 ExitCode run_replay(const std::string& run_dir) {
   std::vector<json> records;
   RunOptions options = load_run(run_dir, records, Mode::replay);
+  // A session its --budget stopped is replayed up to where it stopped, not past it.
+  for (const json& record : records) {
+    if (record.value("type", "") == "start") {
+      options.stop_after_decisions = -1;
+    } else if (record.value("type", "") == "budget") {
+      options.stop_after_decisions = record.value("decisions", -1);
+    }
+  }
   return execute(options, records, Mode::replay, nullptr);
 }
 

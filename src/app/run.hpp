@@ -32,6 +32,9 @@ struct RunOptions {
   bool quiet = false;      // print only the result: no table, no progress, no decisions
   bool verbose = false;    // log lines are asked for (-v): progress as lines, not a status line
   bool no_probe = false; // skip probing thread counts once the cause is found
+  double budget_s = 0;  // --budget: wall seconds this session may spend before it stops with what it knows; 0: none
+  int stop_after_decisions = -1;  // replay of a session its budget stopped: stop after as many decisions
+  std::string probe = "boundary";  // --probe: "boundary" (bisect the thread counts) or "full" (every cell)
   bool first_parent = false;  // bisect commit ranges along first parents only (git bisect --first-parent)
   int max_log_mb = 64;         // cap on each benchmark log (stdout, stderr) in MiB; past it the middle is cut
   bool any_change = false;     // a bad anchor that measures better than good is a change to bisect too
@@ -42,8 +45,9 @@ struct RunOptions {
 // Find the minimal cause that turns good into bad, write RUNDIR/result.json and print a summary.
 ExitCode run_run(const RunOptions& options);
 
-// Continue the run in `run_dir` where it stopped, reusing every finished attempt.
-ExitCode run_resume(const std::string& run_dir);
+// Continue the run in `run_dir` where it stopped, reusing every finished attempt; this session may
+// spend `budget_s` wall seconds (0: no limit).
+ExitCode run_resume(const std::string& run_dir, double budget_s = 0);
 
 // Recompute every decision of the run in `run_dir` from its journal, running nothing; exit 0 when the
 // decisions and the result are the same as recorded.

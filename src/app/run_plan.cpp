@@ -5,10 +5,15 @@
 #include <string>
 
 #include "search/isolate.hpp"
+#include "app/inputs.hpp"
 #include "util/error.hpp"
+#include "util/fs.hpp"
+#include "util/hash.hpp"
 #include "util/strings.hpp"
 
 namespace envbisect {
+
+using nlohmann::json;
 
 namespace {
 
@@ -18,6 +23,25 @@ std::string describe_set(const std::vector<Delta>& deltas, const std::vector<std
     names.push_back(std::string(to_string(deltas[index].dimension)) + "/" + deltas[index].name);
   }
   return "{" + join(names, ", ") + "}";
+}
+
+// Load all three inputs, collecting the problems of every file before giving up.
+void load_inputs(const RunOptions& options, EnvState& good, EnvState& bad, Recipe& recipe) {
+  std::vector<std::string> messages;
+  auto attempt = [&](auto load) {
+    try {
+      load();
+    } catch (const Error& error) {
+      messages.push_back(error.what());
+    }
+  };
+  attempt([&] { good = load_state_file(options.good_path); });
+  attempt([&] { bad = load_state_file(options.bad_path); });
+  attempt([&] { recipe = load_recipe_file(options.recipe_path); });
+  if (!messages.empty()) {
+    throw Error(join(messages, "\n"), ExitCode::bad_input);
+  }
+  check_run_inputs(good, options.good_path, bad, options.bad_path, recipe, options.recipe_path, options.wheel_dirs);
 }
 
 }  // namespace
@@ -106,6 +130,81 @@ stats::VerdictPolicy run_policy(const RunOptions& options, const Recipe& recipe,
   policy.anchor_runs = std::max(policy.min_runs, options.anchor_runs);
   policy.max_anchor_runs = std::max(policy.anchor_runs, policy.max_runs);
   return policy;
+}
+
+PlannedRun plan_run(RunOptions& options) {
+  PlannedRun plan;
+  load_inputs(options, plan.good, plan.bad, plan.recipe);
+  plan.deltas = diff_states(plan.good, plan.bad);
+  if (plan.deltas.empty()) {
+    throw Error(options.good_path + " and " + options.bad_path + " describe the same environment: nothing to bisect",
+                ExitCode::bad_input);
+  }
+  // Every pinned build must have a source (wheel folder, store download, uv cache, index) before anything runs.
+  plan.restore = restore_packages(options, plan.good, plan.bad);
+  // A pass/fail test (the recipe says so, or --deterministic) is judged by exit status, one run each.
+  plan.pass_fail = options.deterministic || plan.recipe.pass_fail;
+  plan.recipe.pass_fail = plan.pass_fail;
+  plan.policy = run_policy(options, plan.recipe, plan.pass_fail);
+  plan.axes = plan_axes(plan.deltas, plan.good, plan.bad, options.wheel_dirs,
+                        options.first_parent ? FirstParent::yes : FirstParent::no);
+  plan.units = plan_units(plan.deltas, plan.good, plan.bad, options.wheel_dirs, options.uv_caches);
+  pin_group_axes(plan.axes, plan.deltas, plan.units, plan.bad, options.wheel_dirs, options.uv_caches);
+  return plan;
+}
+
+// Return where and how runs go: the command line's choice, completed by the recipe (its isolation
+// when the command line asks for none, whether isolated runs may reach the network) and, for Slurm,
+// the GPUs one run needs (the widest split of the two states, when the recipe uses {gpus.*}) unless
+// --slurm-gpus says.
+ExecutionOptions execution_for(const RunOptions& options, const Recipe& recipe, const EnvState& good,
+                               const EnvState& bad) {
+  ExecutionOptions execution = options.execution;
+  if (execution.isolation == "none" && !recipe.isolation.empty()) {
+    execution.isolation = recipe.isolation;
+  }
+  execution.isolation_network = execution.isolation_network || recipe.network;
+  const std::vector<std::string> placeholders = recipe_placeholders(recipe);
+  const bool uses_gpus = std::any_of(placeholders.begin(), placeholders.end(),
+                                     [](const std::string& name) { return name.rfind("gpus.", 0) == 0; });
+  if (execution.executor == "slurm" && execution.slurm_gpus == 0 && uses_gpus) {
+    for (const EnvState* state : {&good, &bad}) {
+      execution.slurm_gpus = std::max(execution.slurm_gpus,
+                                      static_cast<int>(state->gpus.target.size() + state->gpus.drafter.size()));
+    }
+  }
+  return execution;
+}
+
+// Return run.json: the inputs (with their hashes, so `resume` can refuse changed ones) and every
+// option `resume` reads back.
+json run_document(const RunOptions& options, const RestoreInputs& restore, const std::vector<std::string>& wheel_dirs) {
+  json run_doc = {{"good", absolute_path(options.good_path, ".")}, {"bad", absolute_path(options.bad_path, ".")},
+                  {"recipe", absolute_path(options.recipe_path, ".")}, {"wheels", wheel_dirs},
+                  {"repeats", options.repeats}, {"uv_caches", options.uv_caches}, {"store", options.store_dir},
+                  {"builder", options.builder}, {"index_url", options.index_url},
+                  {"index_urls", restore.shown_index_urls},
+                  {"good_sha256", sha256_hex(read_file(options.good_path))},
+                  {"bad_sha256", sha256_hex(read_file(options.bad_path))},
+                  {"recipe_sha256", sha256_hex(read_file(options.recipe_path))}};
+  run_doc["max_runs"] = options.max_runs;
+  run_doc["no_probe"] = options.no_probe;
+  run_doc["probe"] = options.probe;
+  run_doc["anchor_runs"] = options.anchor_runs;
+  run_doc["first_parent"] = options.first_parent;
+  run_doc["max_log_mb"] = options.max_log_mb;
+  run_doc["deterministic"] = options.deterministic;
+  run_doc["any_change"] = options.any_change;
+  run_doc["execution"] = {{"executor", options.execution.executor}, {"host", options.execution.host},
+                          {"prefix", options.execution.prefix}, {"slots", options.execution.slots},
+                          {"isolation", options.execution.isolation},
+                          {"isolation_base", options.execution.isolation_base},
+                          {"ssh_config", options.execution.ssh_config},
+                          {"slurm_gpus", options.execution.slurm_gpus},
+                          {"slurm_partition", options.execution.slurm_partition},
+                          {"remote_root", options.execution.remote_root},
+                          {"remote_bundle", options.execution.remote_bundle}};
+  return run_doc;
 }
 
 }  // namespace envbisect

@@ -3,10 +3,15 @@
 #include <cstddef>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "app/axes.hpp"
+#include "app/restore_check.hpp"
 #include "app/run.hpp"
+#include "app/runners.hpp"
 #include "core/delta.hpp"
 #include "core/recipe.hpp"
+#include "core/state.hpp"
 #include "stats/verdict.hpp"
 
 namespace envbisect {
@@ -21,5 +26,34 @@ stats::VerdictPolicy run_policy(const RunOptions& options, const Recipe& recipe,
 void print_plan(const std::vector<Delta>& deltas, const std::vector<Axis>& axes,
                 const std::vector<std::vector<std::size_t>>& units, const stats::VerdictPolicy& policy,
                 bool pass_fail);
+
+// A run's inputs, loaded, checked and planned; nothing has been written for it yet.
+struct PlannedRun {
+  EnvState good;
+  EnvState bad;
+  Recipe recipe;                 // its pass_fail set when --deterministic asks
+  std::vector<Delta> deltas;     // from good to bad, never empty
+  RestoreInputs restore;         // where every package comes from
+  bool pass_fail = false;        // judged by exit status alone
+  stats::VerdictPolicy policy;
+  std::vector<Axis> axes;        // ordered axes (versions, commits, thread counts) to refine inside
+  std::vector<std::vector<std::size_t>> units;  // what the search moves: deltas, or pinned groups together
+};
+
+// Load and check the three inputs (every file's problems together), diff them, check every package
+// has a source (adding download folders to options.wheel_dirs) and plan the search. Throw Error
+// (bad_input) naming the file and field when an input is wrong.
+PlannedRun plan_run(RunOptions& options);
+
+// Return where and how runs go: the command line's choice, completed by the recipe (its isolation
+// when the command line asks for none, whether isolated runs may reach the network) and, for Slurm,
+// the GPUs one run needs (the widest split of the two states) unless --slurm-gpus says.
+ExecutionOptions execution_for(const RunOptions& options, const Recipe& recipe, const EnvState& good,
+                               const EnvState& bad);
+
+// Return run.json: the inputs (with their hashes, so `resume` can refuse changed ones) and every
+// option `resume` reads back.
+nlohmann::json run_document(const RunOptions& options, const RestoreInputs& restore,
+                            const std::vector<std::string>& wheel_dirs);
 
 }  // namespace envbisect

@@ -65,52 +65,6 @@ nlohmann::json refine_cause(const StageContext& context, const std::vector<Axis>
   return refinements;
 }
 
-nlohmann::json probe_modifiers(const StageContext& context, const DeltaSet& cause, const EnvState& cause_state) {
-  json probes = json::array();
-  std::vector<EnvState> variants = {cause_state};
-  for (const auto& [name, cache] : cause_state.caches) {
-    if (cache.state == "warm" || cache.state == "cold") {
-      EnvState flipped = cause_state;
-      flipped.caches[name].state = cache.state == "warm" ? "cold" : "warm";
-      variants.push_back(flipped);
-    }
-  }
-  for (const auto& [knob, count] : cause_state.threads) {
-    std::int64_t top = std::max<std::int64_t>(4, count);
-    // Every count up to 8, then doublings and the state's own count: 10^7 threads is 30 probes, not 10^7.
-    std::vector<std::int64_t> values;
-    for (std::int64_t value = 1; value <= top; value = value < 8 ? value + 1 : (value > top / 2 ? top : value * 2)) {
-      values.push_back(value);
-      if (value == top) {
-        break;
-      }
-    }
-    for (const EnvState& variant : variants) {
-      std::vector<std::string> cache_states;
-      for (const auto& [name, cache] : variant.caches) {
-        cache_states.push_back(name + ":" + cache.state);
-      }
-      std::string caches = join(cache_states, ",");
-      std::cout << "probe threads/" << knob << " " << (top <= 8 ? "1.." + std::to_string(top) : "1..8, doublings, " + std::to_string(top))
-                << " with the cause applied"
-                << (caches.empty() ? "" : ", caches " + caches) << ":\n";
-      for (const std::int64_t value : values) {
-        EnvState state = variant;
-        state.threads[knob] = value;
-        std::string label = "threads/" + knob + " = " + std::to_string(value) + (caches.empty() ? "" : ", " + caches);
-        Verdict verdict = context.decide(context.evaluator.candidate_for(state, cause), "probe", label);
-        // The median the decision saw (anchor runs added after it do not count).
-        json probe = {{"type", "probe"}, {"knob", "threads/" + knob}, {"value", value},
-                      {"cache", caches}, {"verdict", to_string(verdict)},
-                      {"median", context.decisions.back()["median"]}};
-        context.journal.append(probe);
-        probes.push_back(probe);
-      }
-    }
-  }
-  return probes;
-}
-
 nlohmann::json verify_boundary(const StageContext& context, const std::vector<Axis>& axes, const Isolation& isolation,
                                const nlohmann::json& refinements, const EnvState& cause_state,
                                const RerunCandidate& rerun) {

@@ -41,11 +41,6 @@ struct StageContext {
 nlohmann::json refine_cause(const StageContext& context, const std::vector<Axis>& axes, const DeltaSet& cause,
                             const EnvState& cause_state);
 
-// Probe the modifiers with the cause applied: every thread knob from 1 to max(4, its count), with the
-// caches as the cause has them and with each warm/cold cache flipped (a threads x cache grid). Journal
-// and return one entry per point ({type, knob, value, cache, verdict, median}).
-nlohmann::json probe_modifiers(const StageContext& context, const DeltaSet& cause, const EnvState& cause_state);
-
 // Runs a candidate once more and returns the verdict of all its runs together (a pass/fail re-run).
 using RerunCandidate = std::function<Verdict(const Candidate&, const std::string& label)>;
 

@@ -19,6 +19,7 @@
 #include "app/timeline.hpp"
 #include "app/repro.hpp"
 #include "app/run.hpp"
+#include "app/run_budget.hpp"
 #include "app/state_from.hpp"
 #include "app/versions.hpp"
 #include "cli/build_info.hpp"
@@ -156,7 +157,16 @@ int cli_main(int argc, char** argv) {
                       "Cap on each benchmark log in MiB; past it the middle is cut, the attempt still counts "
                       "(default 64)")
       ->check(CLI::Range(1, 1 << 20));
+  std::string run_budget;
+  run_cmd->add_option("--budget", run_budget,
+                      "Wall time the run may spend, e.g. 90s, 30m, 2h: before a candidate or run that would pass "
+                      "it, stop with what is known (exit 1, outcome budget); `resume --budget` continues. With "
+                      "--dry-run: whether the worst case fits");
   run_cmd->add_flag("--no-probe", run.no_probe, "Do not probe thread counts once the cause is found");
+  run_cmd->add_option("--probe", run.probe,
+                      "How the thread x cache probes are measured: boundary (default: bisect the thread counts for "
+                      "the first bad one, flipped caches only at it) or full (every cell)")
+      ->check(CLI::IsMember({"boundary", "full"}));
   run_cmd->add_flag("--deterministic", run.deterministic,
                     "The benchmark's exit status is the whole result, as git bisect run: 0 good, 125 skip, other bad; "
                     "one run per candidate (as the recipe's \"outcome\": \"pass-fail\")");
@@ -192,6 +202,10 @@ int cli_main(int argc, char** argv) {
   std::string resume_dir;
   CLI::App* resume_cmd = app.add_subcommand("resume", "Continue a run that was stopped, reusing finished attempts");
   resume_cmd->add_option("rundir", resume_dir, "Run directory")->required();
+  std::string resume_budget;
+  resume_cmd->add_option("--budget", resume_budget,
+                         "Wall time this session may spend, e.g. 90s, 30m, 2h; past it the run stops with what it "
+                         "knows (exit 1, outcome budget)");
 
   LocateOptions locate;
   CLI::App* locate_cmd = app.add_subcommand("locate", "Say where an exact build (local label included) can be restored from offline");
@@ -309,9 +323,10 @@ int cli_main(int argc, char** argv) {
     if (diff_cmd->parsed()) {
       code = run_diff(diff, std::cout);
     } else if (run_cmd->parsed()) {
+      run.budget_s = run_budget.empty() ? 0.0 : parse_duration(run_budget, "--budget");
       code = run_run(run);
     } else if (resume_cmd->parsed()) {
-      code = run_resume(resume_dir);
+      code = run_resume(resume_dir, resume_budget.empty() ? 0.0 : parse_duration(resume_budget, "--budget"));
     } else if (build_env_cmd->parsed()) {
       code = run_build_env(build_env_request);
     } else if (locate_cmd->parsed()) {

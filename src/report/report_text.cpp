@@ -340,6 +340,10 @@ std::string headline(const VerdictSummary& summary) {
   if (summary.outcome == "retracted") {
     return "retracted: the anchors no longer differ on all their runs, so no cause is reported";
   }
+  if (summary.outcome == "budget") {
+    return "stopped at its --budget: no verified cause yet (envbisect resume " + summary.run_dir +
+           " --budget ... continues it, reusing every run)";
+  }
   if (!summary.found) {
     return "no minimal cause isolated";
   }
