@@ -153,10 +153,11 @@ LaunchedChild::LaunchedChild(const LaunchPlan& plan) : m_state(std::make_unique<
 
   Launcher launcher;
   v2::error_code error;
+  const pid_t parent = ::getpid();
   try {
     v2::process_environment environment(env_strings);  // an empty map gives an empty environment
     v2::process_stdio stdio{plan.stdin_fd, plan.stdout_fd, plan.stderr_fd};
-    const ChildSetup setup{::getpid(), plan.die_with_parent};
+    const ChildSetup setup{parent, plan.die_with_parent};
     const CloseInherited close_inherited;
     // The error-code overload with an executor: 1.81's io_context overload drops the error code.
     if (plan.cwd.empty()) {
@@ -168,6 +169,11 @@ LaunchedChild::LaunchedChild(const LaunchPlan& plan) : m_state(std::make_unique<
                                         environment, stdio, start_dir, close_inherited));
     }
   } catch (const std::exception& failure) {
+    // The launcher's code between fork() and execve() (Asio's fork notification allocates) must never
+    // return into envbisect's code inside the child: a second envbisect would run on.
+    if (::getpid() != parent) {
+      ::_exit(127);
+    }
     // Thrown after the fork only when the child's pidfd cannot be opened or watched: a child we
     // cannot wait for properly is ended rather than left running.
     m_state->process.reset();
