@@ -1,15 +1,18 @@
 #include "exec/remote_cleanup.hpp"
 
+#include "exec/process_launch.hpp"
 #include "exec/runner.hpp"
 #include "util/strings.hpp"
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <csignal>
 #include <fcntl.h>
-#include <spawn.h>
+#include <optional>
+#include <poll.h>
 #include <sys/wait.h>
-#include <thread>
+#include <unistd.h>
 
 namespace envbisect {
 
@@ -24,66 +27,49 @@ bool run_cleanup_command(const std::vector<std::string>& argv, const std::map<st
     spdlog::warn("cleanup: {} not found", argv[0]);
     return false;
   }
-  std::vector<std::string> env_strings;
-  for (const auto& [name, value] : env) {
-    env_strings.push_back(name + "=" + value);
-  }
-  std::vector<char*> envp;
-  for (std::string& entry : env_strings) {
-    envp.push_back(entry.data());
-  }
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_copy = argv;
-  std::vector<char*> args;
-  for (std::string& arg : argv_copy) {
-    args.push_back(arg.data());
-  }
-  args.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawnattr_t attr;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawnattr_init(&attr);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  // Its own group, and default signal handling: a second Ctrl-C must not stop the cleanup.
-  sigset_t all_signals;
-  sigset_t no_signals;
-  sigfillset(&all_signals);
-  sigemptyset(&no_signals);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setsigdefault(&attr, &all_signals);
-  posix_spawnattr_setsigmask(&attr, &no_signals);
-  spdlog::debug("cleanup: {}", display_argv(argv));
-  pid_t pid = 0;
-  const int status_spawn = ::posix_spawn(&pid, program.c_str(), &actions, &attr, args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (status_spawn != 0) {
+  const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null < 0) {
     return false;
   }
-  // Poll with WNOHANG: the orphan reaper of a concurrent LocalRunner may take the status first, which
-  // only loses the answer (ECHILD), never the cleanup itself.
+  LaunchPlan plan;
+  plan.program = program;
+  plan.argv = argv;
+  plan.env = env;
+  plan.stdin_fd = null;
+  plan.stdout_fd = null;
+  plan.stderr_fd = null;
+  // Its own group and default signal handling (a second Ctrl-C must not stop the cleanup), and it
+  // finishes even when envbisect is killed meanwhile: the remote work must still be cancelled.
+  plan.die_with_parent = DieWithParent::no;
+  spdlog::debug("cleanup: {}", display_argv(argv));
+  LaunchedChild child(plan);
+  ::close(null);
+  if (!child.started()) {
+    spdlog::debug("cleanup: cannot start {}: {}", program, child.error());
+    return false;
+  }
+  // Wait on the pidfd (readable once the child exits, before anyone reaps it). The orphan reaper of a
+  // concurrent LocalRunner may take the status first, which only loses the answer (ECHILD), never
+  // the cleanup itself.
   const auto deadline = std::chrono::steady_clock::now() + limit;
   for (;;) {
-    int status = 0;
-    const pid_t reaped = ::waitpid(pid, &status, WNOHANG);
-    if (reaped == pid) {
-      return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      break;
     }
-    if (reaped < 0) {
-      return false;
+    pollfd exited{child.pidfd(), POLLIN, 0};
+    const int ready = ::poll(&exited, 1, static_cast<int>(std::min<long long>(left.count(), 50)));
+    if (ready > 0 || child.pidfd() < 0) {
+      std::string error;
+      const std::optional<int> status = child.reap(error);
+      return status && WIFEXITED(*status) && WEXITSTATUS(*status) == 0;
     }
-    if (std::chrono::steady_clock::now() >= deadline) {
-      ::kill(-pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      spdlog::warn("cleanup command timed out: {}", display_argv(argv));
-      return false;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+  ::kill(-child.pid(), SIGKILL);
+  std::string error;
+  child.reap(error);
+  spdlog::warn("cleanup command timed out: {}", display_argv(argv));
+  return false;
 }
 
 }  // namespace envbisect

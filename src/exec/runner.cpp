@@ -1,6 +1,7 @@
 #include "exec/runner.hpp"
 
 #include "exec/group_watchdog.hpp"
+#include "exec/process_launch.hpp"
 
 #include "util/error.hpp"
 #include "util/strings.hpp"
@@ -22,7 +23,6 @@
 #include <sstream>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -242,63 +242,6 @@ bool is_executable_file(const std::string& path) {
   return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
 
-// What the child does between fork() and execve(), prepared beforehand: after fork() a threaded
-// process may only make async-signal-safe calls, so nothing here allocates.
-struct ChildPlan {
-  const char* program = nullptr;
-  char* const* argv = nullptr;
-  char* const* envp = nullptr;
-  const char* input = nullptr;  // stdin's file
-  const char* cwd = nullptr;    // nullptr: stay where we are
-  int out_fd = -1;
-  int err_fd = -1;
-  int report_fd = -1;           // write end of a close-on-exec pipe: errno of the step that failed
-  pid_t parent = 0;
-};
-
-[[noreturn]] void exec_child(const ChildPlan& plan) {
-  auto fail = [&plan](int error) {
-    while (::write(plan.report_fd, &error, sizeof error) < 0 && errno == EINTR) {
-    }
-    ::_exit(127);
-  };
-  // Die with envbisect: SIGKILL when the spawning thread ends, which run() makes the same as the
-  // process dying. A parent that died before this line would never send it, hence the check after.
-  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) {
-    fail(errno);
-  }
-  if (::getppid() != plan.parent) {
-    fail(ESRCH);
-  }
-  // Own process group, default signal dispositions and an empty mask, whatever the parent set up.
-  if (::setpgid(0, 0) != 0) {
-    fail(errno);
-  }
-  struct sigaction default_action {};
-  default_action.sa_handler = SIG_DFL;
-  for (int sig = 1; sig < NSIG; ++sig) {
-    ::sigaction(sig, &default_action, nullptr);  // SIGKILL, SIGSTOP and libc's own refuse: harmless
-  }
-  sigset_t no_signals;
-  sigemptyset(&no_signals);
-  ::sigprocmask(SIG_SETMASK, &no_signals, nullptr);
-  // stdin from the input file, our output pipes on 1 and 2, nothing else inherited.
-  const int input = ::open(plan.input, O_RDONLY);
-  if (input < 0 || ::dup2(input, 0) < 0 || ::dup2(plan.out_fd, 1) < 0 || ::dup2(plan.err_fd, 2) < 0) {
-    fail(errno);
-  }
-  if (plan.cwd != nullptr && ::chdir(plan.cwd) != 0) {
-    fail(errno);
-  }
-  if (plan.report_fd > 3) {
-    ::syscall(SYS_close_range, 3u, static_cast<unsigned>(plan.report_fd - 1), 0u);
-  }
-  ::syscall(SYS_close_range, static_cast<unsigned>(plan.report_fd + 1), ~0u, 0u);
-  ::execve(plan.program, plan.argv, plan.envp);
-  fail(errno);
-  ::_exit(127);  // fail() never returns; this tells the compiler
-}
-
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -354,71 +297,39 @@ ProcessResult LocalRunner::run(const ProcessSpec& spec) {
   }
 
   ChildOutput output(spec.stdout_path, spec.stderr_path, spec.max_log_bytes);
-
-  std::vector<std::string> env_strings;
-  env_strings.reserve(spec.env.size());
-  for (const auto& [name, value] : spec.env) {
-    env_strings.push_back(name + "=" + value);
-  }
-  std::vector<char*> envp;
-  for (std::string& entry : env_strings) {
-    envp.push_back(entry.data());
-  }
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_copy = spec.argv;
-  std::vector<char*> argv;
-  for (std::string& arg : argv_copy) {
-    argv.push_back(arg.data());
-  }
-  argv.push_back(nullptr);
-  int report[2];
-  if (::pipe2(report, O_CLOEXEC) != 0) {
-    throw Error(std::string("cannot make a pipe to start a child: ") + std::strerror(errno), ExitCode::environment);
-  }
-  const Fd report_read(report[0]);
   const std::string input = spec.stdin_path.empty() ? "/dev/null" : spec.stdin_path;
-  ChildPlan plan;
-  plan.program = program.c_str();
-  plan.argv = argv.data();
-  plan.envp = envp.data();
-  plan.input = input.c_str();
-  plan.cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
-  plan.out_fd = output.child_stdout();
-  plan.err_fd = output.child_stderr();
-  plan.report_fd = report[1];
-  plan.parent = ::getpid();
+  const Fd input_fd(::open(input.c_str(), O_RDONLY | O_CLOEXEC));
+  if (input_fd.get() < 0) {
+    result.spawn_error = "cannot start " + program + ": stdin " + input + ": " + std::strerror(errno);
+    output.close_child_ends();
+    output.finish();
+    spdlog::debug("spawn failed: {}", result.spawn_error);
+    return result;
+  }
+  LaunchPlan plan;
+  plan.program = program;
+  plan.argv = spec.argv;
+  plan.env = spec.env;
+  plan.cwd = spec.cwd;
+  plan.stdin_fd = input_fd.get();
+  plan.stdout_fd = output.child_stdout();
+  plan.stderr_fd = output.child_stderr();
 
   spdlog::debug("spawn: {}{}", display_argv(spec.argv),
                 spec.cwd.empty() ? std::string() : " (in " + spec.cwd + ")");
   // Spawning and registering happen under the lock, so no reaper can take the child in between.
   std::unique_lock<std::mutex> spawn_lock(g_active_mutex);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    exec_child(plan);
-  }
-  const int fork_errno = errno;
-  ::close(report[1]);
+  LaunchedChild child(plan);
   output.close_child_ends();
-  if (pid < 0) {
-    spawn_lock.unlock();
-    result.spawn_error = "cannot start " + program + ": " + std::strerror(fork_errno);
-    return result;
-  }
-  // The report pipe closes at execve; an errno on it means the child never became the program.
-  int child_errno = 0;
-  ssize_t got = 0;
-  while ((got = ::read(report_read.get(), &child_errno, sizeof child_errno)) < 0 && errno == EINTR) {
-  }
-  if (got == static_cast<ssize_t>(sizeof child_errno)) {
-    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
-    }
+  if (!child.started()) {
     spawn_lock.unlock();
     output.finish();
     result.spawn_error = "cannot start " + program + (spec.cwd.empty() ? std::string() : " in " + spec.cwd) + ": " +
-                         std::strerror(child_errno);
+                         child.error();
     spdlog::debug("spawn failed: {}", result.spawn_error);
     return result;
   }
+  const pid_t pid = child.pid();
   const ActiveChild active(pid);
   spawn_lock.unlock();
   result.spawned = true;
@@ -431,25 +342,20 @@ ProcessResult LocalRunner::run(const ProcessSpec& spec) {
     }
   }
 
-  const Fd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
   const auto deadline = spec.timeout.count() > 0 ? start + spec.timeout
                                                  : std::chrono::steady_clock::time_point::max();
-  if (!wait_exited(pid, pidfd.get(), deadline, StopOnInterrupt::yes, output)) {
+  if (!wait_exited(pid, child.pidfd(), deadline, StopOnInterrupt::yes, output)) {
     result.interrupted = g_interrupted.load();
     result.timed_out = !result.interrupted;
     spdlog::debug("killing process group {}: {}", pid, result.timed_out ? "timeout" : "interrupted");
-    kill_group(pid, pidfd.get(), output);
+    kill_group(pid, child.pidfd(), output);
   }
   // The leader has exited or is dying; leftovers of its group (forked daemons) must not outlive it.
   // Kill them while the unreaped leader still pins the group id.
   ::kill(-pid, SIGKILL);
   watchdog_unregister(pid);
-  int status = 0;
-  pid_t reaped = -1;
-  do {
-    reaped = ::waitpid(pid, &status, 0);
-  } while (reaped < 0 && errno == EINTR);
-  const int wait_errno = errno;
+  std::string reap_error;
+  const std::optional<int> status = child.reap(reap_error);
   drain_group(pid);
   kill_escaped_descendants();
   result.log_bytes_cut = output.finish();
@@ -459,12 +365,12 @@ ProcessResult LocalRunner::run(const ProcessSpec& spec) {
                  spec.max_log_bytes);
   }
 
-  if (reaped != pid) {
-    spdlog::warn("lost the exit status of pid {}: {}", pid, std::strerror(wait_errno));
-  } else if (WIFEXITED(status)) {
-    result.exit_code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    result.signal = WTERMSIG(status);
+  if (!status) {
+    spdlog::warn("lost the exit status of pid {}: {}", pid, reap_error);
+  } else if (WIFEXITED(*status)) {
+    result.exit_code = WEXITSTATUS(*status);
+  } else if (WIFSIGNALED(*status)) {
+    result.signal = WTERMSIG(*status);
   }
   result.wall_seconds = seconds_since(start);
   spdlog::debug("pid {} ended: exit {} signal {}{} after {:.3f} s", pid, result.exit_code, result.signal,

@@ -53,8 +53,8 @@ public:
   virtual ProcessResult run(const ProcessSpec& spec) = 0;
 };
 
-// The real runner: own process group per child, stdin from /dev/null, group killed on timeout or
-// interrupt, every descendant reaped. The child gets SIGKILL when the thread that spawned it dies
+// The real runner: spawns through Boost.Process v2 (exec/process_launch), own process group per child,
+// stdin from /dev/null, group killed on timeout or interrupt, every descendant reaped. The child gets SIGKILL when the thread that spawned it dies
 // (PR_SET_PDEATHSIG): run() waits on that thread until the child is gone, so only a dying envbisect
 // sends it. Output goes through pipes into the log files, capped by max_log_bytes. Logs the exact argv
 // before spawning.

@@ -127,6 +127,57 @@ TEST_CASE("runner runs in the given working directory", "[exec][runner]") {
   CHECK_THAT(bad.spawn_error, Catch::Contains("missing"));
 }
 
+TEST_CASE("the child inherits no descriptor but stdin, stdout and stderr", "[exec][runner]") {
+  TempDir dir;
+  LocalRunner runner;
+  // Not close-on-exec, and opened before the runner's own descriptors: a low number that only an
+  // explicit close keeps from the child.
+  const int leaked = ::open("/dev/null", O_RDONLY);
+  REQUIRE(leaked >= 3);
+  ProcessSpec spec = shell_spec("if [ -e /proc/$$/fd/" + std::to_string(leaked) + " ]; then echo open; else echo closed; fi");
+  spec.stdout_path = (dir.path / "out.log").string();
+  const ProcessResult result = runner.run(spec);
+  ::close(leaked);
+  REQUIRE(result.exit_code == 0);
+  CHECK(slurp(dir.path / "out.log") == "closed\n");
+}
+
+namespace {
+
+// Set by the test below: an exit handler that leaves a mark when it runs in any process but this one.
+pid_t g_exit_mark_owner = 0;
+char g_exit_mark_path[512] = {};
+
+void mark_foreign_exit() {
+  if (g_exit_mark_owner != 0 && ::getpid() != g_exit_mark_owner) {
+    const int fd = ::open(g_exit_mark_path, O_WRONLY | O_CREAT, 0600);
+    if (fd >= 0) {
+      ::close(fd);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a child that cannot start runs none of our exit handlers", "[exec][runner]") {
+  TempDir dir;
+  const std::string mark = (dir.path / "exit-handler-ran-in-child").string();
+  REQUIRE(mark.size() < sizeof g_exit_mark_path);
+  mark.copy(g_exit_mark_path, mark.size());
+  g_exit_mark_path[mark.size()] = '\0';
+  g_exit_mark_owner = ::getpid();
+  static const bool registered = std::atexit(mark_foreign_exit) == 0;
+  REQUIRE(registered);
+  LocalRunner runner;
+  ProcessSpec spec = shell_spec("exit 0");
+  spec.cwd = (dir.path / "missing").string();  // chdir fails in the child, after the fork
+  const ProcessResult result = runner.run(spec);
+  g_exit_mark_owner = 0;
+  CHECK_FALSE(result.spawned);
+  CHECK_THAT(result.spawn_error, Catch::Contains("No such file"));
+  CHECK_FALSE(fs::exists(mark));
+}
+
 TEST_CASE("runner timeout kills the child's whole group", "[exec][runner]") {
   envbisect::install_process_guards();
   TempDir dir;
