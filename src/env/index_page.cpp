@@ -234,7 +234,7 @@ std::string remove_dot_segments(std::string_view path) {
 }  // namespace
 
 PageFormat page_format(std::string_view content_type) {
-  return lower(content_type).find("application/vnd.pypi.simple.v1+json") != std::string::npos ? PageFormat::json
+  return lower(content_type).find("application/vnd.pypi.simple.v1+json") != std::string::npos ? PageFormat::pep691_json
                                                                                                : PageFormat::html;
 }
 

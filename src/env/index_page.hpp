@@ -16,7 +16,7 @@ struct IndexFile {
 };
 
 // Which form of the simple repository API a page is in.
-enum class PageFormat { html, json };
+enum class PageFormat { html, pep691_json };
 
 // Return the format a response is in, from its Content-Type: PEP 691 JSON for
 // "application/vnd.pypi.simple.v1+json", otherwise HTML.

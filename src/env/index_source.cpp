@@ -205,7 +205,7 @@ std::optional<std::vector<IndexFile>> PackageIndex::page_files(const std::string
     throw Error(shown + ": the index answered HTTP " + std::to_string(page.status), ExitCode::bad_input);
   }
   const std::string base = page.url.empty() ? url : page.url;
-  return page_format(page.content_type) == PageFormat::json ? parse_simple_json(page.body, base, shown)
+  return page_format(page.content_type) == PageFormat::pep691_json ? parse_simple_json(page.body, base, shown)
                                                              : parse_simple_html(page.body, base, shown);
 }
 

@@ -75,8 +75,8 @@ TEST_CASE("malformed PEP 691 pages name the field", "[index]") {
 }
 
 TEST_CASE("content types choose the parser", "[index]") {
-  CHECK(page_format("application/vnd.pypi.simple.v1+json") == PageFormat::json);
-  CHECK(page_format("Application/VND.pypi.simple.v1+json; charset=utf-8") == PageFormat::json);
+  CHECK(page_format("application/vnd.pypi.simple.v1+json") == PageFormat::pep691_json);
+  CHECK(page_format("Application/VND.pypi.simple.v1+json; charset=utf-8") == PageFormat::pep691_json);
   CHECK(page_format("text/html; charset=utf-8") == PageFormat::html);
   CHECK(page_format("") == PageFormat::html);
 }
