@@ -327,7 +327,13 @@ json effect_of(Judge& judge, const Evaluator& evaluator, const Isolation& isolat
 // yet at their first runs, at the mean run time so far) and a resume command with room for it.
 json budget_left(const Judge& judge, const Evaluator& evaluator, const PlannedRun& plan, const RunOptions& options,
                  double seconds) {
-  const int left = std::max(0, worst_case_decisions(plan.axes, plan.units.size()) - judge.decisions());
+  const int worst = worst_case_decisions(plan.axes, plan.units.size());
+  int left = worst - judge.decisions();
+  // A search that asks its questions again (runs that disagreed in one-run mode, verdicts that went
+  // stale) may need a whole pass more, whatever was decided before: never "0 more" when it stopped.
+  if (left < 1 || judge.fell_back()) {
+    left = std::max(left, worst);
+  }
   const double left_s = left * plan.policy.min_runs * evaluator.mean_run_seconds();
   const long minutes = static_cast<long>(std::ceil((left_s * 1.5 + 60) / 60));
   return {{"budget_s", options.budget_s}, {"spent_s", seconds}, {"decisions", judge.decisions()},
