@@ -36,7 +36,7 @@ namespace fs = std::filesystem;
 
 constexpr std::chrono::seconds k_list_timeout{60};  // the importlib listing, as the version probe
 
-constexpr const char* k_installed_snippet =
+constexpr const char* k_list_installed =
     "import importlib.metadata as m, json, re\n"
     "print(json.dumps({re.sub(r'[-_.]+', '-', d.metadata['Name']).lower(): d.version"
     " for d in m.distributions()}, sort_keys=True))\n";
@@ -439,7 +439,7 @@ VenvResult materialize_venv(Runner& runner, const VenvRequest& request, const St
   result.installed = read_installed(env_dir);
   if (options.verify == VerifyInstalled::importlib) {
     ProcessSpec spec;
-    spec.argv = {result.python_path, "-I", "-c", k_installed_snippet};
+    spec.argv = {result.python_path, "-I", "-c", k_list_installed};
     spec.env = env;
     spec.stdout_path = request.log_dir + "/installed.out.log";
     spec.stderr_path = request.log_dir + "/installed.err.log";

@@ -54,7 +54,7 @@ bool is_dir(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-bool ends_with(const std::string& text, const std::string& suffix) {
+bool has_suffix(const std::string& text, const std::string& suffix) {
   return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
@@ -146,12 +146,12 @@ std::string finish_unpack(const std::string& temp, const Distribution& dist, con
   std::string dist_info;
   std::string data_dir;
   for (const std::string& name : list_names(site)) {
-    if (ends_with(name, ".dist-info")) {
+    if (has_suffix(name, ".dist-info")) {
       if (!dist_info.empty()) {
         throw Error(describe(dist) + ": holds two dist-info folders (" + dist_info + ", " + name + ")", ExitCode::bad_input);
       }
       dist_info = name;
-    } else if (ends_with(name, ".data") && is_dir(site + "/" + name)) {
+    } else if (has_suffix(name, ".data") && is_dir(site + "/" + name)) {
       data_dir = name;
     }
   }
@@ -466,7 +466,7 @@ std::vector<Damage> Store::verify() {
   std::sort(names.begin(), names.end());
   for (const std::string& name : names) {
     const std::string dir = envs + "/" + name;
-    if (!ends_with(name, ".lock") && path_is_file(dir + "/envbisect-built.json")) {
+    if (!has_suffix(name, ".lock") && path_is_file(dir + "/envbisect-built.json")) {
       if (std::vector<std::string> files = environment_changes(dir); !files.empty()) {
         found.push_back({"envs/" + name, files});
       }
@@ -505,7 +505,7 @@ GcReport Store::gc(std::chrono::seconds older_than) {
     }
   }
   for (const std::string& name : list_names(base + "/skeletons")) {
-    if (!ends_with(name, ".lock") && too_old(base + "/skeletons/" + name + "/origin")) {
+    if (!has_suffix(name, ".lock") && too_old(base + "/skeletons/" + name + "/origin")) {
       remove_tree(base + "/skeletons/" + name);
       ++report.skeletons_removed;
     }
@@ -515,7 +515,7 @@ GcReport Store::gc(std::chrono::seconds older_than) {
   const FileLock no_runs(store_runs_lock_path(m_root), LockMode::exclusive, LockWait::no);
   const std::string envs = m_root + "/envs";
   for (const std::string& name : list_names(envs)) {
-    if (ends_with(name, ".lock")) {
+    if (has_suffix(name, ".lock")) {
       continue;
     }
     if (!no_runs.held()) {

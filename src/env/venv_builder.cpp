@@ -39,7 +39,7 @@ struct Step {
   std::string stderr_path;
 };
 
-std::string read_file(const std::string& path) {
+std::string read_text(const std::string& path) {
   std::ifstream in(path);
   std::stringstream buffer;
   buffer << in.rdbuf();
@@ -119,7 +119,7 @@ std::string failure_reason(const std::string& what, const Step& step) {
   std::vector<std::string> key_lines;
   std::vector<std::string> other_lines;
   bool in_conflict = false;
-  std::istringstream text(read_file(step.stderr_path) + "\n" + read_file(step.stdout_path));
+  std::istringstream text(read_text(step.stderr_path) + "\n" + read_text(step.stdout_path));
   for (std::string line; std::getline(text, line);) {
     const bool indented = !line.empty() && (line[0] == ' ' || line[0] == '\t');
     if (line.rfind("ERROR:", 0) == 0 || line.rfind("error:", 0) == 0 || line.find("conflict is caused by") != std::string::npos) {
@@ -210,7 +210,7 @@ VenvResult build_venv(Runner& runner, const VenvRequest& request) {
     result.reason = failure_reason("checking " + python + "'s version", probe);
     return result;
   }
-  std::istringstream probe_output(read_file(probe.stdout_path));
+  std::istringstream probe_output(read_text(probe.stdout_path));
   std::string version;
   std::string executable;
   std::getline(probe_output, version);
@@ -280,7 +280,7 @@ VenvResult build_venv(Runner& runner, const VenvRequest& request) {
     return result;
   }
   try {
-    result.installed = nlohmann::json::parse(read_file(listing.stdout_path)).get<std::map<std::string, std::string>>();
+    result.installed = nlohmann::json::parse(read_text(listing.stdout_path)).get<std::map<std::string, std::string>>();
   } catch (const nlohmann::json::exception& e) {
     result.reason = "cannot read the installed package list " + listing.stdout_path + ": " + e.what();
     return result;

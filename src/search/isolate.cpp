@@ -268,7 +268,7 @@ private:
   std::vector<DeltaSet> m_unstable;
 };
 
-std::string join(const std::vector<std::string>& parts, const std::string& separator) {
+std::string join_parts(const std::vector<std::string>& parts, const std::string& separator) {
   std::string out;
   for (const std::string& part : parts) {
     if (!out.empty()) {
@@ -414,7 +414,7 @@ Isolation isolate(std::size_t delta_count, const Oracle& oracle, const IsolateOp
   result.forward_is_anchor = result.cause == all;
   result.reverse_is_anchor = reverted == all;
   isolator.collect_notes(notes);
-  result.note = join(notes, "; ");
+  result.note = join_parts(notes, "; ");
   if (!monotone || result.cause.empty()) {
     result.outcome = IsolationOutcome::not_found;
   } else if (isolator.uncertain() || !result.verified_reverse || !result.verified_forward) {
@@ -447,7 +447,7 @@ Isolation isolate(std::size_t delta_count, const Oracle& oracle, const IsolateOp
       settle.push_back("re-measure the candidates above with more runs (raise --max-runs): a verdict the answer "
                        "rests on did not hold");
     }
-    result.settle = join(settle, "; ");
+    result.settle = join_parts(settle, "; ");
   } else {
     result.outcome = IsolationOutcome::found;
   }
