@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "stats/density.hpp"
+#include "stats/tail.hpp"
 #include "stats/mann_whitney.hpp"
 #include "stats/quantity.hpp"
 
@@ -96,36 +97,6 @@ struct Anchors {
   double tail_good_rate = 0.0, tail_bad_rate = 0.0;  // cautious event rates, see wilson_bound()
   double bandwidth = 0.0;            // kernel width of the likelihood channel; 0: channel off
 };
-
-// Return how many of `values` lie beyond `threshold` in the worse direction.
-std::size_t beyond(const std::vector<double>& values, double threshold, bool up) {
-  return static_cast<std::size_t>(std::count_if(values.begin(), values.end(), [&](double v) {
-    return up ? v > threshold : v < threshold;
-  }));
-}
-
-// Return the one-sided Fisher p of "bad's runs land beyond good's reach more often than good's own":
-// the reach is three robust spreads of good (at least 1 % of the scale) past good's median, towards
-// worse (with any_change, the smaller of both directions, doubled). Good's count gets one more run
-// for caution, since the reach is drawn from good's own runs. A bad anchor that is only sometimes slow
-// (half its runs like good, half far out) escapes the rank test for many runs, not this count.
-double tail_worse_p(const std::vector<double>& good, const std::vector<double>& bad, const VerdictPolicy& policy,
-                    bool use_log) {
-  if (good.size() < 3 || bad.empty()) {
-    return 1.0;
-  }
-  const double centre = median(good);
-  const double floor = use_log ? 0.01 : 0.01 * std::abs(centre);
-  const double reach = 3.0 * std::max(robust_sd(good), floor);
-  auto p_towards = [&](bool up) {
-    const double threshold = centre + (up ? reach : -reach);
-    return fisher_fewer(beyond(good, threshold, up) + 1, good.size() + 1, beyond(bad, threshold, up), bad.size());
-  };
-  if (policy.any_change) {
-    return std::min(1.0, 2.0 * std::min(p_towards(true), p_towards(false)));
-  }
-  return p_towards(!policy.higher_is_better);
-}
 
 // Return the anchors prepared for comparison; `use_log` picks the scale.
 Anchors prepare(const SampleSet& good, const SampleSet& bad, const VerdictPolicy& policy,

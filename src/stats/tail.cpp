@@ -1,0 +1,36 @@
+#include "stats/tail.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "stats/density.hpp"
+#include "stats/mann_whitney.hpp"
+#include "stats/samples.hpp"
+
+namespace envbisect::stats {
+
+std::size_t beyond(const std::vector<double>& values, double threshold, bool up) {
+  return static_cast<std::size_t>(std::count_if(values.begin(), values.end(), [&](double v) {
+    return up ? v > threshold : v < threshold;
+  }));
+}
+
+double tail_worse_p(const std::vector<double>& good, const std::vector<double>& bad, const VerdictPolicy& policy,
+                    bool use_log) {
+  if (good.size() < 3 || bad.empty()) {
+    return 1.0;
+  }
+  const double centre = median(good);
+  const double floor = use_log ? 0.01 : 0.01 * std::abs(centre);
+  const double reach = 3.0 * std::max(robust_sd(good), floor);
+  auto p_towards = [&](bool up) {
+    const double threshold = centre + (up ? reach : -reach);
+    return fisher_fewer(beyond(good, threshold, up) + 1, good.size() + 1, beyond(bad, threshold, up), bad.size());
+  };
+  if (policy.any_change) {
+    return std::min(1.0, 2.0 * std::min(p_towards(true), p_towards(false)));
+  }
+  return p_towards(!policy.higher_is_better);
+}
+
+}  // namespace envbisect::stats
