@@ -161,10 +161,11 @@ End bisect_once(const Family& family, std::mt19937_64& rng, int& runs) {
   int decisions = 0;
   // As the run does: an intermediate verdict is replicated in rounds beside fresh anchor runs, once
   // per candidate (a replicated intermediate stays one when re-checked).
-  std::set<DeltaSet> confirmed;
-  std::map<DeltaSet, Verdict> replicated_to;  // replicated intermediates that came out otherwise
+  std::map<DeltaSet, Verdict> replicated;  // each replicated candidate's verdict on its fresh rounds
   auto replicate = [&](const DeltaSet& applied, envbisect::stats::Assessment a) {
-    if (one_run || a.verdict != Verdict::intermediate || confirmed.count(applied) > 0) {
+    const auto before = replicated.find(applied);
+    const bool confirmed = before != replicated.end() && before->second == Verdict::intermediate;
+    if (one_run || a.verdict != Verdict::intermediate || confirmed) {
       return a;
     }
     SampleSet& c = measured[applied];
@@ -184,11 +185,7 @@ End bisect_once(const Family& family, std::mt19937_64& rng, int& runs) {
           return r;
         },
         policy, &rounds, &earlier_good, &earlier_bad);
-    if (fresh.verdict == Verdict::intermediate) {
-      confirmed.insert(applied);
-    } else {
-      replicated_to[applied] = fresh.verdict;
-    }
+    replicated[applied] = fresh.verdict;
     if (std::getenv("BENCH_REPLICATE") != nullptr) {
       std::fprintf(stderr, "REPLICATE %s dose=%.2f rounds=%d -> %s\n", family.name.c_str(), world.dose(applied), rounds,
                    std::string(envbisect::to_string(fresh.verdict)).c_str());
@@ -240,7 +237,7 @@ End bisect_once(const Family& family, std::mt19937_64& rng, int& runs) {
   for (int pass = 0; pass < 2 && !one_run && std::getenv("BENCH_NO_REJUDGE") == nullptr; ++pass) {
     bool stale = false;
     for (const envbisect::SearchStep& step : isolation.steps) {
-      if (step.assumed || confirmed.count(step.applied) > 0 || replicated_to.count(step.applied) > 0) {
+      if (step.assumed || replicated.count(step.applied) > 0) {
         continue;
       }
       const auto again = envbisect::stats::assess(measured[step.applied], good, bad, policy);
