@@ -20,12 +20,14 @@ double tail_worse_p(const std::vector<double>& good, const std::vector<double>& 
   if (good.size() < 3 || bad.empty()) {
     return 1.0;
   }
-  const double centre = median(good);
+  std::vector<double> pooled(good);
+  pooled.insert(pooled.end(), bad.begin(), bad.end());
+  const double centre = median(pooled);
   const double floor = use_log ? 0.01 : 0.01 * std::abs(centre);
-  const double reach = 3.0 * std::max(robust_sd(good), floor);
+  const double reach = 3.0 * std::max(robust_sd(pooled), floor);
   auto p_towards = [&](bool up) {
     const double threshold = centre + (up ? reach : -reach);
-    return fisher_fewer(beyond(good, threshold, up) + 1, good.size() + 1, beyond(bad, threshold, up), bad.size());
+    return fisher_fewer(beyond(good, threshold, up), good.size(), beyond(bad, threshold, up), bad.size());
   };
   if (policy.any_change) {
     return std::min(1.0, 2.0 * std::min(p_towards(true), p_towards(false)));

@@ -208,8 +208,9 @@ Leaning failure_leaning(double ratio, const VerdictPolicy& policy) {
 }
 
 // Return where the candidate's runs beyond good's worst point (tail channel): bad or good once the
-// likelihood ratio of its event count passes the policy's bound, else unknown; silent when inactive.
-Leaning tail_leaning(const std::vector<double>& c, const Anchors& a, const VerdictPolicy& policy) {
+// likelihood ratio of its event count passes the policy's bound (20 either way at the cap), else
+// unknown; silent when inactive.
+Leaning tail_leaning(const std::vector<double>& c, const Anchors& a, const VerdictPolicy& policy, bool at_cap) {
   if (!a.tail_active || c.empty()) {
     return a.tail_active ? Leaning::unknown : Leaning::silent;
   }
@@ -217,6 +218,10 @@ Leaning tail_leaning(const std::vector<double>& c, const Anchors& a, const Verdi
   const double clean = static_cast<double>(c.size()) - k;
   const double ratio = std::pow(a.tail_bad_rate / a.tail_good_rate, k) *
                        std::pow((1.0 - a.tail_bad_rate) / (1.0 - a.tail_good_rate), clean);
+  if (at_cap) {
+    // As for failures: at the cap the cautious rates have been paid for with many runs.
+    return ratio >= 20.0 ? Leaning::bad : ratio <= 0.05 ? Leaning::good : Leaning::unknown;
+  }
   return failure_leaning(ratio, policy);
 }
 
@@ -421,7 +426,7 @@ Assessment assess(const SampleSet& candidate, const SampleSet& good, const Sampl
     out.reason = "unknown: " + std::to_string(runs) + " of at least " + std::to_string(policy.min_runs) + " runs";
     return out;
   }
-  const Leaning tail = tail_leaning(on_scale(metrics, use_log), anchors, policy);
+  const Leaning tail = tail_leaning(on_scale(metrics, use_log), anchors, policy, at_cap);
   combine(metric, failure, tail, counts, ratio, anchors, policy, out);
   // The regression's own failure signature, never seen from the good anchor, is evidence by itself: a
   // candidate showing it is not good. Significantly rarer than in bad makes it a partial cause; at
@@ -573,6 +578,12 @@ Preflight preflight(const SampleSet& good, const SampleSet& bad, const VerdictPo
     p.anchor_runs_wanted = static_cast<int>(fewest);
     if (close) {
       p.anchor_runs_wanted = std::max(p.anchor_runs_wanted, std::min(2 * policy.anchor_runs, policy.max_anchor_runs));
+    }
+    if (a.tail_active) {
+      // A bad anchor slow in only some runs: the tail channel weighs a candidate's runs by both anchors'
+      // rates of runs beyond good's reach, and the re-check before reporting tests the anchors again;
+      // both need the anchors' full runs, so they get them before the search.
+      p.anchor_runs_wanted = std::max(p.anchor_runs_wanted, policy.max_anchor_runs);
     }
   }
   // Failures alone can call a candidate good only after enough clean runs; say so if the cap is lower.
