@@ -225,6 +225,45 @@ public:
     return found;
   }
 
+  // Return the smallest base + Y, Y drawn from `rest` in order, that is fully bad (intermediate counts
+  // as not yet), given base alone intermediate and base + rest bad; empty when an answer on the way was
+  // untestable. The same progressive prefix bisection as solve(), with "bad" in place of "bad or
+  // partial": what completes a partial cause.
+  DeltaSet complete(const DeltaSet& base, const DeltaSet& rest) {
+    DeltaSet found = base;
+    std::vector<std::size_t> window(rest.begin(), rest.end());  // found + window is bad
+    while (!window.empty()) {
+      std::size_t lo = 0;
+      std::size_t hi = window.size();
+      while (hi - lo > 1) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        const DeltaSet piece(window.begin(), window.begin() + static_cast<std::ptrdiff_t>(mid));
+        const Verdict verdict = ask(unite(found, piece), "complete the partial cause " + name(found) + ": test " +
+                                                             name(piece) + " with it");
+        if (verdict == Verdict::bad) {
+          hi = mid;
+        } else if (is_testable(verdict)) {
+          lo = mid;
+        } else {
+          return {};
+        }
+      }
+      found = unite(found, DeltaSet{window[hi - 1]});
+      window.resize(hi - 1);
+      if (window.empty()) {
+        break;
+      }
+      const Verdict alone = ask(found, "is " + name(found) + " bad without " + name(sorted(window)) + "?");
+      if (alone == Verdict::bad) {
+        break;
+      }
+      if (!is_testable(alone)) {
+        return {};
+      }
+    }
+    return found;
+  }
+
   // Return true when the search was boxed in or could not prove a cause minimal.
   bool uncertain() const { return !m_could_be.empty(); }
 
@@ -363,7 +402,18 @@ Isolation isolate(std::size_t delta_count, const Oracle& oracle, const IsolateOp
   // measure them together, and report them as one cause when that reproduces the effect.
   const bool all_partial = std::all_of(result.cause_verdicts.begin(), result.cause_verdicts.end(),
                                        [](Verdict v) { return v == Verdict::intermediate; });
-  if (monotone && result.verified_reverse && result.causes.size() > 1 && all_partial) {
+  if (monotone && result.verified_reverse && result.causes.size() == 1 && all_partial && reverted != all) {
+    // One partial cause, and bad without it is good: the rest of the effect comes from differences that
+    // do nothing alone (A fails sometimes; A with B every time). Find the fewest that complete it.
+    const DeltaSet completed = isolator.complete(reverted, subtract(all, reverted));
+    if (!completed.empty()) {
+      notes.push_back("cause " + isolator.name(reverted) + " alone is only partial; with " +
+                      isolator.name(subtract(completed, reverted)) + " it is bad: one cause");
+      result.causes = {completed};
+      result.cause_verdicts = {Verdict::bad};
+      result.united = true;
+    }
+  } else if (monotone && result.verified_reverse && result.causes.size() > 1 && all_partial) {
     const Verdict together = isolator.ask(reverted, "measure the partial causes together: " + isolator.name(reverted) +
                                                         " on top of good");
     if (together == Verdict::bad) {
