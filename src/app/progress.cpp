@@ -151,13 +151,20 @@ std::string Progress::elapsed_text() const {
 }
 
 std::string Progress::eta_text() const {
-  // From the measured run times: the decisions the search may still need, each its first runs.
-  if (m_runs_done == 0 || m_worst_decisions == 0) {
+  // From the measured run times: the decisions one pass of the search (isolating, then bisecting the
+  // ordered axes) may still need with one culprit, each its first runs. Only that is planned: other
+  // stages (recheck, verification, probes), a search asked again and a count past the one-culprit
+  // worst case get no ETA rather than a wrong one. An estimate, not a bound: a decision may need more
+  // than its first runs.
+  if (m_runs_done == 0 || m_worst_decisions == 0 || (m_phase != "anchors" && !planned_phase()) ||
+      m_searching > m_worst_decisions) {
     return "";
   }
-  const int left = std::max(0, m_worst_decisions - m_decisions) * m_runs_per_decision;
-  return "ETA <= " + clock_text(left * m_run_seconds / m_runs_done);
+  const int left = (m_worst_decisions - m_searching) * m_runs_per_decision;
+  return "search ETA ~" + clock_text(left * m_run_seconds / m_runs_done);
 }
+
+bool Progress::planned_phase() const { return m_phase == "isolate" || m_phase == "refine"; }
 
 std::string Progress::name_of(const std::string& candidate_hash) const {
   const auto found = m_labels.find(candidate_hash);
@@ -175,8 +182,10 @@ void Progress::draw() {
     return;
   }
   std::string text = "[" + m_phase + "] " + m_doing;
-  if (m_worst_decisions > 0) {
-    text += " | " + std::to_string(m_decisions) + " of <=" + std::to_string(m_worst_decisions) + " decisions";
+  if (planned_phase() && m_worst_decisions > 0 && m_searching <= m_worst_decisions) {
+    text += " | " + std::to_string(m_searching) + " of <=" + std::to_string(m_worst_decisions) + " search decisions";
+  } else if (m_decisions > 0) {
+    text += " | " + std::to_string(m_decisions) + (m_decisions == 1 ? " decision" : " decisions");
   }
   text += " | " + elapsed_text();
   const std::string eta = eta_text();
@@ -262,8 +271,17 @@ void Progress::attempt_finished(const std::string& candidate_hash, int index, in
 void Progress::decision(int n, const std::string& verdict, const std::string& label, int runs) {
   const std::lock_guard<std::mutex> lock(m_mutex);
   m_decisions = n;
+  if (planned_phase()) {
+    ++m_searching;
+  }
   line("decision " + std::to_string(n) + ": " + verdict + " " + label + " after " + std::to_string(runs) +
        (runs == 1 ? " run" : " runs"));
+  draw();
+}
+
+void Progress::search_again() {
+  const std::lock_guard<std::mutex> lock(m_mutex);
+  m_searching = 0;
   draw();
 }
 

@@ -16,7 +16,7 @@ namespace envbisect {
 
 // How a long run shows that it is alive, on stderr.
 enum class ProgressStyle {
-  status_line,  // a terminal: one status line redrawn in place (phase, candidate, run i of n, elapsed, ETA)
+  status_line,  // a terminal: one status line redrawn in place (phase, candidate, run i of n, decisions, elapsed, ETA)
   lines,        // a pipe or a log file: one flushed line per event
   quiet,        // nothing
 };
@@ -44,7 +44,8 @@ public:
   void unit(const std::string& unit);
   // Say that a candidate is to get `runs` runs in all (the anchors' interleaved runs), for "run i of n".
   void expect(const std::string& candidate_hash, int runs);
-  // Say how many decisions the search needs at worst, and how many runs a decision takes at first.
+  // Say how many decisions one pass of the search (isolating, then bisecting ordered axes) needs at
+  // worst with one culprit, and how many runs a decision takes at first.
   void plan(int worst_decisions, int runs_per_decision);
   // An environment is being built.
   void building(const std::string& env_hash);
@@ -56,6 +57,8 @@ public:
   void attempt_finished(const std::string& candidate_hash, int index, int of, const RunResult& result);
   // Decision `n` was made: `verdict` on `label` after `runs` runs.
   void decision(int n, const std::string& verdict, const std::string& label, int runs);
+  // Say that the search asks its questions again from the start: its decisions count anew.
+  void search_again();
   // Say `text` as a line of its own (an off-terminal event that has no other form).
   void note(const std::string& text);
 
@@ -65,6 +68,7 @@ public:
 private:
   std::string elapsed_text() const;
   std::string eta_text() const;
+  bool planned_phase() const;  // the phase is one the worst case counts (isolate, refine)
   std::string name_of(const std::string& candidate_hash) const;
   void line(const std::string& text);  // with the lock held
   void draw();                         // with the lock held
@@ -84,7 +88,8 @@ private:
   std::map<std::string, int> m_expected;
   std::string m_unit;
   int m_decisions = 0;
-  int m_worst_decisions = 0;
+  int m_searching = 0;              // decisions of this pass of the search (isolate and refine stages)
+  int m_worst_decisions = 0;        // its worst case with one culprit
   int m_runs_per_decision = 1;
   int m_runs_done = 0;
   double m_run_seconds = 0;         // summed wall time of finished runs

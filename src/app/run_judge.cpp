@@ -176,6 +176,7 @@ void Judge::note_stale(const std::string& stale) {
   std::cout << "judged on all " << m_anchor_runs << " runs of each anchor, the verdict on " << stale
             << " no longer holds: the search asks its questions again\n";
   m_journal.append({{"type", "rejudge"}, {"stale", stale}, {"anchor_runs", m_anchor_runs}});
+  m_progress.search_again();
 }
 
 void Judge::record_decision(const Candidate& candidate, const std::string& stage, const std::string& label,

@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "report/render.hpp"
+#include "report/report_flags.hpp"
 #include "report/report_text.hpp"
 #include "stats/quantity.hpp"
 #include "report/svg_plot.hpp"
@@ -120,6 +121,12 @@ std::string verdict_section(const ReportModel& model) {
   for (const std::string& flag : load_flags(model)) {
     out += "<li>higher load than the anchors: " + h(flag) + "</li>\n";
   }
+  for (const std::string& flag : noise_flags(model)) {
+    out += "<li>noisy: " + h(flag) + "</li>\n";
+  }
+  for (const std::string& flag : damage_flags(model)) {
+    out += "<li>changed by a benchmark: " + h(flag) + "</li>\n";
+  }
   if (!summary.effect.empty()) {
     out += "<li>effect: <b>" + h(summary.effect) + "</b></li>\n";
   }
@@ -129,8 +136,8 @@ std::string verdict_section(const ReportModel& model) {
   if (!summary.note.empty()) {
     out += "<li>note: " + h(summary.note) + "</li>\n";
   }
-  out += "<li>journal: " + std::to_string(model.sessions) + " session(s), " + std::to_string(model.attempts.size()) +
-         " attempts, from " + h(format_utc(model.t_first)) + " to " + h(format_utc(model.t_last)) + "</li>\n";
+  out += "<li>journal: " + count_noun(model.sessions, "session") + ", " +
+         count_noun(static_cast<long long>(model.attempts.size()), "attempt") + ", from " + h(format_utc(model.t_first)) + " to " + h(format_utc(model.t_last)) + "</li>\n";
   for (const std::string& note : model.notes) {
     out += "<li>loader: " + h(note) + "</li>\n";
   }

@@ -1,4 +1,5 @@
 #include "report/render.hpp"
+#include "report/report_flags.hpp"
 #include "report/report_text.hpp"
 #include "util/redact.hpp"
 
@@ -29,7 +30,8 @@ json decision_json(const Decision& decision) {
           {"median", optional_number(decision.median)}, {"reason", decision.reason}, {"why", decision.why},
           {"p_vs_good", optional_number(decision.p_vs_good)}, {"p_vs_bad", optional_number(decision.p_vs_bad)},
           {"position", optional_number(decision.position)}, {"different_failure", decision.different_failure},
-          {"checksum_mismatch", decision.checksum_mismatch}};
+          {"checksum_mismatch", decision.checksum_mismatch}, {"cv", optional_number(decision.cv)},
+          {"noisy", decision.noisy}};
 }
 
 json attempt_json(const ReportModel& model, const Attempt& attempt) {
@@ -72,6 +74,8 @@ std::string render_json(const ReportModel& model) {
                           {"metric_p", optional_number(model.preflight->metric_p)},
                           {"message", model.preflight->message}};
   }
+  verdict["noisy"] = noise_flags(model);
+  verdict["changed_by_a_benchmark"] = damage_flags(model);
   doc["verdict"] = verdict;
 
   doc["inputs"] = json::array();

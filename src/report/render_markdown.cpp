@@ -2,6 +2,7 @@
 #include <map>
 
 #include "report/render.hpp"
+#include "report/report_flags.hpp"
 #include "report/report_text.hpp"
 #include "stats/quantity.hpp"
 #include "util/strings.hpp"
@@ -81,6 +82,12 @@ std::string verdict_section(const ReportModel& model) {
   for (const std::string& flag : load_flags(model)) {
     out += "- higher load than the anchors: " + md_cell(flag) + "\n";
   }
+  for (const std::string& flag : noise_flags(model)) {
+    out += "- noisy: " + md_cell(flag) + "\n";
+  }
+  for (const std::string& flag : damage_flags(model)) {
+    out += "- changed by a benchmark: " + md_cell(flag) + "\n";
+  }
   if (!summary.effect.empty()) {
     out += "- effect: " + md_cell(summary.effect) + "\n";
   }
@@ -90,8 +97,8 @@ std::string verdict_section(const ReportModel& model) {
   if (!summary.note.empty()) {
     out += "- note: " + md_cell(summary.note) + "\n";
   }
-  out += "- journal: " + std::to_string(model.sessions) + " session(s), " + std::to_string(model.attempts.size()) +
-         " attempts, from " + format_utc(model.t_first) + " to " + format_utc(model.t_last) + "\n";
+  out += "- journal: " + count_noun(model.sessions, "session") + ", " +
+         count_noun(static_cast<long long>(model.attempts.size()), "attempt") + ", from " + format_utc(model.t_first) + " to " + format_utc(model.t_last) + "\n";
   for (const std::string& note : model.notes) {
     out += "- loader: " + md_cell(note) + "\n";
   }

@@ -126,6 +126,14 @@ Build build_of(const json& record) {
   build.logs = strings_of(record, "logs");
   build.seconds = number_of(record, "seconds").value_or(0);
   build.t = number_of(record, "t").value_or(0);
+  if (auto it = record.find("damaged"); it != record.end() && it->is_object()) {
+    build.damaged = true;
+    build.damaged_files = strings_of(*it, "files");
+    if (auto after = it->find("after_attempt"); after != it->end() && after->is_object()) {
+      build.damaged_after_candidate = text_of(*after, "candidate");
+      build.damaged_after_attempt = static_cast<int>(integer_of(*after, "attempt", 0));
+    }
+  }
   return build;
 }
 
@@ -161,6 +169,8 @@ Decision decision_of(const json& record) {
   decision.position = number_of(record, "position");
   decision.different_failure = flag_of(record, "different_failure");
   decision.checksum_mismatch = flag_of(record, "checksum_mismatch");
+  decision.cv = number_of(record, "cv");
+  decision.noisy = flag_of(record, "noisy");
   return decision;
 }
 

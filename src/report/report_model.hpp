@@ -67,6 +67,10 @@ struct Build {
   std::vector<std::string> logs;
   double seconds = 0;
   double t = 0;
+  bool damaged = false;                     // rebuilt because what ran in it changed its files
+  std::vector<std::string> damaged_files;   // those files, relative to the environment
+  std::string damaged_after_candidate;      // the candidate whose run was the last in it, "" when none was
+  int damaged_after_attempt = 0;            // that run's number
 };
 
 // The anchors' preflight ("preflight" record).
@@ -99,6 +103,8 @@ struct Decision {
   std::optional<double> position;
   bool different_failure = false;
   bool checksum_mismatch = false;
+  std::optional<double> cv;           // the coefficient of variation of its runs' metrics
+  bool noisy = false;                 // the run judged that CV too high (stats::k_noisy_cv)
   std::string why;                    // from the result's search steps, when one matches
   double t = 0;                       // time of the last attempt journaled before it
   int runs_before = 0;                // attempts journaled before it (all sessions)

@@ -16,6 +16,10 @@ using nlohmann::json;
 
 std::string format_number(double value) { return stats::human_number(value); }
 
+std::string count_noun(long long count, const std::string& noun) {
+  return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
 std::string host_sentence(const ReportModel& model) {
   const json& host = model.host;
   if (host.empty()) {

@@ -81,6 +81,9 @@ std::string host_sentence(const ReportModel& model);
 // and 0.5 above their mean): the decision, its load and the anchors'.
 std::vector<std::string> load_flags(const ReportModel& model);
 
+// Return the count and the noun, with an "s" unless the count is 1 ("1 session", "3 attempts").
+std::string count_noun(long long count, const std::string& noun);
+
 // Return " (UNIT)" for table headers of metric columns, "" when the recipe names no unit.
 std::string unit_suffix(const ReportModel& model);
 

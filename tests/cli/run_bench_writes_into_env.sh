@@ -4,8 +4,8 @@
 # store's read-only bits anyway) changes the shared store entry through the hard link. Before each
 # attempt the environment's file identity is checked: the change is found, the environment and the
 # store entry are rebuilt, the build record names the attempt after which it happened, and every
-# attempt measures the package as built, so the run still finds p. `store verify` then reports the
-# damage the last attempt left (exit 1), and exit 0 once it is repaired.
+# attempt measures the package as built, so the run still finds p; the report flags the rebuild.
+# `store verify` then reports the damage the last attempt left (exit 1), and exit 0 once it is repaired.
 source "$(dirname "$0")/common.sh"
 W="$T/wheels"
 for v in 1.0 2.0; do
@@ -44,6 +44,9 @@ for r in records:
         metrics.setdefault(r["env_hash"], []).append(r["metric"] < 500)
 assert all(len(set(v)) == 1 for v in metrics.values()), ("an environment measured two ways", metrics)
 PY
+# The report says which environment was rebuilt, what changed and after which run (not the journal alone).
+grep -Eq "^- changed by a benchmark: environment [0-9a-f]{12} was rebuilt: [0-9]+ files? changed \(.*p/__init__\.py.*\) after run [0-9]+ of " \
+  "$T/run/report.md" || { echo "report.md does not flag the changed environment:"; grep -n "changed by" "$T/run/report.md"; exit 1; }
 rc=0
 "$ENVBISECT" store verify --store "$T/store" >"$T/verify.txt" || rc=$?
 [[ $rc -eq 1 ]] || { echo "expected store verify to find the last attempt's damage (exit 1), got $rc"; cat "$T/verify.txt"; exit 1; }

@@ -55,3 +55,16 @@ PY
 rc2=0
 "$ENVBISECT" resume "$T/run" >"$T/resume.txt" 2>"$T/resume.err" || rc2=$?
 [[ $rc2 -eq $rc ]] || { echo "resume exited $rc2, the run $rc"; cat "$T/resume.err"; exit 1; }
+
+# The same run stopped early (at its --budget, after the anchors) leaves the malformed versions to
+# `resume`: it builds them, skips them with their reasons and finishes the search (never exit 4).
+rc3=0
+"$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --wheels "$W" --store "$T/store2" \
+  --no-probe --budget 1s --out "$T/run2" >"$T/out3.txt" 2>"$T/err3.txt" || rc3=$?
+[[ $rc3 -eq 1 ]] || { echo "expected the budget to stop the run (exit 1), got $rc3"; cat "$T/out3.txt" "$T/err3.txt"; exit 1; }
+not grep -q '"ok":false' "$T/run2/journal.jsonl"  # nothing malformed was built before the stop
+rc4=0
+"$ENVBISECT" resume "$T/run2" >"$T/resume2.txt" 2>"$T/resume2.err" || rc4=$?
+[[ $rc4 -eq 0 || $rc4 -eq 1 ]] || { echo "resume after the budget: expected exit 0 or 1, got $rc4"; cat "$T/resume2.err"; exit 1; }
+grep -q '"ok":false' "$T/run2/journal.jsonl" || { echo "resume built no malformed version"; exit 1; }
+expect_contains "$T/resume2.txt" "packages/p"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Inputs that make every anchor run fail (a metric key the benchmark never prints, no JSON line, a
-# corrupt wheel, a wheel with a `../` entry, a wheel built for another interpreter) end the run with
-# exit 2 and one message naming the real cause, before the search: not exit 3 with advice about
-# repeats, not "an anchor run exited 125". The journal and the report carry the same diagnosis.
+# corrupt wheel, a wheel with a `../` entry, a wheel holding one entry twice (the last copy once won
+# silently), a wheel built for another interpreter) end the run with exit 2 and one message naming
+# the real cause, before the search: not exit 3 with advice about repeats, not "an anchor run exited
+# 125". The journal and the report carry the same diagnosis.
 source "$(dirname "$0")/common.sh"
 
 # setup DIR CASE: wheels p 1.0 (good) and 2.0 (bad, broken as CASE says), a benchmark, the inputs.
@@ -26,6 +27,10 @@ if case == "corrupt":
     open(f"{out}/p-2.0-py3-none-any.whl", "wb").write(b"PK\x03\x04 not a zip archive")
 elif case == "dotdot":
     wheel("2.0", [("p/../../evil.py", "x")], slow=True)
+elif case == "duplicate":
+    import warnings
+    warnings.simplefilter("ignore")  # zipfile warns about the duplicate it is asked to write
+    wheel("2.0", [("p/__init__.py", "SLOW = False\n")], slow=True)
 elif case == "interpreter":
     wheel("2.0", slow=True, tag="cp312-cp312-manylinux_2_17_x86_64")
 else:
@@ -65,6 +70,7 @@ check nokey "every run of both anchors (4 of 4) failed the same way" \
 check nojson "printed no JSON object line on stdout" 'last stdout line: "throughput: 1000 tok/s"'
 check corrupt "the bad anchor's environment could not be built" "p-2.0-py3-none-any.whl: not a valid wheel (zip)"
 check dotdot "the bad anchor's environment could not be built" "refusing entry 'p/../../evil.py'"
+check duplicate "the bad anchor's environment could not be built" "holds the entry 'p/__init__.py' twice"
 check interpreter "p==2.0 has no wheel this state's Python 3.11 can install" \
   "p-2.0-cp312-cp312-manylinux_2_17_x86_64.whl (tags cp312-cp312-manylinux_2_17_x86_64)"
 

@@ -50,3 +50,16 @@ result = json.load(open(sys.argv[1]))
 assert refinement["kind"] == "commits" and refinement["first_bad"] == sys.argv[2], refinement
 assert refinement["evaluations"] <= 3, refinement  # ceil(log2(8)) for 7 gaps
 PY
+# Counters count what they say: the commits decided inside the repo axis are decided candidates too,
+# and the benchmark runs are the attempts this session journaled.
+"$PY" - "$T/out.txt" "$T/run/journal.jsonl" <<'PY'
+import json, re, sys
+said = re.search(r"^decided (\d+) candidates? \((\d+) while isolating\), (\d+) benchmark runs? ", open(sys.argv[1]).read(), re.M)
+assert said, open(sys.argv[1]).read()
+records = [json.loads(l) for l in open(sys.argv[2])]
+decisions = [r for r in records if r["type"] == "decision"]
+attempts = [r for r in records if r["type"] == "attempt"]
+assert int(said[1]) == len(decisions), (said[0], len(decisions))
+assert any(d["stage"] == "refine" for d in decisions), [d["stage"] for d in decisions]
+assert int(said[3]) == len(attempts), (said[0], len(attempts))
+PY

@@ -35,3 +35,12 @@ import json, sys
 second = [json.loads(l) for l in open(sys.argv[2]) if '"type":"build"' in l]
 assert any("reused" not in b for b in second), "the rebuilt wheel's environment was built anew"
 PY
+# Anchors that cannot be told apart finish the run (exit 3): the report says so, not "resume it to
+# continue", and resume gives the same answer without running anything again.
+expect_contains "$T/run2/report.md" "finished without a cause: the anchors could not be told apart"
+not grep -q "did not finish" "$T/run2/report.md"
+before=$(grep -c '"type":"attempt"' "$T/run2/journal.jsonl")
+rc=0
+"$ENVBISECT" resume "$T/run2" >"$T/resume.txt" 2>&1 || rc=$?
+[[ $rc -eq 3 ]] || { echo "resume of a finished exit-3 run: expected exit 3, got $rc"; cat "$T/resume.txt"; exit 1; }
+[[ $(grep -c '"type":"attempt"' "$T/run2/journal.jsonl") -eq $before ]] || { echo "resume ran attempts again"; exit 1; }

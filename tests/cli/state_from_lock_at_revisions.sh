@@ -67,6 +67,10 @@ bad() {  # bad EXPECTED-TEXT ARGS...
 bad "'v9.9' is not a commit" "$R/uv.lock" --at v9.9
 printf 'version = 1\n[[package]\n' >"$T/uv.lock"
 bad "$T/uv.lock: line 2" "$T/uv.lock"
+printf 'version = 1\n' >"$T/uv.lock"
+bad "$T/uv.lock: /package: no [[package]]" "$T/uv.lock"
+printf 'version = 1\n[[package]]\nname = "app"\nsource = { editable = "." }\ndependencies = [{ name = "torch" }]\n' >"$T/uv.lock"
+bad "depends on torch, which the lock does not hold" "$T/uv.lock"
 mkdir "$T/plain" && cp "$R/uv.lock" "$T/plain/uv.lock"
 bad "no git repository holds" "$T/plain/uv.lock" --at HEAD
 bad "pylock.toml is not in commit" "$R/pylock.toml" --at HEAD

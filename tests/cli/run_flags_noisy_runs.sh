@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Noisy runs are said, not hidden: a good side whose runs spread by a third (CV well over 10 %) gets a
+# warning under the anchors' line and on each decision it makes noisy, in the terminal and in every
+# report format; the quiet bad side gets none. The metric is set by a run counter, not by timing.
+source "$(dirname "$0")/common.sh"
+[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+cat >"$T/bench.py" <<'PY'
+import json, os, sys
+counter = sys.argv[1]
+n = int(open(counter).read()) if os.path.exists(counter) else 0
+open(counter, "w").write(str(n + 1))
+if os.environ["B"] == "new":
+    m = 200.0 * (1 + n % 3 / 100)           # quiet: CV about 1 %
+else:
+    m = [1000.0, 1400.0, 700.0][n % 3]      # noisy: CV about 34 %
+print(json.dumps({"m": m}))
+PY
+cat >"$T/recipe.json" <<JSON
+{"format": 1, "command": ["{python}", "{recipe_dir}/bench.py", "$T/counter"], "metric": "m", "unit": "items/s", "repeats": 3}
+JSON
+state() {
+  echo "{\"format\": 1, \"python\": {\"interpreter\": \"/usr/bin/python3\", \"venv\": \"none\"}, \"env\": {\"A\": \"$1\", \"B\": \"$2\"}}"
+}
+state old old >"$T/good.json"
+state new new >"$T/bad.json"
+"$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --no-probe --out "$T/run" >"$T/out.txt" 2>"$T/err.txt"
+expect_contains "$T/out.txt" "env/B old -> new"
+expect_contains "$T/out.txt" "warning: the good anchor's runs are noisy (CV "
+not grep -q "the bad anchor's runs are noisy" "$T/out.txt"
+grep -Eq "^  good  .*noisy: CV [0-9.]+ % > 10 %" "$T/out.txt" || { echo "no decision flagged noisy:"; cat "$T/out.txt"; exit 1; }
+expect_contains "$T/run/report.md" "- noisy: the good anchor's runs: CV "
+grep -Eq "^- noisy: decision #[0-9]+ .*: [0-9]+ runs with CV [0-9.]+ %, above the 10.0 % noise threshold" "$T/run/report.md" \
+  || { echo "report.md flags no noisy decision:"; grep -n noisy "$T/run/report.md"; exit 1; }
+not grep -q "the bad anchor's runs: CV" "$T/run/report.md"
+"$ENVBISECT" report "$T/run" >/dev/null
+expect_contains "$T/run/report.html" "<li>noisy: the good anchor&#39;s runs: CV "
+"$PY" - "$T/run/report.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert any(f.startswith("the good anchor's runs: CV") for f in doc["verdict"]["noisy"]), doc["verdict"]["noisy"]
+assert any(d["noisy"] for d in doc["timeline"]), doc["timeline"]
+PY
