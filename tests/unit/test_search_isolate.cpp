@@ -144,20 +144,20 @@ TEST_CASE("isolate assumes the anchors without asking them", "[search][isolate]"
 }
 
 TEST_CASE("isolate explains each question", "[search][isolate]") {
-  // Few deltas: the posterior search over small causes says how many are still possible.
   ScriptedOracle world{7, {{5}}, {}};
   const Isolation result = run(world);
-  REQUIRE(result.steps.size() == 6);
-  CHECK(result.steps[2].applied == DeltaSet{0, 1, 2, 3, 4});
-  CHECK(result.steps[2].why == "split the 63 causes still possible: test {0..4}");
-  CHECK(result.steps[3].why == "split the 38 causes still possible: test {0..5}");
-  CHECK(result.steps[4].why == "split the 16 causes still possible: test {5}");
-  CHECK(result.steps[5].why == "verify reverse: bad minus {5} = {0..4,6} on top of good");
+  REQUIRE(result.steps.size() == 7);
+  CHECK(result.steps[2].applied == DeltaSet{0, 1, 2, 3});
+  CHECK(result.steps[2].why == "bisect the prefixes of {0..6} on top of {}, weighted toward small causes: test {0..3}");
+  CHECK(result.steps[3].why == "bisect the prefixes of {0..6} on top of {}, weighted toward small causes: test {0..5}");
+  CHECK(result.steps[4].why == "bisect the prefixes of {0..6} on top of {}, weighted toward small causes: test {0..4}");
+  CHECK(result.steps[5].why == "is {5} enough on its own, without {0..4}?");
+  CHECK(result.steps[6].why == "verify reverse: bad minus {5} = {0..4,6} on top of good");
 }
 
 TEST_CASE("isolate explains each question of the weighted prefix bisection", "[search][isolate]") {
-  // More deltas: the prefix bisection, its thresholds weighted toward small causes, asks whether the
-  // deltas found are enough as one of its thresholds.
+  // The thresholds are weighted toward small causes, and whether the deltas found are enough is one
+  // of them (length 0).
   ScriptedOracle world{12, {{2, 9}}, {}};
   const Isolation result = run(world);
   REQUIRE(result.steps.size() == 11);
@@ -432,10 +432,10 @@ TEST_CASE("isolate names sets with the caller's describe in why texts and notes"
   }, options);
   REQUIRE(result.cause == DeltaSet{1, 3});
   REQUIRE(result.steps.size() >= 3);
-  CHECK(result.steps[2].why == "split the 14 causes still possible: test <abc>");
+  CHECK(result.steps[2].why == "bisect the prefixes of <abcd> on top of <>, weighted toward small causes: test <ab>");
   bool named_check = false;
   for (const auto& step : result.steps) {
-    named_check = named_check || step.why == "verify reverse: bad minus <bd> = <ac> on top of good";
+    named_check = named_check || step.why == "is <d> enough on its own, without <abc>?";
   }
   CHECK(named_check);
 }
