@@ -1,11 +1,13 @@
 #include "search/isolate.hpp"
 
+#include "search/informed.hpp"
 #include "search/kary.hpp"
 
 #include <algorithm>
 #include <iterator>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -361,10 +363,25 @@ Isolation isolate(std::size_t delta_count, const Oracle& oracle, const IsolateOp
   DeltaSet remaining = all;  // bad (measured or verified), with every cause found so far reverted
   DeltaSet reverted;         // union of the causes found so far
   bool monotone = true;
+  // The first cause: while every answer is good or bad, an informed bisection that favours small
+  // causes and merges "are the found deltas enough?" into its thresholds; on the first other answer,
+  // the robust search starts over, its questions answered from the memo where already asked.
+  std::optional<DeltaSet> informed;
+  if (options.slots <= 1 && delta_count <= k_informed_max_deltas) {
+    informed = informed_cause(
+        delta_count,
+        [&](const DeltaSet& applied, const std::string& why) {
+          const Verdict verdict = isolator.ask(applied, why);
+          return verdict == Verdict::bad    ? InformedAnswer::bad
+                 : verdict == Verdict::good ? InformedAnswer::good
+                                            : InformedAnswer::other;
+        },
+        [&](const DeltaSet& set) { return isolator.name(set); });
+  }
   // Each round removes at least one delta, so this ends; it stops once bad minus the causes is good.
   while (!remaining.empty()) {
     const std::size_t round = result.causes.size() + 1;
-    const DeltaSet cause = isolator.solve(remaining);
+    const DeltaSet cause = round == 1 && informed ? *informed : isolator.solve(remaining);
     const Verdict forward =
         isolator.ask(cause, "verify cause " + std::to_string(round) + " forward: " + isolator.name(cause) + " alone on top of good");
     result.causes.push_back(cause);

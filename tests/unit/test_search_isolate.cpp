@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -145,12 +146,28 @@ TEST_CASE("isolate assumes the anchors without asking them", "[search][isolate]"
 TEST_CASE("isolate explains each question", "[search][isolate]") {
   ScriptedOracle world{7, {{5}}, {}};
   const Isolation result = run(world);
-  REQUIRE(result.steps.size() >= 3);
-  CHECK(result.steps[2].applied == DeltaSet{0, 1, 2});
-  CHECK(result.steps[2].why == "bisect the prefixes of {0..6} on top of {}: test {0..2}");
-  CHECK(result.steps[3].why == "bisect the prefixes of {0..6} on top of {}: test {0..4}");
-  CHECK(result.steps[4].why == "bisect the prefixes of {0..6} on top of {}: test {0..5}");
+  REQUIRE(result.steps.size() == 7);
+  CHECK(result.steps[2].applied == DeltaSet{0, 1, 2, 3});
+  CHECK(result.steps[2].why == "bisect the prefixes of {0..6} on top of {}, weighted toward small causes: test {0..3}");
+  CHECK(result.steps[3].why == "bisect the prefixes of {0..6} on top of {}, weighted toward small causes: test {0..5}");
+  CHECK(result.steps[4].why == "bisect the prefixes of {0..6} on top of {}, weighted toward small causes: test {0..4}");
   CHECK(result.steps[5].why == "is {5} enough on its own, without {0..4}?");
+  CHECK(result.steps[6].why == "verify reverse: bad minus {5} = {0..4,6} on top of good");
+}
+
+TEST_CASE("isolate explains each question of the weighted prefix bisection", "[search][isolate]") {
+  // The thresholds are weighted toward small causes, and whether the deltas found are enough is one
+  // of them (length 0).
+  ScriptedOracle world{12, {{2, 9}}, {}};
+  const Isolation result = run(world);
+  REQUIRE(result.steps.size() == 11);
+  CHECK(result.steps[2].why == "bisect the prefixes of {0..11} on top of {}, weighted toward small causes: test {0..7}");
+  CHECK(result.steps[5].why == "is {9} enough on its own, without {0..8}?");
+  CHECK(result.steps[5].verdict == Verdict::good);
+  CHECK(result.steps[6].why == "bisect the prefixes of {0..8} on top of {9}, weighted toward small causes: test {0..4}");
+  CHECK(result.steps[9].why == "is {2,9} enough on its own, without {0,1}?");
+  CHECK(result.steps[9].verdict == Verdict::bad);
+  CHECK(result.steps[10].why == "verify reverse: bad minus {2,9} = {0,1,3..8,10,11} on top of good");
 }
 
 TEST_CASE("isolate with one delta asks nothing", "[search][isolate]") {
@@ -245,16 +262,24 @@ TEST_CASE("isolate boxed in by skips says what it could be", "[search][isolate]"
 }
 
 TEST_CASE("isolate treats unstable as untestable and says so", "[search][isolate]") {
-  const Isolation result = envbisect::isolate(8, [](const DeltaSet& applied) {
-    if (applied == DeltaSet{0, 1, 2, 3}) {
-      return Verdict::unstable;
-    }
-    return contains_all(applied, {6}) ? Verdict::bad : Verdict::good;
-  });
-  CHECK(result.cause == DeltaSet{6});
-  CHECK(result.verified_forward);
-  CHECK(result.verified_reverse);
-  CHECK(result.note.find("unstable at {0..3}") != std::string::npos);
+  // The first question asked comes back unstable: the robust search takes over and routes around it.
+  for (std::size_t count : {8U, 20U}) {
+    DeltaSet first;
+    const Isolation result = envbisect::isolate(count, [&](const DeltaSet& applied) {
+      if (first.empty()) {
+        first = applied;
+      }
+      if (applied == first) {
+        return Verdict::unstable;
+      }
+      return contains_all(applied, {6}) ? Verdict::bad : Verdict::good;
+    });
+    INFO(count << " deltas, unstable at " << envbisect::describe(first));
+    CHECK(result.cause == DeltaSet{6});
+    CHECK(result.verified_forward);
+    CHECK(result.verified_reverse);
+    CHECK(result.note.find("unstable at " + envbisect::describe(first)) != std::string::npos);
+  }
 }
 
 TEST_CASE("isolate completes a partial cause with the differences that finish it", "[search][isolate]") {
@@ -445,7 +470,7 @@ TEST_CASE("isolate names sets with the caller's describe in why texts and notes"
   }, options);
   REQUIRE(result.cause == DeltaSet{1, 3});
   REQUIRE(result.steps.size() >= 3);
-  CHECK(result.steps[2].why == "bisect the prefixes of <abcd> on top of <>: test <ab>");
+  CHECK(result.steps[2].why == "bisect the prefixes of <abcd> on top of <>, weighted toward small causes: test <ab>");
   bool named_check = false;
   for (const auto& step : result.steps) {
     named_check = named_check || step.why == "is <d> enough on its own, without <abc>?";
@@ -483,30 +508,39 @@ TEST_CASE("isolate with k slots asks k lengths a round, announces them, and find
 }
 
 TEST_CASE("isolate re-measures what the answer rests on and stays ambiguous when it does not hold", "[search][isolate]") {
-  // The search saw {0..3} bad once (a slow outlier); every subset of it good. Re-measured, {0..3} is
-  // good: it is no cause, and the outcome must not be found.
-  auto world = [](const DeltaSet& applied) {
-    if (applied == DeltaSet{0, 1, 2, 3}) {
-      return Verdict::bad;
+  // The search saw its first question bad once (a slow outlier); in truth only sets with 5 are bad.
+  // Re-measured, that set is good: it is no cause, and the outcome must not be found.
+  struct OutlierWorld {
+    DeltaSet outlier;
+    Verdict operator()(const DeltaSet& applied) {
+      if (outlier.empty()) {
+        outlier = applied;
+      }
+      if (applied == outlier) {
+        return Verdict::bad;
+      }
+      return contains_all(applied, {5}) ? Verdict::bad : Verdict::good;
     }
-    return contains_all(applied, {5}) ? Verdict::bad : Verdict::good;
   };
+  OutlierWorld world;
   envbisect::IsolateOptions options;
   std::vector<DeltaSet> rechecked;
   options.recheck = [&](const DeltaSet& applied) {
     rechecked.push_back(applied);
     return contains_all(applied, {5}) ? Verdict::bad : Verdict::good;
   };
-  const Isolation result = envbisect::isolate(8, world, options);
+  const Isolation result = envbisect::isolate(8, std::ref(world), options);
   INFO(result.note);
+  REQUIRE(!contains_all(world.outlier, {5}));
   CHECK_FALSE(result.found);
   CHECK(result.outcome == IsolationOutcome::ambiguous);
   CHECK(result.note.find("was not bad again when re-measured") != std::string::npos);
-  CHECK(std::find(rechecked.begin(), rechecked.end(), DeltaSet{0, 1, 2, 3}) != rechecked.end());
+  CHECK(std::find(rechecked.begin(), rechecked.end(), world.outlier) != rechecked.end());
   // Without the re-measurement the outlier's set would have been reported as a cause.
-  const Isolation unchecked = envbisect::isolate(8, world);
+  OutlierWorld again;
+  const Isolation unchecked = envbisect::isolate(8, std::ref(again));
   CHECK(unchecked.found);
-  CHECK(std::find(unchecked.causes.begin(), unchecked.causes.end(), DeltaSet{0, 1, 2, 3}) != unchecked.causes.end());
+  CHECK(std::find(unchecked.causes.begin(), unchecked.causes.end(), again.outlier) != unchecked.causes.end());
 }
 
 TEST_CASE("isolate checks that each member of a multi-member cause is needed", "[search][isolate]") {
