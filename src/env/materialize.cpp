@@ -5,17 +5,15 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <exception>
 #include <filesystem>
-#include <mutex>
 #include <optional>
-#include <set>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "env/bytecode_compiler.hpp"
 #include "env/install_files.hpp"
 #include "env/requirement.hpp"
 #include "env/resolve.hpp"
@@ -62,104 +60,6 @@ std::string normalised_version(const std::string& text) {
   return v ? v->to_string() : text;
 }
 
-constexpr std::chrono::minutes k_compile_timeout{20};  // torch's 5,500 modules take about a minute on 2 cores
-
-// Return the number of .py files below `dir`.
-std::size_t count_sources(const std::string& dir) {
-  std::size_t sources = 0;
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    sources += it->path().extension() == ".py" ? 1 : 0;
-  }
-  return sources;
-}
-
-// Compiles the .py files of new store entries to __pycache__/*.cpython-XY.pyc, as pip does at
-// install time but once per entry. Unchecked-hash pycs: valid whatever the source's mtime, so every
-// hard-linked copy stays valid, and not re-hashed at each import (the store is read-only and its
-// identity check redoes an entry whose sources or pycs changed). Starting the interpreter costs
-// more than compiling a small package, so concurrent unpacks hand their folders over and one
-// caller compiles every folder queued meanwhile in one run (group commit). A file that does not
-// compile (Python 2 syntax) keeps no .pyc, as with pip; the rest still do.
-class BytecodeCompiler {
-public:
-  BytecodeCompiler(Runner& runner, std::string interpreter, std::map<std::string, std::string> env,
-                   std::string log_stem)
-      : m_runner(runner), m_interpreter(std::move(interpreter)), m_env(std::move(env)), m_log_stem(std::move(log_stem)) {}
-
-  // Return once the .py files under `site_dir` are compiled (or compiling them failed: then first
-  // imports compile them, as without this step).
-  void compile(const std::string& site_dir) {
-    if (count_sources(site_dir) == 0) {
-      return;
-    }
-    std::unique_lock<std::mutex> lock(m_mutex);
-    m_queued.push_back(site_dir);
-    while (m_done.count(site_dir) == 0) {
-      if (m_running) {
-        m_changed.wait(lock);
-        continue;
-      }
-      m_running = true;
-      std::vector<std::string> batch;
-      batch.swap(m_queued);
-      lock.unlock();
-      run(batch);
-      lock.lock();
-      m_done.insert(batch.begin(), batch.end());
-      m_running = false;
-      m_changed.notify_all();
-    }
-  }
-
-private:
-  // Compile `dirs`: small packages together on one process (compileall starts a process pool per
-  // folder with -j 0: 60 small folders would start 60 pools), each large one on every core.
-  void run(const std::vector<std::string>& dirs) noexcept {
-    std::vector<std::string> small;
-    for (const std::string& dir : dirs) {
-      if (count_sources(dir) > 512) {
-        run_compileall({dir}, "0");
-      } else {
-        small.push_back(dir);
-      }
-    }
-    if (!small.empty()) {
-      run_compileall(small, "1");
-    }
-  }
-
-  void run_compileall(const std::vector<std::string>& dirs, const std::string& workers) noexcept {
-    try {
-      ProcessSpec spec;
-      spec.argv = {m_interpreter, "-I", "-m", "compileall", "-q", "-j", workers, "--invalidation-mode", "unchecked-hash"};
-      spec.argv.insert(spec.argv.end(), dirs.begin(), dirs.end());
-      spec.env = m_env;
-      spec.stdout_path = m_log_stem + std::to_string(m_runs) + ".out.log";
-      spec.stderr_path = m_log_stem + std::to_string(m_runs) + ".err.log";
-      ++m_runs;
-      spec.timeout = k_compile_timeout;
-      const ProcessResult r = m_runner.run(spec);
-      if (!r.spawned || r.timed_out) {
-        spdlog::warn("compiling bytecode failed ({}); first imports compile it", r.spawned ? "timed out" : r.spawn_error);
-      }
-    } catch (const std::exception& e) {
-      spdlog::warn("compiling bytecode failed ({}); first imports compile it", e.what());
-    }
-  }
-
-  Runner& m_runner;
-  std::string m_interpreter;
-  std::map<std::string, std::string> m_env;
-  std::string m_log_stem;
-  std::mutex m_mutex;
-  std::condition_variable m_changed;
-  std::vector<std::string> m_queued;
-  std::set<std::string> m_done;
-  bool m_running = false;
-  std::size_t m_runs = 0;  // only the running caller touches it
-};
-
 // One distribution's store entry, or why it could not be made.
 struct Ensured {
   std::optional<StoreEntry> entry;
@@ -196,6 +96,236 @@ std::vector<Ensured> ensure_all(Store& store, const std::vector<Distribution>& d
     thread.join();
   }
   return out;
+}
+
+// Make `log_dir` and the parent of `env_dir`. Throw Error (environment) when either cannot be made
+// or `env_dir` already exists.
+void prepare_dirs(const std::string& log_dir, const std::string& env_dir) {
+  make_dirs(log_dir);
+  if (path_exists(env_dir)) {
+    throw Error("environment directory " + env_dir + " already exists", ExitCode::environment);
+  }
+  make_dirs(parent_dir(env_dir));
+}
+
+// Set `result` not ok with `header` and one indented line per entry of `lines` as its reason, and
+// write the log so far and that reason to `log_path` (added to `result.log_paths`).
+void fail_logged(VenvResult& result, const std::string& log_path, const std::string& log, const std::string& header,
+                 const std::vector<std::string>& lines = {}) {
+  result.reason = header;
+  for (const std::string& line : lines) {
+    result.reason += "\n  " + line;
+  }
+  write_file_atomic(log_path, log + result.reason + "\n");
+  result.log_paths.push_back(log_path);
+}
+
+// Return the interpreter behind `python` when its version is `wanted_version` or starts with it
+// (any when empty); else return nullopt with `result.reason` set.
+std::optional<detail::Interpreter> requested_interpreter(Runner& runner, const std::string& python,
+                                                         const std::string& wanted_version,
+                                                         const std::map<std::string, std::string>& env,
+                                                         const std::string& log_dir, VenvResult& result) {
+  std::optional<detail::Interpreter> interpreter = detail::probe_interpreter(runner, python, env, log_dir, result);
+  if (!interpreter) {
+    return std::nullopt;
+  }
+  const std::string& version = interpreter->version;
+  if (!wanted_version.empty() && version != wanted_version && version.rfind(wanted_version + ".", 0) != 0) {
+    result.reason = python + " is Python " + version + ", not " + wanted_version;
+    return std::nullopt;
+  }
+  return interpreter;
+}
+
+// The builds a request names, as found in its sources.
+struct Found {
+  std::map<std::string, std::string> wanted;  // normalised name -> requested version
+  std::vector<Distribution> dists;            // in the request's order, one per package found
+  std::vector<std::string> missing;           // one line per package without its exact build
+};
+
+// Return the build of every package of `request` in `sources` for Python `short_version` ("3.11"),
+// the file its pin chooses when pinned (hashes remembered in `store`'s index); name each missing
+// one with the versions the sources do hold, or the pin that matched nothing.
+Found find_requested(const VenvRequest& request, const WheelSources& sources, const std::string& short_version,
+                     const Store& store) {
+  Found found;
+  for (const auto& [raw_name, pinned] : request.packages) {
+    const std::string name = normalise_dist_name(raw_name);
+    found.wanted[name] = pinned;
+    const auto pin_found = request.pins.find(name);
+    const WheelPin pin = pin_found == request.pins.end() ? WheelPin{} : pin_found->second;
+    if (auto dist = find_distribution(sources, name, pinned, short_version, pin, store.index_dir())) {
+      found.dists.push_back(std::move(*dist));
+      continue;
+    }
+    if (!pin.empty()) {
+      found.missing.push_back(describe_missing_pin(sources, name, pinned, pin));
+      continue;
+    }
+    std::vector<std::string> versions;
+    for (const Distribution& other : list_distributions(sources, name)) {
+      versions.push_back(other.version);
+    }
+    found.missing.push_back(name + "==" + pinned +
+                            (versions.empty() ? " (no build at all)" : " (found: " + join(versions, ", ") + ")"));
+  }
+  return found;
+}
+
+// The store entries of a request's distributions, or the ones that cannot be used.
+struct Stored {
+  std::vector<StoreEntry> entries;               // in the order of the distributions
+  std::map<std::string, DistMetadata> metadata;  // normalised name -> METADATA, version as the store has it
+  std::vector<std::string> broken;               // why each unusable distribution is unusable
+  std::size_t unpacked = 0;                      // entries unpacked by this call
+};
+
+// Return the store entries of `dists`, unpacking those the store lacks (their bytecode compiled by
+// `compiler` when given) and appending to `log` what was reused, unpacked or repaired. A distribution
+// that is not a valid wheel is named in `broken`; rethrow Error (environment) and every other exception.
+Stored fill_store(Store& store, const std::vector<Distribution>& dists, detail::BytecodeCompiler* compiler,
+                  std::string& log) {
+  Stored stored;
+  const std::vector<Ensured> ensured = ensure_all(store, dists, [&](const Distribution&, const std::string& site) {
+    if (compiler != nullptr) {
+      compiler->compile(site);
+    }
+  });
+  for (std::size_t i = 0; i < dists.size(); ++i) {
+    const Distribution& dist = dists[i];
+    try {
+      if (ensured[i].other) {
+        std::rethrow_exception(ensured[i].other);
+      }
+      if (ensured[i].error) {
+        throw *ensured[i].error;
+      }
+      StoreEntry entry = *ensured[i].entry;
+      stored.unpacked += entry.unpacked_now ? 1 : 0;
+      if (!entry.repaired.empty()) {
+        log += "repaired " + entry.id + " (changed since its unpack: " + join(entry.repaired, ", ") + ")\n";
+        spdlog::warn("store entry {} changed since its unpack ({}); unpacked it anew", entry.id, join(entry.repaired, ", "));
+      }
+      log += (entry.unpacked_now ? "unpacked " : "reused ") + describe(dist) + " -> " + entry.id + "\n";
+      stored.metadata[entry.name] = parse_metadata(read_file(entry.dir + "/site/" + entry.dist_info + "/METADATA"));
+      stored.metadata[entry.name].version = entry.version;
+      stored.entries.push_back(std::move(entry));
+    } catch (const Error& e) {
+      if (e.code() == ExitCode::environment) {
+        throw;
+      }
+      stored.broken.push_back(e.what());
+    }
+  }
+  return stored;
+}
+
+// Return the requirements of `metadata` that the set itself does not meet on Python `version`
+// ("3.11.7"), appending to `log` each one whose marker could not be evaluated.
+std::vector<std::string> unmet_in_set(const std::map<std::string, DistMetadata>& metadata, const std::string& version,
+                                      const std::string& short_version, std::string& log) {
+  MarkerEnv marker_env;
+  marker_env.python_version = short_version;
+  marker_env.python_full_version = version;
+  std::vector<std::string> ignored;
+  std::vector<std::string> unmet = unmet_requirements(metadata, marker_env, &ignored);
+  for (const std::string& line : ignored) {
+    log += "ignored " + line + "\n";
+  }
+  return unmet;
+}
+
+// The files placed in a new venv, or why its distributions cannot be installed there.
+struct Linked {
+  std::size_t files = 0;
+  std::optional<std::string> refused;  // set when a wheel cannot be installed safely
+};
+
+// Copy `skeleton` to `env_dir` and link every entry into its site-packages folder `site`, appending
+// the installer's notes to `log`. On any failure remove `env_dir`; return `refused` set for a wheel
+// that cannot be installed safely (Error bad_input) and rethrow every other exception.
+Linked link_venv(const std::string& skeleton, const std::vector<StoreEntry>& entries, const std::string& env_dir,
+                 const std::string& site, const std::string& python_path, std::string& log) {
+  Linked linked;
+  std::vector<std::string> notes;
+  try {
+    detail::copy_skeleton(skeleton, env_dir);
+    make_dirs(site);
+    for (const StoreEntry& entry : entries) {
+      linked.files += detail::install_entry(entry, env_dir, site, python_path, notes);
+    }
+  } catch (const Error& e) {
+    remove_tree(env_dir);
+    if (e.code() != ExitCode::bad_input) {
+      throw;
+    }
+    // A wheel that cannot be installed safely makes this candidate untestable, not the run fail.
+    linked.refused = std::string("cannot install the distributions: ") + e.what();
+    return linked;
+  } catch (...) {
+    remove_tree(env_dir);
+    throw;
+  }
+  for (const std::string& note : notes) {
+    log += "note: " + note + "\n";
+  }
+  return linked;
+}
+
+// Set `result.installed` to the distributions of the venv at `env_dir` from its dist-infos and, when
+// `verify` asks, as importlib.metadata sees them inside it (logs in `log_dir`/installed.{out,err}.log).
+// Return false with `result.reason` set when that listing fails.
+bool list_installed(Runner& runner, const std::map<std::string, std::string>& env, VerifyInstalled verify,
+                    const std::string& env_dir, const std::string& log_dir, VenvResult& result) {
+  result.installed = read_installed(env_dir);
+  if (verify != VerifyInstalled::importlib) {
+    return true;
+  }
+  ProcessSpec spec;
+  spec.argv = {result.python_path, "-I", "-c", k_list_installed};
+  spec.env = env;
+  spec.stdout_path = log_dir + "/installed.out.log";
+  spec.stderr_path = log_dir + "/installed.err.log";
+  spec.timeout = k_list_timeout;
+  const ProcessResult r = runner.run(spec);
+  result.log_paths.push_back(spec.stdout_path);
+  result.log_paths.push_back(spec.stderr_path);
+  if (!r.spawned || r.exit_code != 0) {
+    result.reason = detail::process_failure("listing the installed packages", r, spec.stderr_path);
+    return false;
+  }
+  try {
+    result.installed = nlohmann::json::parse(read_file(spec.stdout_path)).get<std::map<std::string, std::string>>();
+  } catch (const nlohmann::json::exception& e) {
+    result.reason = "cannot read the installed package list " + spec.stdout_path + ": " + e.what();
+    return false;
+  }
+  return true;
+}
+
+// Return why the venv's `installed` distributions are not the `wanted` ones, one line per difference
+// with versions normalised (PEP 440); empty when they are the same.
+std::string mismatch_reason(const std::map<std::string, std::string>& wanted,
+                            const std::map<std::string, std::string>& installed) {
+  std::map<std::string, std::string> wanted_normalised;
+  std::map<std::string, std::string> installed_normalised;
+  for (const auto& [name, v] : wanted) {
+    wanted_normalised[name] = normalised_version(v);
+  }
+  for (const auto& [name, v] : installed) {
+    installed_normalised[name] = normalised_version(v);
+  }
+  const std::vector<std::string> diff = install_differences(wanted_normalised, installed_normalised);
+  if (diff.empty()) {
+    return "";
+  }
+  std::string reason = "installed packages differ from the request:";
+  for (const std::string& line : diff) {
+    reason += "\n  " + line;
+  }
+  return reason;
 }
 
 }  // namespace
@@ -271,132 +401,50 @@ VenvResult materialize_venv(Runner& runner, const VenvRequest& request, const St
   result.python_path = env_dir + "/bin/python";
 
   // Harness problems first: they are errors, not reasons to skip a candidate.
-  make_dirs(request.log_dir);
-  if (path_exists(env_dir)) {
-    throw Error("environment directory " + env_dir + " already exists", ExitCode::environment);
-  }
-  make_dirs(parent_dir(env_dir));
+  prepare_dirs(request.log_dir, env_dir);
   const std::string log_path = request.log_dir + "/materialize.log";
   std::string log;
   const std::map<std::string, std::string> env = builder_env();
 
   // The interpreter must be the one the state asks for, or every candidate would be off.
-  const std::optional<detail::Interpreter> interpreter = detail::probe_interpreter(runner, python, env, request.log_dir, result);
+  const std::optional<detail::Interpreter> interpreter =
+      requested_interpreter(runner, python, request.python_version, env, request.log_dir, result);
   if (!interpreter) {
     return result;
   }
   const std::string& version = interpreter->version;
-  if (!request.python_version.empty() && version != request.python_version &&
-      version.rfind(request.python_version + ".", 0) != 0) {
-    result.reason = python + " is Python " + version + ", not " + request.python_version;
-    return result;
-  }
   const std::string short_version = version.substr(0, version.find('.', version.find('.') + 1));
   log += "interpreter " + interpreter->executable + " (Python " + version + ")\n";
 
-  // Find every requested build in the sources; all that are missing are named together.
-  // A state's wheel/sha256 pin chooses the file; hashes are remembered in the store's index.
+  // Find every requested build in the sources (listed once: each package is then a hash probe, not
+  // a scan of every folder); all that are missing are named together.
   Store store(options.store_dir.empty() ? default_store_dir() : options.store_dir);
-  // Listed once: each package is then a hash probe, not a scan of every folder.
   const WheelSources sources = index_sources(WheelSources{request.wheel_dirs, options.uv_cache_dirs});
-  std::map<std::string, std::string> wanted;
-  std::vector<Distribution> dists;
-  std::vector<std::string> missing;
-  for (const auto& [raw_name, pinned] : request.packages) {
-    const std::string name = normalise_dist_name(raw_name);
-    wanted[name] = pinned;
-    const auto pin_found = request.pins.find(name);
-    const WheelPin pin = pin_found == request.pins.end() ? WheelPin{} : pin_found->second;
-    if (auto dist = find_distribution(sources, name, pinned, short_version, pin, store.index_dir())) {
-      dists.push_back(std::move(*dist));
-      continue;
-    }
-    if (!pin.empty()) {
-      missing.push_back(describe_missing_pin(sources, name, pinned, pin));
-      continue;
-    }
-    std::vector<std::string> versions;
-    for (const Distribution& other : list_distributions(sources, name)) {
-      versions.push_back(other.version);
-    }
-    missing.push_back(name + "==" + pinned + (versions.empty() ? " (no build at all)" : " (found: " + join(versions, ", ") + ")"));
-  }
-  if (!missing.empty()) {
-    result.reason = "no exact build in the wheel folders (" + join(request.wheel_dirs, ", ") + ") or uv caches (" +
-                    join(options.uv_cache_dirs, ", ") + ") of:";
-    for (const std::string& line : missing) {
-      result.reason += "\n  " + line;
-    }
-    write_file_atomic(log_path, log + result.reason + "\n");
-    result.log_paths.push_back(log_path);
+  const Found found = find_requested(request, sources, short_version, store);
+  if (!found.missing.empty()) {
+    fail_logged(result, log_path, log,
+                "no exact build in the wheel folders (" + join(request.wheel_dirs, ", ") + ") or uv caches (" +
+                    join(options.uv_cache_dirs, ", ") + ") of:",
+                found.missing);
     return result;
   }
 
   // Unpack what the store lacks (once per distribution, shared by every run on the machine); gc
   // waits while we hold the shared lock, so no entry vanishes under us.
   const FileLock store_lock(store.gc_lock_path(), LockMode::shared, LockWait::yes);
-  std::vector<StoreEntry> entries;
-  std::map<std::string, DistMetadata> metadata;
-  std::vector<std::string> broken;
-  std::size_t unpacked = 0;
-  BytecodeCompiler compiler(runner, interpreter->executable, env, request.log_dir + "/compileall");
-  const std::vector<Ensured> ensured = ensure_all(store, dists, [&](const Distribution&, const std::string& site) {
-    if (options.bytecode == Bytecode::compile) {
-      compiler.compile(site);
-    }
-  });
-  for (std::size_t i = 0; i < dists.size(); ++i) {
-    const Distribution& dist = dists[i];
-    try {
-      if (ensured[i].other) {
-        std::rethrow_exception(ensured[i].other);
-      }
-      if (ensured[i].error) {
-        throw *ensured[i].error;
-      }
-      StoreEntry entry = *ensured[i].entry;
-      unpacked += entry.unpacked_now ? 1 : 0;
-      if (!entry.repaired.empty()) {
-        log += "repaired " + entry.id + " (changed since its unpack: " + join(entry.repaired, ", ") + ")\n";
-        spdlog::warn("store entry {} changed since its unpack ({}); unpacked it anew", entry.id, join(entry.repaired, ", "));
-      }
-      log += (entry.unpacked_now ? "unpacked " : "reused ") + describe(dist) + " -> " + entry.id + "\n";
-      metadata[entry.name] = parse_metadata(read_file(entry.dir + "/site/" + entry.dist_info + "/METADATA"));
-      metadata[entry.name].version = entry.version;
-      entries.push_back(std::move(entry));
-    } catch (const Error& e) {
-      if (e.code() == ExitCode::environment) {
-        throw;
-      }
-      broken.push_back(e.what());
-    }
-  }
-  if (!broken.empty()) {
-    result.reason = "cannot use " + std::to_string(broken.size()) + " distribution(s):";
-    for (const std::string& line : broken) {
-      result.reason += "\n  " + line;
-    }
-    write_file_atomic(log_path, log + result.reason + "\n");
-    result.log_paths.push_back(log_path);
+  detail::BytecodeCompiler compiler(runner, interpreter->executable, env, request.log_dir + "/compileall");
+  const Stored stored =
+      fill_store(store, found.dists, options.bytecode == Bytecode::compile ? &compiler : nullptr, log);
+  if (!stored.broken.empty()) {
+    fail_logged(result, log_path, log, "cannot use " + std::to_string(stored.broken.size()) + " distribution(s):",
+                stored.broken);
     return result;
   }
 
   // The resolver's check: the set must satisfy its own Requires-Dist, or no installer would make it.
-  MarkerEnv marker_env;
-  marker_env.python_version = short_version;
-  marker_env.python_full_version = version;
-  std::vector<std::string> ignored;
-  const std::vector<std::string> unmet = unmet_requirements(metadata, marker_env, &ignored);
-  for (const std::string& line : ignored) {
-    log += "ignored " + line + "\n";
-  }
+  const std::vector<std::string> unmet = unmet_in_set(stored.metadata, version, short_version, log);
   if (!unmet.empty()) {
-    result.reason = "the packages cannot be installed together (ResolutionImpossible):";
-    for (const std::string& line : unmet) {
-      result.reason += "\n  " + line;
-    }
-    write_file_atomic(log_path, log + result.reason + "\n");
-    result.log_paths.push_back(log_path);
+    fail_logged(result, log_path, log, "the packages cannot be installed together (ResolutionImpossible):", unmet);
     return result;
   }
   // At this point every distribution is in the store and the set is consistent.
@@ -408,72 +456,23 @@ VenvResult materialize_venv(Runner& runner, const VenvRequest& request, const St
     return result;
   }
   const std::string site = env_dir + "/lib/python" + short_version + "/site-packages";
-  std::size_t files = 0;
-  std::vector<std::string> notes;
-  try {
-    detail::copy_skeleton(*skeleton, env_dir);
-    make_dirs(site);
-    for (const StoreEntry& entry : entries) {
-      files += detail::install_entry(entry, env_dir, site, result.python_path, notes);
-    }
-  } catch (const Error& e) {
-    remove_tree(env_dir);
-    if (e.code() != ExitCode::bad_input) {
-      throw;
-    }
-    // A wheel that cannot be installed safely makes this candidate untestable, not the run fail.
-    result.reason = std::string("cannot install the distributions: ") + e.what();
-    write_file_atomic(log_path, log + result.reason + "\n");
-    result.log_paths.push_back(log_path);
+  const Linked linked = link_venv(*skeleton, stored.entries, env_dir, site, result.python_path, log);
+  if (linked.refused) {
+    fail_logged(result, log_path, log, *linked.refused);
     return result;
-  } catch (...) {
-    remove_tree(env_dir);
-    throw;
-  }
-  for (const std::string& note : notes) {
-    log += "note: " + note + "\n";
   }
 
   // Check installed == intended from the dist-infos (no interpreter start), and when asked, as
   // importlib.metadata sees it inside the environment.
-  result.installed = read_installed(env_dir);
-  if (options.verify == VerifyInstalled::importlib) {
-    ProcessSpec spec;
-    spec.argv = {result.python_path, "-I", "-c", k_list_installed};
-    spec.env = env;
-    spec.stdout_path = request.log_dir + "/installed.out.log";
-    spec.stderr_path = request.log_dir + "/installed.err.log";
-    spec.timeout = k_list_timeout;
-    const ProcessResult r = runner.run(spec);
-    result.log_paths.push_back(spec.stdout_path);
-    result.log_paths.push_back(spec.stderr_path);
-    if (!r.spawned || r.exit_code != 0) {
-      result.reason = detail::process_failure("listing the installed packages", r, spec.stderr_path);
-      return result;
-    }
-    try {
-      result.installed = nlohmann::json::parse(read_file(spec.stdout_path)).get<std::map<std::string, std::string>>();
-    } catch (const nlohmann::json::exception& e) {
-      result.reason = "cannot read the installed package list " + spec.stdout_path + ": " + e.what();
-      return result;
-    }
+  if (!list_installed(runner, env, options.verify, env_dir, request.log_dir, result)) {
+    return result;
   }
-  std::map<std::string, std::string> wanted_normalised;
-  std::map<std::string, std::string> installed_normalised;
-  for (const auto& [name, v] : wanted) {
-    wanted_normalised[name] = normalised_version(v);
-  }
-  for (const auto& [name, v] : result.installed) {
-    installed_normalised[name] = normalised_version(v);
-  }
-  const std::vector<std::string> diff = install_differences(wanted_normalised, installed_normalised);
-  log += "linked " + std::to_string(files) + " files of " + std::to_string(entries.size()) + " distributions (" +
-         std::to_string(unpacked) + " unpacked now) in " + std::to_string(seconds_since(start)) + " s\n";
-  if (!diff.empty()) {
-    result.reason = "installed packages differ from the request:";
-    for (const std::string& line : diff) {
-      result.reason += "\n  " + line;
-    }
+  const std::string mismatch = mismatch_reason(found.wanted, result.installed);
+  log += "linked " + std::to_string(linked.files) + " files of " + std::to_string(stored.entries.size()) +
+         " distributions (" + std::to_string(stored.unpacked) + " unpacked now) in " +
+         std::to_string(seconds_since(start)) + " s\n";
+  if (!mismatch.empty()) {
+    result.reason = mismatch;
     log += result.reason + "\n";
   } else {
     // At this point the venv holds exactly the requested distributions.
@@ -481,7 +480,8 @@ VenvResult materialize_venv(Runner& runner, const VenvRequest& request, const St
   }
   write_file_atomic(log_path, log);
   result.log_paths.push_back(log_path);
-  spdlog::debug("materialized {} ({} packages, {} files) in {:.3f} s", env_dir, entries.size(), files, seconds_since(start));
+  spdlog::debug("materialized {} ({} packages, {} files) in {:.3f} s", env_dir, stored.entries.size(), linked.files,
+                seconds_since(start));
   return result;
 }
 
