@@ -446,7 +446,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   DecideCandidate decide_candidate = [&](const Candidate& candidate, const std::string& stage,
                                          const std::string& label) { return judge.decide(candidate, stage, label); };
   StageContext stages{deltas, evaluator, journal, decide_candidate, judge.verdict_log(), options.execution.slots,
-                      policy.min_runs};
+                      policy.min_runs, [&judge] { return judge.budget_spent() || judge.stop_reached(); }};
   const AfterIsolation after = after_isolation(judge, stages, axes, isolation, cause_state, options);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // The anchors were re-measured during the search: judge them again on all their runs before any

@@ -23,10 +23,14 @@ nlohmann::json refine_cause(const StageContext& context, const std::vector<Axis>
     const Delta& delta = deltas[axis.delta];
     std::cout << "refine " << to_string(delta.dimension) << "/" << delta.name << " over " << axis.size() - 2
               << " inner " << axis.kind << ":\n";
+    bool cut = false;  // a point answered skip only because the budget or a stop ended measuring
     IndexOracle refine_point = [&](std::size_t index) {
       EnvState state = with_axis_point(cause_state, deltas, axis, index);
-      return context.decide(context.evaluator.candidate_for(state, cause), "refine",
-                            std::string(to_string(delta.dimension)) + "/" + delta.name + " = " + axis.point(index));
+      const Verdict verdict =
+          context.decide(context.evaluator.candidate_for(state, cause), "refine",
+                         std::string(to_string(delta.dimension)) + "/" + delta.name + " = " + axis.point(index));
+      cut = cut || (verdict == Verdict::skip && context.stopped && context.stopped());
+      return verdict;
     };
     // With k slots an axis (a chain, or a commit DAG with merges) is searched k points a round: their
     // first runs go side by side, then each point is decided in order (extra runs one at a time).
@@ -47,6 +51,10 @@ nlohmann::json refine_cause(const StageContext& context, const std::vector<Axis>
                 return verdicts;
               }).bisection
             : bisect_axis(axis, refine_point);
+    if (!bisection.found && cut) {
+      // Not boxed in by untestable points: the points were never run.
+      bisection.note = "not finished: the budget ran out before every point was measured (resume to continue)";
+    }
     json entry = {{"delta", delta_to_json(delta)}, {"kind", axis.kind}, {"points", axis_points_json(axis)},
                   {"found", bisection.found}, {"last_good", axis.point(bisection.last_good)},
                   {"first_bad", axis.point(bisection.first_bad)}, {"evaluations", bisection.evaluations},
@@ -58,7 +66,8 @@ nlohmann::json refine_cause(const StageContext& context, const std::vector<Axis>
                 << axis.point(bisection.last_good) << ")" << (bisection.note.empty() ? "" : "; " + bisection.note)
                 << "\n";
     } else {
-      // Boxed in: the points between were never measured good or bad, so no first bad is claimed.
+      // Boxed in (or cut by the budget): the points between were never measured good or bad, so no first
+      // bad is claimed.
       std::cout << "  unresolved: " << bisection.note << "\n";
     }
   }

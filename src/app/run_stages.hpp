@@ -32,6 +32,7 @@ struct StageContext {
   const std::vector<nlohmann::json>& decisions;  // every decision journaled so far; decide appends one
   int slots = 1;      // candidates measured at once (their first runs side by side)
   int min_runs = 1;   // first runs of each candidate
+  std::function<bool()> stopped;  // true once the budget or a stop ended measuring: skips then mean "not run"
 };
 
 // Refine each culprit of `cause` that has an ordered axis (versions, commits, thread counts) inside
