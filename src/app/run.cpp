@@ -316,11 +316,24 @@ AfterIsolation after_isolation(Judge& judge, const StageContext& stages, const s
 }
 
 // Return the effect of the cause (its runs against the good anchor's), else of the bad anchor.
+// A regression that shows as failures gets their counts too ("failures": from, from_runs, to, to_runs):
+// the metric of the runs that finished says nothing of those that did not.
 json effect_of(Judge& judge, const Evaluator& evaluator, const Isolation& isolation, const Recipe& recipe) {
   const Candidate cause_candidate = evaluator.candidate(isolation.cause);
   const bool of_cause = isolation.found && !judge.samples(cause_candidate).metrics().empty();
-  return cause_effect(judge.samples(judge.good()).metrics(),
-                      judge.samples(of_cause ? cause_candidate : judge.bad()).metrics(), of_cause, recipe);
+  json effect = cause_effect(judge.samples(judge.good()).metrics(),
+                             judge.samples(of_cause ? cause_candidate : judge.bad()).metrics(), of_cause, recipe);
+  const bool cause_ran = isolation.found && judge.samples(cause_candidate).size() > 0;
+  const stats::SampleSet& from = judge.samples(judge.good());
+  const stats::SampleSet& to = judge.samples(cause_ran ? cause_candidate : judge.bad());
+  if (to.size() > 0 && from.size() > 0 && to.failure_count() * from.size() > from.failure_count() * to.size()) {
+    if (effect.is_null()) {
+      effect = {{"of", cause_ran ? "cause" : "anchors"}};
+    }
+    effect["failures"] = {{"from", from.failure_count()}, {"from_runs", from.size()}, {"to", to.failure_count()},
+                          {"to_runs", to.size()}};
+  }
+  return effect;
 }
 
 // Return what a run stopped by its budget has left: the worst case still ahead (decisions not made
@@ -454,7 +467,11 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   const stats::Preflight final_anchors = judge.judge_anchors(judge.one_run());
   // The effect people quote: the cause's runs (good + cause) against the good anchor's, else the bad
   // anchor's (stats/effect.hpp).
-  const json effect = judge.one_run() ? json() : effect_of(judge, evaluator, isolation, recipe);
+  json effect = effect_of(judge, evaluator, isolation, recipe);
+  if (judge.one_run() && !effect.is_null()) {
+    // One run per candidate: the failures are the result; a metric of so few runs is no effect size.
+    effect = effect.contains("failures") ? json{{"of", effect["of"]}, {"failures", effect["failures"]}} : json();
+  }
   // Past the budget: what is known, and what would settle it.
   const json budget = judge.budget_spent() ? budget_left(judge, evaluator, plan, options, seconds) : json();
   // Write the result, then the summary.

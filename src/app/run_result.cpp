@@ -171,14 +171,22 @@ void print_summary(std::ostream& out, const Findings& findings, const json& resu
   const json& effect = findings.effect;
   if (!effect.is_null() && !retracted) {
     char interval[96] = "no 95 % interval: too few runs";
-    if (!effect["low"].is_null()) {
+    if (effect.contains("low") && effect["low"].is_number() && effect.contains("high") && effect["high"].is_number()) {
       std::snprintf(interval, sizeof interval, "95 %% CI %.3g-%.3g", effect["low"].get<double>(),
                     effect["high"].get<double>());
     }
-    out << "effect of the " << effect["of"].get<std::string>() << ": " << findings.recipe.metric << " x"
-        << stats::human_number(effect["ratio"].get<double>()) << " (" << interval << "; "
-        << effect["method"].get<std::string>() << ", " << effect["from_runs"] << " vs " << effect["to_runs"]
-        << " runs): " << effect["words"].get<std::string>() << "\n";
+    out << "effect of the " << effect["of"].get<std::string>() << ": ";
+    if (effect.contains("failures")) {
+      const json& f = effect["failures"];
+      out << "fails " << f["to"] << " of " << f["to_runs"] << " runs (good: " << f["from"] << " of " << f["from_runs"]
+          << ")" << (effect.contains("ratio") ? "; of the runs that finished, " : "");
+    }
+    if (effect.contains("ratio")) {
+      out << findings.recipe.metric << " x" << stats::human_number(effect["ratio"].get<double>()) << " (" << interval
+          << "; " << effect["method"].get<std::string>() << ", " << effect["from_runs"] << " vs " << effect["to_runs"]
+          << " runs): " << effect["words"].get<std::string>();
+    }
+    out << "\n";
   }
   char elapsed[32];
   std::snprintf(elapsed, sizeof elapsed, "%.0f s", findings.seconds);

@@ -282,7 +282,15 @@ VerdictSummary summarize(const ReportModel& model) {
                     effect["high"].get<double>());
       interval = text;
     }
-    summary.effect = "the " + effect.value("of", std::string("cause")) + " multiplies " + summary.metric + " by " +
+    std::string failures;
+    if (effect.contains("failures") && effect["failures"].is_object()) {
+      const json& f = effect["failures"];
+      failures = "the " + effect.value("of", std::string("cause")) + " fails " + std::to_string(f.value("to", 0)) +
+                 " of " + std::to_string(f.value("to_runs", 0)) + " runs (good: " + std::to_string(f.value("from", 0)) +
+                 " of " + std::to_string(f.value("from_runs", 0)) + ")";
+    }
+    summary.effect = !effect.contains("ratio") ? failures : (failures.empty() ? "" : failures + "; of the runs that finished, ") +
+                     "the " + effect.value("of", std::string("cause")) + " multiplies " + summary.metric + " by " +
                      stats::human_number(ratio) + " (" + interval + "; " + effect.value("method", std::string()) +
                      ", " + std::to_string(effect.value("from_runs", 0)) + " good vs " +
                      std::to_string(effect.value("to_runs", 0)) + " runs with it): " + effect.value("words", std::string());
