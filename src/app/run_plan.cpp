@@ -99,6 +99,7 @@ void print_plan(const std::vector<Delta>& deltas, const std::vector<Axis>& axes,
 stats::VerdictPolicy run_policy(const RunOptions& options, const Recipe& recipe, bool pass_fail) {
   stats::VerdictPolicy policy;
   policy.higher_is_better = recipe.higher_is_better;
+  policy.unit = recipe.unit;
   policy.any_change = options.any_change;
   if (pass_fail) {
     // Exactly --repeats runs (default 1) of each candidate and each anchor, all of which must agree.

@@ -464,12 +464,12 @@ Assessment assess(const SampleSet& candidate, const SampleSet& good, const Sampl
 namespace {
 
 // Return one anchor's summary for the preflight message.
-std::string anchor_words(const char* name, const SampleSet& set, double med, double cv) {
+std::string anchor_words(const char* name, const SampleSet& set, double med, double cv, const std::string& unit) {
   std::string words = std::string(name) + ": ";
   if (set.metrics().empty()) {
     words += "no run produced a metric";
   } else {
-    words += "median " + human_number(med) + ", CV " + num(100.0 * cv, "%.1f") + "%";
+    words += "median " + human_number(med) + (unit.empty() ? "" : " " + unit) + ", CV " + num(100.0 * cv, "%.1f") + "%";
   }
   words += ", failed " + of(set.failure_count(), set.size());
   const std::vector<std::string> signatures = set.failure_signatures();
@@ -551,8 +551,8 @@ Preflight preflight(const SampleSet& good, const SampleSet& bad, const VerdictPo
                                     : policy.max_anchor_runs;
   p.more_runs_would_help = !p.distinguishable && !skipped && !p.bad_is_better && fewest < static_cast<std::size_t>(cap);
 
-  p.message = anchor_words("good", good, p.good_median, p.good_cv) + "; " +
-              anchor_words("bad", bad, p.bad_median, p.bad_cv);
+  p.message = anchor_words("good", good, p.good_median, p.good_cv, policy.unit) + "; " +
+              anchor_words("bad", bad, p.bad_median, p.bad_cv, policy.unit);
   if (p.effect > 0.0) {
     // The factor is never below 1x: "bad is 1.96x better", not "0.51x better (!)".
     p.message += "; bad is " + comparison_words(p.good_median, p.bad_median, policy.higher_is_better, "");

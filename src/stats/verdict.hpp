@@ -23,6 +23,7 @@ struct VerdictPolicy {
                                      // towards "bad is worse"; see look_alpha()
   bool any_change = false;           // a bad anchor that is better than good is a change to bisect too
   int max_failure_anchor_runs = 30;  // runs of each anchor the failure channel may ask for on its own
+  std::string unit;                  // the metric's unit ("tok/s"), for messages only
 };
 
 // Which evidence about the anchors a level is for.

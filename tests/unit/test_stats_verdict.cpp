@@ -57,6 +57,16 @@ TEST_CASE("preflight orients the effect by higher_is_better", "[stats][verdict]"
   CHECK(p.effect == Approx(21.5 / 4.3));
 }
 
+TEST_CASE("preflight names the metric's unit beside each anchor's median", "[stats][verdict]") {
+  VerdictPolicy policy;
+  policy.higher_is_better = true;
+  policy.unit = "tok/s";
+  const Preflight p = preflight(runs({21.5, 21.0, 22.1, 21.7, 21.2}), runs({4.3, 4.4, 4.1, 4.5, 4.2}), policy);
+  INFO(p.message);
+  CHECK(p.message.find("good: median 21.5 tok/s, CV") != std::string::npos);
+  CHECK(p.message.find("bad: median 4.3 tok/s, CV") != std::string::npos);
+}
+
 TEST_CASE("preflight refuses anchors it cannot tell apart, and says what to try", "[stats][verdict]") {
   const SampleSet bad = runs({1.02, 0.95, 1.05, 0.99, 1.04});
   const Preflight p = preflight(k_good, bad, VerdictPolicy{});
