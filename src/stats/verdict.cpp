@@ -566,7 +566,7 @@ Preflight preflight(const SampleSet& good, const SampleSet& bad, const VerdictPo
     p.message += std::string(". Distinguishable by ") +
                  (p.by_metric && p.by_failure ? "metric and failures" : p.by_metric ? "metric" : "failures") +
                  " (rank test p=" + num(p.metric_p) +
-                 (p.tail_p < p.metric_p ? ", runs beyond good's reach p=" + num(p.tail_p) : std::string()) +
+                 (p.tail_p < p.metric_p ? ", runs beyond the anchors' common reach p=" + num(p.tail_p) : std::string()) +
                  ", failure test p=" + num(p.failure_p) + ", this look at " +
                  num(p.look_alpha) + ")";
   } else {

@@ -48,7 +48,7 @@ struct Preflight {
   double good_fail_rate = 0.0;
   double bad_fail_rate = 0.0;
   double metric_p = 1.0;             // exact one-sided Mann-Whitney p of "bad is worse" (two-sided with any_change)
-  double tail_p = 1.0;               // one-sided Fisher p of "bad's runs land beyond good's reach more
+  double tail_p = 1.0;               // one-sided Fisher p of "bad's runs land beyond the anchors' common reach more
                                      // often": the metric channel counts when either test passes
   double failure_p = 1.0;            // one-sided Fisher exact p of "bad fails more often than good"
   double look_alpha = 0.05;          // the level this look tested the metric at (see look_alpha())
