@@ -61,14 +61,6 @@ std::string default_run_dir() {
   return std::string("runs/") + stamp;
 }
 
-std::string describe_set(const std::vector<Delta>& deltas, const DeltaSet& set) {
-  std::vector<std::string> names;
-  for (std::size_t index : set) {
-    names.push_back(std::string(to_string(deltas[index].dimension)) + "/" + deltas[index].name);
-  }
-  return "{" + join(names, ", ") + "}";
-}
-
 // Measure the anchors, interleaved so drift on a shared machine hits both alike; add pairs while the
 // preflight says more runs could tell them apart. Throw Error (bad input) when the anchors show a
 // mistake in the inputs, Error (indistinct) when they cannot be told apart; either way the reports

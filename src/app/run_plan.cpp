@@ -17,14 +17,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string describe_set(const std::vector<Delta>& deltas, const std::vector<std::size_t>& set) {
-  std::vector<std::string> names;
-  for (std::size_t index : set) {
-    names.push_back(std::string(to_string(deltas[index].dimension)) + "/" + deltas[index].name);
-  }
-  return "{" + join(names, ", ") + "}";
-}
-
 // Load all three inputs, collecting the problems of every file before giving up.
 void load_inputs(const RunOptions& options, EnvState& good, EnvState& bad, Recipe& recipe) {
   std::vector<std::string> messages;

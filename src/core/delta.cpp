@@ -210,6 +210,14 @@ std::string describe(const Delta& delta) {
                         shown_value(delta, delta.bad).value_or("(absent)"));
 }
 
+std::string describe_set(const std::vector<Delta>& deltas, const std::vector<std::size_t>& set) {
+  std::vector<std::string> names;
+  for (std::size_t index : set) {
+    names.push_back(std::string(to_string(deltas[index].dimension)) + "/" + deltas[index].name);
+  }
+  return "{" + join(names, ", ") + "}";
+}
+
 nlohmann::json delta_to_json(const Delta& delta) {
   nlohmann::json out = {{"dimension", to_string(delta.dimension)}, {"name", delta.name}};
   // result.json, the journal and `diff --json` all come through here: env secrets stay out of them.

@@ -38,6 +38,9 @@ EnvState apply_deltas(const EnvState& good, const EnvState& bad, const std::vect
 // Return a short label such as "packages/fauxtorch 2.11.0+cu128 -> 2.11.0+cu130".
 std::string describe(const Delta& delta);
 
+// Return the names of the deltas at `set` (indices into `deltas`) as "{packages/torch, caches/inductor}".
+std::string describe_set(const std::vector<Delta>& deltas, const std::vector<std::size_t>& set);
+
 // Return the delta as {"dimension", "name", "good", "bad"} (null for absent).
 nlohmann::json delta_to_json(const Delta& delta);
 
