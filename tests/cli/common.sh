@@ -63,6 +63,14 @@ expect_contains() {
   fi
 }
 
+# eight_var_state VALUE: a state on /usr/bin/python3 as it is (no venv) whose env E0..E7 all hold VALUE;
+# two of them with different values differ in eight variables.
+eight_var_state() {
+  echo "{\"format\": 1, \"python\": {\"interpreter\": \"/usr/bin/python3\", \"venv\": \"none\"}, \"env\": {"
+  for i in 0 1 2 3 4 5 6; do echo "\"E$i\": \"$1\","; done
+  echo "\"E7\": \"$1\"}}"
+}
+
 # json_field FILE FIELD: prints FIELD of the last JSON line of FILE ($PY; null -> "null").
 json_field() {
   "$PY" - "$1" "$2" <<'PY'

@@ -14,13 +14,8 @@ PY
 cat >"$T/recipe.json" <<'JSON'
 {"format": 1, "command": ["{python}", "{recipe_dir}/bench.py"], "metric": "m", "repeats": 3}
 JSON
-state() {
-  echo "{\"format\": 1, \"python\": {\"interpreter\": \"/usr/bin/python3\", \"venv\": \"none\"}, \"env\": {"
-  for i in 0 1 2 3 4 5 6; do echo "\"E$i\": \"$1\","; done
-  echo "\"E7\": \"$1\"}}"
-}
-state a >"$T/good.json"
-state b >"$T/bad.json"
+eight_var_state a >"$T/good.json"
+eight_var_state b >"$T/bad.json"
 rc=0
 "$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --out "$T/run" --budget 6s \
   >"$T/out.txt" 2>"$T/err.txt" || rc=$?

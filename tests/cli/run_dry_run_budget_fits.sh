@@ -3,13 +3,8 @@
 # first runs of each verdict and at the cap on runs; without --run-seconds it says how to know.
 source "$(dirname "$0")/common.sh"
 echo '{"format": 1, "command": ["{python}", "-c", "pass"], "metric": "m", "repeats": 3}' >"$T/recipe.json"
-state() {
-  echo "{\"format\": 1, \"python\": {\"interpreter\": \"/usr/bin/python3\", \"venv\": \"none\"}, \"env\": {"
-  for i in 0 1 2 3 4 5 6; do echo "\"E$i\": \"$1\","; done
-  echo "\"E7\": \"$1\"}}"
-}
-state a >"$T/good.json"
-state b >"$T/bad.json"
+eight_var_state a >"$T/good.json"
+eight_var_state b >"$T/bad.json"
 plan() {
   "$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --out "$T/run" --dry-run "$@"
 }

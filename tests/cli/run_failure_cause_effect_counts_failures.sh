@@ -14,13 +14,8 @@ PY
 cat >"$T/recipe.json" <<'JSON'
 {"format": 1, "command": ["{python}", "{recipe_dir}/bench.py"], "metric": "m", "repeats": 3}
 JSON
-state() {
-  echo "{\"format\": 1, \"python\": {\"interpreter\": \"/usr/bin/python3\", \"venv\": \"none\"}, \"env\": {"
-  for i in 0 1 2 3 4 5 6; do echo "\"E$i\": \"$1\","; done
-  echo "\"E7\": \"$1\"}}"
-}
-state a >"$T/good.json"
-state b >"$T/bad.json"
+eight_var_state a >"$T/good.json"
+eight_var_state b >"$T/bad.json"
 "$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --out "$T/run" >"$T/out.txt" 2>"$T/err.txt"
 expect_contains "$T/out.txt" "env/E5 a -> b"
 grep -E "^effect of the cause: fails [0-9]+ of [0-9]+ runs \(good: 0 of [0-9]+\)$" "$T/out.txt" ||
