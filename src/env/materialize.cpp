@@ -34,25 +34,8 @@ namespace fs = std::filesystem;
 
 constexpr std::chrono::seconds k_list_timeout{60};  // the importlib listing, as the version probe
 
-constexpr const char* k_list_installed =
-    "import importlib.metadata as m, json, re\n"
-    "print(json.dumps({re.sub(r'[-_.]+', '-', d.metadata['Name']).lower(): d.version"
-    " for d in m.distributions()}, sort_keys=True))\n";
-
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// The environment of the helper processes: only what finding and running the interpreter needs.
-std::map<std::string, std::string> builder_env() {
-  const std::map<std::string, std::string> parent = allowed_parent_env();
-  std::map<std::string, std::string> env;
-  for (const char* name : {"PATH", "HOME", "LANG", "TMPDIR"}) {
-    if (const auto found = parent.find(name); found != parent.end()) {
-      env[name] = found->second;
-    }
-  }
-  return env;
 }
 
 std::string normalised_version(const std::string& text) {
@@ -283,25 +266,11 @@ bool list_installed(Runner& runner, const std::map<std::string, std::string>& en
   if (verify != VerifyInstalled::importlib) {
     return true;
   }
-  ProcessSpec spec;
-  spec.argv = {result.python_path, "-I", "-c", k_list_installed};
-  spec.env = env;
-  spec.stdout_path = log_dir + "/installed.out.log";
-  spec.stderr_path = log_dir + "/installed.err.log";
-  spec.timeout = k_list_timeout;
-  const ProcessResult r = runner.run(spec);
-  result.log_paths.push_back(spec.stdout_path);
-  result.log_paths.push_back(spec.stderr_path);
-  if (!r.spawned || r.exit_code != 0) {
-    result.reason = detail::process_failure("listing the installed packages", r, spec.stderr_path);
+  const auto listed = detail::importlib_installed(runner, result.python_path, env, log_dir, k_list_timeout, result);
+  if (!listed) {
     return false;
   }
-  try {
-    result.installed = nlohmann::json::parse(read_file(spec.stdout_path)).get<std::map<std::string, std::string>>();
-  } catch (const nlohmann::json::exception& e) {
-    result.reason = "cannot read the installed package list " + spec.stdout_path + ": " + e.what();
-    return false;
-  }
+  result.installed = *listed;
   return true;
 }
 
@@ -335,7 +304,7 @@ std::string environment_key(const VenvRequest& request, const StoreOptions& opti
   nlohmann::json key = {{"builder", "store/v3"}, {"python_version", request.python_version}};
   // The interpreter: the file the venv's bin/python points at, by path and by content.
   const std::string python = request.python.empty() ? "python3" : request.python;
-  const std::map<std::string, std::string> env = builder_env();
+  const std::map<std::string, std::string> env = detail::helper_env();
   const auto path_list = env.find("PATH");
   std::string program = python.find('/') == std::string::npos
                             ? find_program(python, path_list == env.end() ? std::string() : path_list->second)
@@ -404,7 +373,7 @@ VenvResult materialize_venv(Runner& runner, const VenvRequest& request, const St
   prepare_dirs(request.log_dir, env_dir);
   const std::string log_path = request.log_dir + "/materialize.log";
   std::string log;
-  const std::map<std::string, std::string> env = builder_env();
+  const std::map<std::string, std::string> env = detail::helper_env();
 
   // The interpreter must be the one the state asks for, or every candidate would be off.
   const std::optional<detail::Interpreter> interpreter =

@@ -1,9 +1,9 @@
 #include "env/venv_builder.hpp"
 
+#include "env/venv_skeleton.hpp"
 #include "exec/runner.hpp"
 #include "util/error.hpp"
 
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -25,12 +25,6 @@ constexpr std::size_t k_max_reason_lines = 12;
 
 // Print the interpreter's version as "X.Y.Z", then the real executable behind any shim.
 constexpr const char* k_version_snippet = "import sys; print('%d.%d.%d' % sys.version_info[:3]); print(sys.executable)";
-
-// Print {normalised name: version} of every distribution visible in the environment, as JSON.
-constexpr const char* k_installed_snippet =
-    "import importlib.metadata as m, json, re\n"
-    "print(json.dumps({re.sub(r'[-_.]+', '-', d.metadata['Name']).lower(): d.version"
-    " for d in m.distributions()}, sort_keys=True))\n";
 
 // One step of a build: its argv, where its output went, and how it ended.
 struct Step {
@@ -62,13 +56,7 @@ std::string normalise_name(const std::string& name) {
 
 // The builder's children see only what we choose: never the caller's PIP_* or PYTHON* variables.
 std::map<std::string, std::string> builder_env() {
-  const std::map<std::string, std::string> parent = allowed_parent_env();
-  std::map<std::string, std::string> env;
-  for (const char* name : {"PATH", "HOME", "LANG", "TMPDIR"}) {
-    if (const auto found = parent.find(name); found != parent.end()) {
-      env[name] = found->second;
-    }
-  }
+  std::map<std::string, std::string> env = detail::helper_env();
   env["PIP_NO_INPUT"] = "1";
   env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1";
   return env;
@@ -273,18 +261,12 @@ VenvResult build_venv(Runner& runner, const VenvRequest& request) {
   }
 
   // Ask the environment itself what it holds: the installer's word is not the check.
-  const Step listing = run_step(runner, "installed", {result.python_path, "-I", "-c", k_installed_snippet}, env,
-                                request.log_dir, k_probe_timeout, result);
-  if (!succeeded(listing)) {
-    result.reason = failure_reason("listing the installed packages", listing);
+  const auto listed =
+      detail::importlib_installed(runner, result.python_path, env, request.log_dir, k_probe_timeout, result);
+  if (!listed) {
     return result;
   }
-  try {
-    result.installed = nlohmann::json::parse(read_text(listing.stdout_path)).get<std::map<std::string, std::string>>();
-  } catch (const nlohmann::json::exception& e) {
-    result.reason = "cannot read the installed package list " + listing.stdout_path + ": " + e.what();
-    return result;
-  }
+  result.installed = *listed;
   const std::vector<std::string> diff = install_differences(wanted, result.installed);
   if (!diff.empty()) {
     result.reason = "installed packages differ from the request:";

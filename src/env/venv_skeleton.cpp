@@ -10,6 +10,8 @@
 #include <sstream>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "env/install_files.hpp"
 #include "env/link_tree.hpp"
 #include "env/store.hpp"
@@ -26,6 +28,12 @@ namespace fs = std::filesystem;
 constexpr std::chrono::seconds k_probe_timeout{60};
 constexpr std::chrono::seconds k_venv_timeout{300};
 
+// Print {normalised name: version} of every distribution visible in the environment, as JSON.
+constexpr const char* k_installed_snippet =
+    "import importlib.metadata as m, json, re\n"
+    "print(json.dumps({re.sub(r'[-_.]+', '-', d.metadata['Name']).lower(): d.version"
+    " for d in m.distributions()}, sort_keys=True))\n";
+
 constexpr const char* k_version_snippet =
     "import sys; print('%d.%d.%d' % sys.version_info[:3]); print(sys.executable)";
 
@@ -38,6 +46,43 @@ std::string replace_all(std::string text, const std::string& from, const std::st
 }
 
 }  // namespace
+
+std::map<std::string, std::string> helper_env() {
+  const std::map<std::string, std::string> parent = allowed_parent_env();
+  std::map<std::string, std::string> env;
+  for (const char* name : {"PATH", "HOME", "LANG", "TMPDIR"}) {
+    if (const auto found = parent.find(name); found != parent.end()) {
+      env[name] = found->second;
+    }
+  }
+  return env;
+}
+
+std::optional<std::map<std::string, std::string>> importlib_installed(Runner& runner, const std::string& python,
+                                                                      const std::map<std::string, std::string>& env,
+                                                                      const std::string& log_dir,
+                                                                      std::chrono::seconds timeout,
+                                                                      VenvResult& result) {
+  ProcessSpec spec;
+  spec.argv = {python, "-I", "-c", k_installed_snippet};
+  spec.env = env;
+  spec.stdout_path = log_dir + "/installed.out.log";
+  spec.stderr_path = log_dir + "/installed.err.log";
+  spec.timeout = timeout;
+  const ProcessResult r = runner.run(spec);
+  result.log_paths.push_back(spec.stdout_path);
+  result.log_paths.push_back(spec.stderr_path);
+  if (!r.spawned || r.exit_code != 0) {
+    result.reason = process_failure("listing the installed packages", r, spec.stderr_path);
+    return std::nullopt;
+  }
+  try {
+    return nlohmann::json::parse(read_file(spec.stdout_path)).get<std::map<std::string, std::string>>();
+  } catch (const nlohmann::json::exception& e) {
+    result.reason = "cannot read the installed package list " + spec.stdout_path + ": " + e.what();
+    return std::nullopt;
+  }
+}
 
 std::string process_failure(const std::string& what, const ProcessResult& r, const std::string& stderr_path) {
   if (!r.spawned) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -39,6 +40,19 @@ std::optional<std::string> ensure_skeleton(Runner& runner, Store& store, const I
 // (pyvenv.cfg, activate scripts) at the new place. Throw Error (environment) when a file cannot be
 // read or written.
 void copy_skeleton(const std::string& skeleton, const std::string& env_dir);
+
+// Return the environment of the helper processes (version probe, venv, listings): only PATH, HOME,
+// LANG and TMPDIR from the parent, never its PIP_* or PYTHON* variables.
+std::map<std::string, std::string> helper_env();
+
+// Return {normalised name: version} of every distribution importlib.metadata sees when `python` runs
+// isolated (-I) inside the venv, the listing's logs in `log_dir`/installed.{out,err}.log added to
+// `result.log_paths`. Return nullopt with `result.reason` set when it cannot be run or read.
+std::optional<std::map<std::string, std::string>> importlib_installed(Runner& runner, const std::string& python,
+                                                                      const std::map<std::string, std::string>& env,
+                                                                      const std::string& log_dir,
+                                                                      std::chrono::seconds timeout,
+                                                                      VenvResult& result);
 
 // Describe how a helper process `what` ended: its spawn error, or its exit and the last five
 // non-empty lines of its stderr at `stderr_path`.
