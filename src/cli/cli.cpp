@@ -98,28 +98,69 @@ std::string suggestion(const CLI::App& app, int argc, char** argv) {
   return "";
 }
 
-}  // namespace
+// Add the `capture` subcommand to `app`, its options read into `capture`; return the subcommand.
+CLI::App* add_capture_command(CLI::App& app, CaptureOptions& capture) {
+  CLI::App* capture_cmd = app.add_subcommand("capture", "Write the state of a live environment (packages, caches, repos, variables)");
+  capture_cmd->add_option("--python", capture.python, "Interpreter to read (default python3)");
+  capture_cmd->add_option("--venv", capture.venv, "Virtual environment to read (its bin/python)");
+  capture_cmd->add_option("--repo", capture.repos, "Git repository NAME=PATH (repeatable)");
+  capture_cmd->add_option("--via", capture.via, "Command prefix the probes run through, e.g. 'ssh root@host pct exec 200 --'");
+  capture_cmd->add_option("--rootfs", capture.rootfs,
+                          "Root filesystem (on this machine) to record as the container base, with its Debian packages");
+  capture_cmd->add_option("-o,--output", capture.out_path, "State file to write (facts go to NAME.facts.json)")->required();
+  return capture_cmd;
+}
 
-int cli_main(int argc, char** argv) {
-  CLI::App app{"envbisect: find out why an ML training environment got slower or started crashing"};
-  app.require_subcommand(1);
-  const std::string version = std::string("envbisect ") + ENVBISECT_VERSION + " (commit " + k_build_commit + ")";
-  app.set_version_flag("--version", version);
-  int verbosity = 0;
-  bool quiet = false;
-  // Global flags are read after the subcommand too (`envbisect run -v ...`).
-  app.fallthrough();
-  app.add_flag("-v,--verbose", verbosity, "More log output on stderr (-vv: every spawned command)");
-  app.add_flag("-q,--quiet", quiet, "Print only the result: no table, progress or warnings (errors still)");
+// Add the `timeline` subcommand to `app`, its options read into `timeline`; return the subcommand.
+CLI::App* add_timeline_command(CLI::App& app, TimelineOptions& timeline) {
+  CLI::App* timeline_cmd = app.add_subcommand("timeline", "What happened when: installs, caches, checkpoints; restorable builds");
+  timeline_cmd->add_option("--python", timeline.python, "Interpreter to read (default python3)");
+  timeline_cmd->add_option("--venv", timeline.venv, "Virtual environment to read");
+  timeline_cmd->add_option("--via", timeline.via, "Command prefix the probe runs through");
+  timeline_cmd->add_option("--repo", timeline.repos, "Git repository NAME=PATH of the reconstructed state (repeatable)");
+  timeline_cmd->add_option("--checkpoints", timeline.checkpoints_dir, "Folder whose entries are checkpoint saves");
+  timeline_cmd->add_option("--uv-cache", timeline.uv_cache_dir, "uv cache root (default $UV_CACHE_DIR or ~/.cache/uv)");
+  timeline_cmd->add_option("--wheels", timeline.wheel_dirs, "Wheel directory (repeatable)");
+  timeline_cmd->add_option("--as-of", timeline.as_of, "Reconstruct the state as of @EPOCH, a date-time or a checkpoint name");
+  timeline_cmd->add_option("-o,--output", timeline.out_path, "Where the reconstructed state goes (needs --as-of)");
+  timeline_cmd->add_flag("--json", timeline.json, "Print the timeline as JSON");
+  return timeline_cmd;
+}
 
-  DiffOptions diff;
-  CLI::App* diff_cmd = app.add_subcommand("diff", "List the differences between two state files, by dimension");
-  diff_cmd->add_option("good", diff.good_path, "Known-good state (JSON)")->required();
-  diff_cmd->add_option("bad", diff.bad_path, "Known-bad state (JSON)")->required();
-  diff_cmd->add_flag("--json", diff.json, "Print the differences as JSON");
-  diff_cmd->add_flag("--exit-code", diff.exit_code, "Exit 1 when the states differ");
+// Add the `matrix` subcommand to `app`, its options read into `matrix`; return the subcommand.
+CLI::App* add_matrix_command(CLI::App& app, MatrixOptions& matrix) {
+  CLI::App* matrix_cmd = app.add_subcommand("matrix", "Run the nightly compatibility matrix; bisect cells that turned red");
+  matrix_cmd->add_option("spec", matrix.spec_path, "Matrix spec (JSON, docs/MATRIX.md)")->required();
+  matrix_cmd->add_option("--results", matrix.results_dir, "Results folder; each night goes to DIR/<date>/")->required();
+  matrix_cmd->add_option("--jobs", matrix.jobs, "Cells measured at once (default 1; with --executor slurm: array tasks at once, default no limit)")->check(CLI::Range(1, 256));
+  matrix_cmd->add_option("--date", matrix.date, "The night's date, YYYY-MM-DD (default today, UTC)");
+  matrix_cmd->add_option("--executor", matrix.executor, "Where cells are measured: local (default) or slurm (one job array)")
+      ->check(CLI::IsMember({"local", "slurm"}));
+  matrix_cmd->add_option("--slurm-gpus", matrix.slurm_gpus, "slurm executor: GPUs per array task (--gres=gpu:N)")
+      ->check(CLI::Range(0, 1024));
+  matrix_cmd->add_option("--slurm-partition", matrix.slurm_partition, "slurm executor: partition to submit to");
+  // Internal: what each Slurm array task runs (docs/MATRIX.md); hidden from --help.
+  matrix_cmd->add_option("--cell", matrix.cell, "Measure only cell INDEX here")->check(CLI::NonNegativeNumber)->group("");
+  return matrix_cmd;
+}
 
-  RunOptions run;
+// Add the `state` subcommand to `app`, its options read into `state_from`; return the subcommand.
+CLI::App* add_state_command(CLI::App& app, StateFromOptions& state_from) {
+  CLI::App* state_cmd = app.add_subcommand(
+      "state", "Write a state from a lock file (uv.lock, pylock.toml, requirements.txt, pip freeze), as of a git revision");
+  state_cmd->add_option("lockfile", state_from.lock_path, "uv.lock, pylock.toml, requirements.txt or pip freeze output")
+      ->required();
+  state_cmd->add_option("--at", state_from.at, "Read the lock as of this git revision (tag, branch, HEAD~20), not from disk");
+  state_cmd->add_option("--python", state_from.python, "Interpreter version the lock's entries are chosen for (default 3.11)");
+  state_cmd->add_option("--machine", state_from.machine, "Platform machine wheels must fit (default x86_64)");
+  state_cmd->add_option("--name", state_from.name, "The state's name (default: the revision or the file)");
+  state_cmd->add_option("-o,--out", state_from.out_path, "Write the state here (default stdout)");
+  return state_cmd;
+}
+
+// Add the `run` subcommand to `app`, its options read into `run` and its --budget text into `budget`;
+// return the subcommand.
+CLI::App* add_run_command(CLI::App& app, RunOptions& run, std::string& run_budget) {
   CLI::App* run_cmd = app.add_subcommand("run", "Find the minimal set of differences that turns good into bad");
   run_cmd->add_option("good", run.good_path, "Known-good state (JSON)")->required();
   run_cmd->add_option("bad", run.bad_path, "Known-bad state (JSON)")->required();
@@ -157,7 +198,6 @@ int cli_main(int argc, char** argv) {
                       "Cap on each benchmark log in MiB; past it the middle is cut, the attempt still counts "
                       "(default 64)")
       ->check(CLI::Range(1, 1 << 20));
-  std::string run_budget;
   run_cmd->add_option("--budget", run_budget,
                       "Wall time the run may spend, e.g. 90s, 30m, 2h: before a candidate or run that would pass "
                       "it, stop with what is known (exit 1, outcome budget); `resume --budget` continues. With "
@@ -193,6 +233,33 @@ int cli_main(int argc, char** argv) {
   run_cmd->add_option("--remote-bundle", run.execution.remote_bundle,
                       "With --remote-root: the envbisect bundle (scripts/bundle) sent to build environments "
                       "(default: this envbisect, when it is a bundle)");
+  return run_cmd;
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv) {
+  CLI::App app{"envbisect: find out why an ML training environment got slower or started crashing"};
+  app.require_subcommand(1);
+  const std::string version = std::string("envbisect ") + ENVBISECT_VERSION + " (commit " + k_build_commit + ")";
+  app.set_version_flag("--version", version);
+  int verbosity = 0;
+  bool quiet = false;
+  // Global flags are read after the subcommand too (`envbisect run -v ...`).
+  app.fallthrough();
+  app.add_flag("-v,--verbose", verbosity, "More log output on stderr (-vv: every spawned command)");
+  app.add_flag("-q,--quiet", quiet, "Print only the result: no table, progress or warnings (errors still)");
+
+  DiffOptions diff;
+  CLI::App* diff_cmd = app.add_subcommand("diff", "List the differences between two state files, by dimension");
+  diff_cmd->add_option("good", diff.good_path, "Known-good state (JSON)")->required();
+  diff_cmd->add_option("bad", diff.bad_path, "Known-bad state (JSON)")->required();
+  diff_cmd->add_flag("--json", diff.json, "Print the differences as JSON");
+  diff_cmd->add_flag("--exit-code", diff.exit_code, "Exit 1 when the states differ");
+
+  RunOptions run;
+  std::string run_budget;
+  CLI::App* run_cmd = add_run_command(app, run, run_budget);
 
   std::string build_env_request;
   CLI::App* build_env_cmd = app.add_subcommand(
@@ -230,27 +297,10 @@ int cli_main(int argc, char** argv) {
   report_cmd->add_option("--out", report.out_dir, "Folder for the report files (default the run directory)");
 
   CaptureOptions capture;
-  CLI::App* capture_cmd = app.add_subcommand("capture", "Write the state of a live environment (packages, caches, repos, variables)");
-  capture_cmd->add_option("--python", capture.python, "Interpreter to read (default python3)");
-  capture_cmd->add_option("--venv", capture.venv, "Virtual environment to read (its bin/python)");
-  capture_cmd->add_option("--repo", capture.repos, "Git repository NAME=PATH (repeatable)");
-  capture_cmd->add_option("--via", capture.via, "Command prefix the probes run through, e.g. 'ssh root@host pct exec 200 --'");
-  capture_cmd->add_option("--rootfs", capture.rootfs,
-                          "Root filesystem (on this machine) to record as the container base, with its Debian packages");
-  capture_cmd->add_option("-o,--output", capture.out_path, "State file to write (facts go to NAME.facts.json)")->required();
+  CLI::App* capture_cmd = add_capture_command(app, capture);
 
   TimelineOptions timeline;
-  CLI::App* timeline_cmd = app.add_subcommand("timeline", "What happened when: installs, caches, checkpoints; restorable builds");
-  timeline_cmd->add_option("--python", timeline.python, "Interpreter to read (default python3)");
-  timeline_cmd->add_option("--venv", timeline.venv, "Virtual environment to read");
-  timeline_cmd->add_option("--via", timeline.via, "Command prefix the probe runs through");
-  timeline_cmd->add_option("--repo", timeline.repos, "Git repository NAME=PATH of the reconstructed state (repeatable)");
-  timeline_cmd->add_option("--checkpoints", timeline.checkpoints_dir, "Folder whose entries are checkpoint saves");
-  timeline_cmd->add_option("--uv-cache", timeline.uv_cache_dir, "uv cache root (default $UV_CACHE_DIR or ~/.cache/uv)");
-  timeline_cmd->add_option("--wheels", timeline.wheel_dirs, "Wheel directory (repeatable)");
-  timeline_cmd->add_option("--as-of", timeline.as_of, "Reconstruct the state as of @EPOCH, a date-time or a checkpoint name");
-  timeline_cmd->add_option("-o,--output", timeline.out_path, "Where the reconstructed state goes (needs --as-of)");
-  timeline_cmd->add_flag("--json", timeline.json, "Print the timeline as JSON");
+  CLI::App* timeline_cmd = add_timeline_command(app, timeline);
 
   std::string repro_dir;
   std::string repro_candidate;
@@ -269,29 +319,10 @@ int cli_main(int argc, char** argv) {
   versions_cmd->add_option("--wheels", versions.wheel_dirs, "Wheel directory (repeatable)")->required();
 
   MatrixOptions matrix;
-  CLI::App* matrix_cmd = app.add_subcommand("matrix", "Run the nightly compatibility matrix; bisect cells that turned red");
-  matrix_cmd->add_option("spec", matrix.spec_path, "Matrix spec (JSON, docs/MATRIX.md)")->required();
-  matrix_cmd->add_option("--results", matrix.results_dir, "Results folder; each night goes to DIR/<date>/")->required();
-  matrix_cmd->add_option("--jobs", matrix.jobs, "Cells measured at once (default 1; with --executor slurm: array tasks at once, default no limit)")->check(CLI::Range(1, 256));
-  matrix_cmd->add_option("--date", matrix.date, "The night's date, YYYY-MM-DD (default today, UTC)");
-  matrix_cmd->add_option("--executor", matrix.executor, "Where cells are measured: local (default) or slurm (one job array)")
-      ->check(CLI::IsMember({"local", "slurm"}));
-  matrix_cmd->add_option("--slurm-gpus", matrix.slurm_gpus, "slurm executor: GPUs per array task (--gres=gpu:N)")
-      ->check(CLI::Range(0, 1024));
-  matrix_cmd->add_option("--slurm-partition", matrix.slurm_partition, "slurm executor: partition to submit to");
-  // Internal: what each Slurm array task runs (docs/MATRIX.md); hidden from --help.
-  matrix_cmd->add_option("--cell", matrix.cell, "Measure only cell INDEX here")->check(CLI::NonNegativeNumber)->group("");
+  CLI::App* matrix_cmd = add_matrix_command(app, matrix);
 
   StateFromOptions state_from;
-  CLI::App* state_cmd = app.add_subcommand(
-      "state", "Write a state from a lock file (uv.lock, pylock.toml, requirements.txt, pip freeze), as of a git revision");
-  state_cmd->add_option("lockfile", state_from.lock_path, "uv.lock, pylock.toml, requirements.txt or pip freeze output")
-      ->required();
-  state_cmd->add_option("--at", state_from.at, "Read the lock as of this git revision (tag, branch, HEAD~20), not from disk");
-  state_cmd->add_option("--python", state_from.python, "Interpreter version the lock's entries are chosen for (default 3.11)");
-  state_cmd->add_option("--machine", state_from.machine, "Platform machine wheels must fit (default x86_64)");
-  state_cmd->add_option("--name", state_from.name, "The state's name (default: the revision or the file)");
-  state_cmd->add_option("-o,--out", state_from.out_path, "Write the state here (default stdout)");
+  CLI::App* state_cmd = add_state_command(app, state_from);
 
   std::string completion_shell;
   CLI::App* completion_cmd = app.add_subcommand("completion", "Print a shell completion script (bash or zsh)");
