@@ -22,7 +22,7 @@ std::string read_input_file(const std::string& path, std::uint64_t max_bytes = k
 EnvState load_state_file(const std::string& path);
 
 // Read and validate a recipe file; its folder becomes {recipe_dir}. Throw Error naming every problem.
-Recipe load_recipe_file(const std::string& path);
+Recipe load_recipe_file(const std::string& path, bool deterministic = false);
 
 // Resolve the commit of each repo whose repository is present here to its full id, the text written
 // kept as the pin's ref; a repo absent here, or lacking the commit, stays as written.

@@ -29,7 +29,7 @@ void load_inputs(const RunOptions& options, EnvState& good, EnvState& bad, Recip
   };
   attempt([&] { good = load_state_file(options.good_path); });
   attempt([&] { bad = load_state_file(options.bad_path); });
-  attempt([&] { recipe = load_recipe_file(options.recipe_path); });
+  attempt([&] { recipe = load_recipe_file(options.recipe_path, options.deterministic); });
   if (!messages.empty()) {
     throw Error(join(messages, "\n"), ExitCode::bad_input);
   }

@@ -109,7 +109,7 @@ std::vector<std::string> read_argv(const json& doc, const char* key, Problems& p
 
 }  // namespace
 
-Recipe parse_recipe(const std::string& text, const std::string& source) {
+Recipe parse_recipe(const std::string& text, const std::string& source, bool deterministic) {
   json doc = parse_json_text(text, source);
   Problems problems(source);
   if (!doc.is_object()) {
@@ -149,8 +149,13 @@ Recipe parse_recipe(const std::string& text, const std::string& source) {
       problems.add("/outcome", "expected \"metric\" or \"pass-fail\", got " + outcome->dump());
     }
   }
+  recipe.pass_fail = recipe.pass_fail || deterministic;
   // A pass/fail test is judged by its exit status alone: it needs no metric.
-  text_field("metric", recipe.metric, !recipe.pass_fail);
+  if (!recipe.pass_fail && doc.find("metric") == doc.end()) {
+    problems.add("/metric", "missing; expected the name of the metric the benchmark prints (a test whose exit status "
+                            "is the whole result needs none: \"outcome\": \"pass-fail\" here, or --deterministic)");
+  }
+  text_field("metric", recipe.metric, false);
   text_field("unit", recipe.unit, false);
   text_field("checksum", recipe.checksum, false);
   text_field("error_field", recipe.error_field, false);

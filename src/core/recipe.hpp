@@ -29,9 +29,11 @@ struct Recipe {
   bool pass_fail = false;                     // "outcome": "pass-fail": the exit status is the whole result
 };
 
-// Parse a recipe document. `source` names the file in messages. Collect every problem (unknown
-// fields, wrong types, unknown placeholders) and throw one Error listing them all.
-Recipe parse_recipe(const std::string& text, const std::string& source);
+// Parse a recipe document. `source` names the file in messages. `deterministic` (the CLI's
+// --deterministic) makes it a pass/fail test as "outcome": "pass-fail" does, so it needs no metric.
+// Collect every problem (unknown fields, wrong types, unknown placeholders) and throw one Error
+// listing them all.
+Recipe parse_recipe(const std::string& text, const std::string& source, bool deterministic = false);
 
 // Return the placeholders named in the recipe's templates ("threads.drafter_threads", "python", ...).
 std::vector<std::string> recipe_placeholders(const Recipe& recipe);

@@ -110,3 +110,18 @@ TEST_CASE("a recipe names its metric's unit; the last JSON line's keys are kept 
   CHECK(report.json_line == "{\"b\": 1, \"a\": 2}");
   CHECK(!report.metric);
 }
+
+TEST_CASE("--deterministic makes a recipe without a metric a pass/fail test; without it the error says how",
+          "[core][recipe]") {
+  const std::string bare = R"({"format": 1, "command": ["sh", "test.sh"]})";
+  const Recipe recipe = parse_recipe(bare, "recipe.json", true);
+  CHECK(recipe.pass_fail);
+  CHECK(recipe.metric.empty());
+  const std::string error = error_of(bare);
+  CHECK_THAT(error, Catch::Contains("recipe.json: /metric: missing"));
+  CHECK_THAT(error, Catch::Contains("--deterministic"));
+  CHECK_THAT(error, Catch::Contains("\"outcome\": \"pass-fail\""));
+  // A metric of the wrong type is still an error under --deterministic.
+  CHECK_THROWS_WITH(parse_recipe(R"({"format": 1, "command": ["x"], "metric": 3})", "r.json", true),
+                    Catch::Contains("/metric: expected a non-empty string"));
+}
