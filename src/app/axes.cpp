@@ -270,10 +270,13 @@ Bisection axis_bisection(const Axis& axis, const DagBisection& dag) {
 }  // namespace
 
 Bisection bisect_axis(const Axis& axis, const IndexOracle& oracle) {
+  // Notes and reasons name the points themselves (a version, a commit id), not their indices.
   if (axis.parents.empty()) {
-    return first_bad(axis.size(), oracle);
+    return first_bad(axis.size(), oracle, [&](std::size_t index) { return axis.point(index); });
   }
-  return axis_bisection(axis, dag_first_bad(axis_nodes(axis), [&](std::size_t node) { return oracle(node + 1); }));
+  return axis_bisection(axis, dag_first_bad(
+                                  axis_nodes(axis), [&](std::size_t node) { return oracle(node + 1); },
+                                  [&](std::size_t node) { return axis.point(node + 1); }));
 }
 
 KaryBisection bisect_axis_k(const Axis& axis, std::size_t slots, const BatchIndexOracle& oracle) {
@@ -288,7 +291,7 @@ KaryBisection bisect_axis_k(const Axis& axis, std::size_t slots, const BatchInde
     return out;
   }
   if (axis.parents.empty()) {
-    return kary_first_bad(axis.size(), slots, oracle);
+    return kary_first_bad(axis.size(), slots, oracle, [&](std::size_t index) { return axis.point(index); });
   }
   const DagKaryBisection dag = dag_first_bad_k(axis_nodes(axis), slots, [&](const std::vector<std::size_t>& nodes) {
     std::vector<std::size_t> indices;
@@ -296,7 +299,7 @@ KaryBisection bisect_axis_k(const Axis& axis, std::size_t slots, const BatchInde
       indices.push_back(node + 1);
     }
     return oracle(indices);
-  });
+  }, [&](std::size_t node) { return axis.point(node + 1); });
   out.bisection = axis_bisection(axis, dag.bisection);
   out.rounds = dag.rounds;
   return out;

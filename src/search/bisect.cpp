@@ -10,9 +10,6 @@ namespace envbisect {
 
 namespace {
 
-std::string describe_range(std::size_t low, std::size_t high) {
-  return low == high ? std::to_string(low) : std::to_string(low) + ".." + std::to_string(high);
-}
 
 // Return the point `git rev-list --bisect` picks among good+1..bad on a chain: find_bisection sweeps
 // the candidates newest first, giving each the weight of its parent plus one, so the first commit
@@ -59,7 +56,22 @@ private:
 
 }  // namespace
 
-Bisection first_bad(std::size_t count, const IndexOracle& oracle) {
+std::string point_label(const PointLabel& label, std::size_t index) {
+  return label ? label(index) : std::to_string(index);
+}
+
+std::string describe_points(const PointLabel& label, std::size_t low, std::size_t high) {
+  if (low == high) {
+    return point_label(label, low);
+  }
+  if (high == low + 1) {
+    return point_label(label, low) + "," + point_label(label, high);
+  }
+  // Not "a..b": for commits that is git's range notation, which leaves a out.
+  return point_label(label, low) + " to " + point_label(label, high) + " (" + std::to_string(high - low + 1) + ")";
+}
+
+Bisection first_bad(std::size_t count, const IndexOracle& oracle, const PointLabel& label) {
   Bisection result;
   if (count < 2) {
     result.note = "nothing to bisect: need a good and a bad point";
@@ -82,11 +94,11 @@ Bisection first_bad(std::size_t count, const IndexOracle& oracle) {
       if (auto it = memo.find(index); it != memo.end()) {
         continue;  // only untestable points stay relevant after being asked
       }
-      const std::string why = index == mid ? "bisect " + describe_range(good + 1, bad) + ": test midpoint " +
-                                                 std::to_string(index)
-                                           : "bisect " + describe_range(good + 1, bad) + ": midpoint " +
-                                                 std::to_string(mid) + " untestable, test neighbour " +
-                                                 std::to_string(index);
+      const std::string why = index == mid ? "bisect " + describe_points(label, good + 1, bad) + ": test midpoint " +
+                                                 point_label(label, index)
+                                           : "bisect " + describe_points(label, good + 1, bad) + ": midpoint " +
+                                                 point_label(label, mid) + " untestable, test neighbour " +
+                                                 point_label(label, index);
       const Verdict verdict = oracle(index);
       memo.emplace(index, verdict);
       result.steps.push_back(BisectStep{index, verdict, why, false});
@@ -98,14 +110,14 @@ Bisection first_bad(std::size_t count, const IndexOracle& oracle) {
       }
       if (verdict == Verdict::bad || verdict == Verdict::intermediate) {
         if (verdict == Verdict::intermediate) {
-          notes.push_back("intermediate at " + std::to_string(index) + ": treated as bad, a partial effect");
+          notes.push_back("intermediate at " + point_label(label, index) + ": treated as bad, a partial effect");
         }
         bad = index;
         moved = true;
         break;
       }
       notes.push_back(std::string(verdict == Verdict::skip ? "skip" : "unstable") + " at " +
-                      std::to_string(index) + ": untestable");
+                      point_label(label, index) + ": untestable");
     }
     if (!moved) {
       // Every point strictly between the known good and the known bad is untestable.
@@ -117,7 +129,7 @@ Bisection first_bad(std::size_t count, const IndexOracle& oracle) {
   result.found = bad - good == 1;
   if (!result.found) {
     notes.insert(notes.begin(), "boxed in by untestable points: the first bad could be any of " +
-                                    describe_range(good + 1, bad));
+                                    describe_points(label, good + 1, bad));
   }
   for (const std::string& note : notes) {
     result.note += (result.note.empty() ? "" : "; ") + note;

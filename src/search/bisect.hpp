@@ -13,6 +13,16 @@ namespace envbisect {
 // (a list of versions, of commits, of dates).
 using IndexOracle = std::function<Verdict(std::size_t index)>;
 
+// How the notes and reasons of a search name the point at `index` (a version, a commit id); an empty
+// function names it by its index.
+using PointLabel = std::function<std::string(std::size_t index)>;
+
+// Return `label`'s name for `index`, or the index itself when `label` is empty.
+std::string point_label(const PointLabel& label, std::size_t index);
+
+// Return the points low..high (inclusive) named through `label`: "a", "a,b", or "a to z (n)".
+std::string describe_points(const PointLabel& label, std::size_t low, std::size_t high);
+
 // One point the bisection asked about, and why.
 struct BisectStep {
   std::size_t index = 0;
@@ -35,7 +45,8 @@ struct Bisection {
 // Find the first bad index of 0..count-1, git-bisect style, given (assumed, never asked) that 0 is
 // good and count-1 is bad. Intermediate counts as bad (noted); skip and unstable points are untestable:
 // the neighbours of an untestable midpoint are tried, nearest first. Pure: calls only `oracle`, never
-// twice for one index; about ceil(log2(count-1)) questions without skips.
-Bisection first_bad(std::size_t count, const IndexOracle& oracle);
+// twice for one index; about ceil(log2(count-1)) questions without skips. Notes and reasons name
+// points through `label`.
+Bisection first_bad(std::size_t count, const IndexOracle& oracle, const PointLabel& label = {});
 
 }  // namespace envbisect

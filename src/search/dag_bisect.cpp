@@ -146,10 +146,10 @@ std::size_t git_choice(const std::vector<DagNode>& nodes, const std::vector<char
   return best;
 }
 
-std::string list_nodes(const std::vector<std::size_t>& list) {
+std::string list_nodes(const PointLabel& label, const std::vector<std::size_t>& list) {
   std::string text;
   for (std::size_t node : list) {
-    text += (text.empty() ? "" : ",") + std::to_string(node);
+    text += (text.empty() ? "" : ",") + point_label(label, node);
   }
   return text;
 }
@@ -173,7 +173,8 @@ void keep_ancestors(const std::vector<DagNode>& nodes, std::size_t node, std::ve
 // testable, else the untested candidate with the best min(reach, total - reach), ties to the highest.
 std::vector<Probe> serial_probe(const std::vector<DagNode>& nodes, const std::vector<char>& candidate,
                                 const std::vector<std::size_t>& reach, std::size_t total,
-                                const std::vector<char>& bad, const std::map<std::size_t, Verdict>& asked) {
+                                const std::vector<char>& bad, const std::map<std::size_t, Verdict>& asked,
+                                const PointLabel& label) {
   const std::size_t none = nodes.size();
   std::size_t best_score = 0;
   std::size_t best_node = none;
@@ -202,10 +203,10 @@ std::vector<Probe> serial_probe(const std::vector<DagNode>& nodes, const std::ve
     pick = git_pick;
     best_node = git_pick;
   }
-  std::string why = std::to_string(total) + " candidates: test " + std::to_string(pick) + ", reaching " +
+  std::string why = std::to_string(total) + " candidates: test " + point_label(label, pick) + ", reaching " +
                     std::to_string(reach[pick]) + " of them";
   if (pick != best_node) {
-    why += " (best split " + std::to_string(best_node) + " is untestable)";
+    why += " (best split " + point_label(label, best_node) + " is untestable)";
   }
   return {Probe{pick, why}};
 }
@@ -214,7 +215,8 @@ std::vector<Probe> serial_probe(const std::vector<DagNode>& nodes, const std::ve
 // j*total/(k+1) among those not yet picked (ties to the highest index); all of them when k or fewer.
 std::vector<Probe> round_probes(const std::vector<DagNode>& nodes, const std::vector<char>& candidate,
                                 const std::vector<std::size_t>& reach, std::size_t total, std::size_t k,
-                                int round, const std::vector<char>& bad, const std::map<std::size_t, Verdict>& asked) {
+                                int round, const std::vector<char>& bad, const std::map<std::size_t, Verdict>& asked,
+                                const PointLabel& label) {
   std::vector<std::size_t> untested;
   for (std::size_t node = 0; node < nodes.size(); ++node) {
     if (candidate[node] != 0 && bad[node] == 0 && asked.count(node) == 0) {
@@ -243,7 +245,7 @@ std::vector<Probe> round_probes(const std::vector<DagNode>& nodes, const std::ve
       }
     }
     picked[best] = 1;
-    probes.push_back(Probe{best, prefix + std::to_string(best) + ", reaching " + std::to_string(reach[best]) +
+    probes.push_back(Probe{best, prefix + point_label(label, best) + ", reaching " + std::to_string(reach[best]) +
                                      " of them (aim " + std::to_string((j * total + (k + 1) / 2) / (k + 1)) + ")"});
   }
   return probes;
@@ -251,7 +253,7 @@ std::vector<Probe> round_probes(const std::vector<DagNode>& nodes, const std::ve
 
 }  // namespace
 
-DagBisection dag_first_bad(const std::vector<DagNode>& nodes, const DagOracle& oracle) {
+DagBisection dag_first_bad(const std::vector<DagNode>& nodes, const DagOracle& oracle, const PointLabel& label) {
   // One question a round: the k-slot search with k = 1 is git's bisection.
   return dag_first_bad_k(nodes, 1, [&](const std::vector<std::size_t>& batch) {
            std::vector<Verdict> verdicts;
@@ -259,10 +261,11 @@ DagBisection dag_first_bad(const std::vector<DagNode>& nodes, const DagOracle& o
              verdicts.push_back(oracle(node));
            }
            return verdicts;
-         }).bisection;
+         }, label).bisection;
 }
 
-DagKaryBisection dag_first_bad_k(const std::vector<DagNode>& nodes, std::size_t k, const DagBatchOracle& oracle) {
+DagKaryBisection dag_first_bad_k(const std::vector<DagNode>& nodes, std::size_t k, const DagBatchOracle& oracle,
+                                 const PointLabel& label) {
   DagKaryBisection out;
   DagBisection& result = out.bisection;
   if (nodes.empty()) {
@@ -299,8 +302,8 @@ DagKaryBisection dag_first_bad_k(const std::vector<DagNode>& nodes, std::size_t 
     }
     const std::vector<std::size_t> reach = reach_counts(nodes, candidate);
     const std::vector<Probe> probes =
-        k == 1 ? serial_probe(nodes, candidate, reach, total, bad, asked)
-               : round_probes(nodes, candidate, reach, total, k, out.rounds + 1, bad, asked);
+        k == 1 ? serial_probe(nodes, candidate, reach, total, bad, asked, label)
+               : round_probes(nodes, candidate, reach, total, k, out.rounds + 1, bad, asked, label);
     if (probes.empty()) {
       break;  // every candidate but the bad ones is untestable: boxed in
     }
@@ -324,12 +327,12 @@ DagKaryBisection dag_first_bad_k(const std::vector<DagNode>& nodes, std::size_t 
         }
       } else if (verdict == Verdict::bad || verdict == Verdict::intermediate) {
         if (verdict == Verdict::intermediate) {
-          notes.push_back("intermediate at " + std::to_string(node) + ": treated as bad, a partial effect");
+          notes.push_back("intermediate at " + point_label(label, node) + ": treated as bad, a partial effect");
         }
         bad[node] = 1;
         keep_ancestors(nodes, node, candidate);
       } else {
-        notes.push_back(std::string(verdict == Verdict::skip ? "skip" : "unstable") + " at " + std::to_string(node) +
+        notes.push_back(std::string(verdict == Verdict::skip ? "skip" : "unstable") + " at " + point_label(label, node) +
                         ": untestable");
       }
     }
@@ -355,13 +358,13 @@ DagKaryBisection dag_first_bad_k(const std::vector<DagNode>& nodes, std::size_t 
     result.first_bad = sole;
     if (bad[sole] == 0) {
       // Bad commits on different lines share this one candidate ancestor: under one culprit it is the first bad.
-      notes.insert(notes.begin(), std::to_string(sole) + " inferred, not asked: the only candidate ancestor of the bad commits " +
-                                      list_nodes(lowest_bad));
+      notes.insert(notes.begin(), point_label(label, sole) + " inferred, not asked: the only candidate ancestor of the bad commits " +
+                                      list_nodes(label, lowest_bad));
     }
   } else if (total == 0) {
     result.could_be = lowest_bad;
     notes.insert(notes.begin(), "contradictory verdicts: no commit is an ancestor of every bad one and of no good one; "
-                                "the lowest bad ones are " + list_nodes(lowest_bad));
+                                "the lowest bad ones are " + list_nodes(label, lowest_bad));
   } else {
     // Boxed in: the untestable candidates, and the lowest bad commits git would list with them.
     for (std::size_t node = 0; node < nodes.size(); ++node) {
@@ -370,7 +373,7 @@ DagKaryBisection dag_first_bad_k(const std::vector<DagNode>& nodes, std::size_t 
       }
     }
     notes.insert(notes.begin(), "boxed in by untestable commits: the first bad could be any of " +
-                                    list_nodes(result.could_be));
+                                    list_nodes(label, result.could_be));
   }
   for (const std::string& note : notes) {
     result.note += (result.note.empty() ? "" : "; ") + note;

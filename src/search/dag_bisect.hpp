@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/outcome.hpp"
+#include "search/bisect.hpp"
 
 namespace envbisect {
 
@@ -50,8 +51,9 @@ struct DagBisection {
 // (noted); skip and unstable are untestable: the next best candidate by the same score is asked
 // instead; when only untestable candidates are left, `could_be` lists them with the bad commit.
 // Pure: calls only `oracle`, never twice for one node; ceil(log2(n)) questions on a chain of n
-// without skips. Throw Error when a parent index is not lower than its node's index.
-DagBisection dag_first_bad(const std::vector<DagNode>& nodes, const DagOracle& oracle);
+// without skips. Throw Error when a parent index is not lower than its node's index. Notes and
+// reasons name nodes through `label`.
+DagBisection dag_first_bad(const std::vector<DagNode>& nodes, const DagOracle& oracle, const PointLabel& label = {});
 
 // The outcome of a k-slot DAG bisection: the same fields as dag_first_bad() gives, and how many rounds
 // (batches of at most k questions) it took.
@@ -71,6 +73,8 @@ struct DagKaryBisection {
 // bad commits on two lines leave only untestable common ancestors; `first_bad` the lowest-numbered);
 // contradictory verdicts that leave no candidate end the search, not found. Pure: calls only
 // `oracle`, never twice for one node. Throw Error when a parent index is not lower than its node's.
-DagKaryBisection dag_first_bad_k(const std::vector<DagNode>& nodes, std::size_t k, const DagBatchOracle& oracle);
+// Notes and reasons name nodes through `label`.
+DagKaryBisection dag_first_bad_k(const std::vector<DagNode>& nodes, std::size_t k, const DagBatchOracle& oracle,
+                                 const PointLabel& label = {});
 
 }  // namespace envbisect

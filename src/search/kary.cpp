@@ -8,9 +8,6 @@ namespace envbisect {
 
 namespace {
 
-std::string describe_range(std::size_t low, std::size_t high) {
-  return low == high ? std::to_string(low) : std::to_string(low) + ".." + std::to_string(high);
-}
 
 }  // namespace
 
@@ -53,7 +50,8 @@ std::vector<std::size_t> kary_probes(std::size_t good, std::size_t bad, std::siz
   return probes;
 }
 
-KaryBisection kary_first_bad(std::size_t count, std::size_t k, const BatchIndexOracle& oracle) {
+KaryBisection kary_first_bad(std::size_t count, std::size_t k, const BatchIndexOracle& oracle,
+                             const PointLabel& label) {
   KaryBisection out;
   Bisection& result = out.bisection;
   if (count < 2) {
@@ -76,20 +74,20 @@ KaryBisection kary_first_bad(std::size_t count, std::size_t k, const BatchIndexO
     ++out.rounds;
     const std::vector<Verdict> verdicts = oracle(probes);
     const std::string why = "round " + std::to_string(out.rounds) + ", " + std::to_string(probes.size()) +
-                            " at once over " + describe_range(good + 1, bad) + ": test ";
+                            " at once over " + describe_points(label, good + 1, bad) + ": test ";
     std::map<std::size_t, Verdict> answers;
     for (std::size_t i = 0; i < probes.size(); ++i) {
       const Verdict verdict = i < verdicts.size() ? verdicts[i] : Verdict::skip;
       asked.push_back(probes[i]);
       answers.emplace(probes[i], verdict);
-      result.steps.push_back(BisectStep{probes[i], verdict, why + std::to_string(probes[i]), false});
+      result.steps.push_back(BisectStep{probes[i], verdict, why + point_label(label, probes[i]), false});
       ++result.evaluations;
     }
     // The lowest bad answer bounds from above; the highest good answer below it bounds from below.
     for (const auto& [index, verdict] : answers) {
       if (verdict == Verdict::bad || verdict == Verdict::intermediate) {
         if (verdict == Verdict::intermediate) {
-          notes.push_back("intermediate at " + std::to_string(index) + ": treated as bad, a partial effect");
+          notes.push_back("intermediate at " + point_label(label, index) + ": treated as bad, a partial effect");
         }
         bad = index;
         break;
@@ -101,7 +99,7 @@ KaryBisection kary_first_bad(std::size_t count, std::size_t k, const BatchIndexO
       }
       if (verdict == Verdict::skip || verdict == Verdict::unstable) {
         notes.push_back(std::string(verdict == Verdict::skip ? "skip" : "unstable") + " at " +
-                        std::to_string(index) + ": untestable");
+                        point_label(label, index) + ": untestable");
       }
     }
   }
@@ -110,7 +108,7 @@ KaryBisection kary_first_bad(std::size_t count, std::size_t k, const BatchIndexO
   result.found = bad - good == 1;
   if (!result.found) {
     notes.insert(notes.begin(), "boxed in by untestable points: the first bad could be any of " +
-                                    describe_range(good + 1, bad));
+                                    describe_points(label, good + 1, bad));
   }
   for (const std::string& note : notes) {
     result.note += (result.note.empty() ? "" : "; ") + note;

@@ -32,6 +32,8 @@ std::vector<std::size_t> kary_probes(std::size_t good, std::size_t bad, std::siz
 // highest good point below the lowest bad one and that bad one, about ceil(log_{k+1}(count-1))
 // rounds without skips. Intermediate counts as bad; skip and unstable points are untestable and are
 // never asked again. Pure: calls only `oracle`, never twice for one index. k = 0 is taken as 1.
-KaryBisection kary_first_bad(std::size_t count, std::size_t k, const BatchIndexOracle& oracle);
+// Notes and reasons name points through `label`.
+KaryBisection kary_first_bad(std::size_t count, std::size_t k, const BatchIndexOracle& oracle,
+                             const PointLabel& label = {});
 
 }  // namespace envbisect

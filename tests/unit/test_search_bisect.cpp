@@ -61,7 +61,7 @@ TEST_CASE("first_bad records assumed ends and explains each question", "[search]
   CHECK(result.steps[1].assumed);
   CHECK(result.steps[1].index == 15);
   CHECK(result.steps[2].index == 7);
-  CHECK(result.steps[2].why == "bisect 1..15: test midpoint 7");
+  CHECK(result.steps[2].why == "bisect 1 to 15 (15): test midpoint 7");
 }
 
 TEST_CASE("first_bad probes the neighbours of an untestable midpoint", "[search][bisect]") {
@@ -72,7 +72,7 @@ TEST_CASE("first_bad probes the neighbours of an untestable midpoint", "[search]
   REQUIRE(result.steps.size() >= 4);
   CHECK(result.steps[2].index == 7);
   CHECK(result.steps[3].index == 8);
-  CHECK(result.steps[3].why == "bisect 1..15: midpoint 7 untestable, test neighbour 8");
+  CHECK(result.steps[3].why == "bisect 1 to 15 (15): midpoint 7 untestable, test neighbour 8");
   CHECK(result.note.find("skip at 7") != std::string::npos);
   CHECK(result.evaluations <= 5);
 }
@@ -92,7 +92,7 @@ TEST_CASE("first_bad cannot see through untestable points at the boundary", "[se
   CHECK_FALSE(result.found);
   CHECK(result.last_good == 4);
   CHECK(result.first_bad == 7);
-  CHECK(result.note.find("could be any of 5..7") != std::string::npos);
+  CHECK(result.note.find("could be any of 5 to 7 (3)") != std::string::npos);
 }
 
 TEST_CASE("first_bad boxed in by untestable points gives the range", "[search][bisect]") {
@@ -101,7 +101,7 @@ TEST_CASE("first_bad boxed in by untestable points gives the range", "[search][b
   CHECK_FALSE(result.found);
   CHECK(result.last_good == 3);
   CHECK(result.first_bad == 8);
-  CHECK(result.note.find("could be any of 4..8") != std::string::npos);
+  CHECK(result.note.find("could be any of 4 to 8 (5)") != std::string::npos);
 }
 
 TEST_CASE("first_bad treats unstable as untestable and intermediate as bad", "[search][bisect]") {
@@ -155,4 +155,18 @@ TEST_CASE("first_bad asks first what git rev-list --bisect picks on a chain", "[
     REQUIRE_FALSE(asked.empty());
     CHECK(asked.front() == pick);
   }
+}
+
+TEST_CASE("first_bad names points through the caller's labels, never by index", "[search][bisect]") {
+  // Versions v0..v11, first bad v7, v5 and v6 untestable: the note names the versions.
+  const envbisect::PointLabel label = [](std::size_t index) { return "v" + std::to_string(index); };
+  const Bisection result = envbisect::first_bad(
+      12, [](std::size_t index) { return index == 5 || index == 6 ? Verdict::skip : index >= 7 ? Verdict::bad : Verdict::good; },
+      label);
+  CHECK_FALSE(result.found);
+  CHECK(result.note.find("could be any of v5 to v7 (3)") != std::string::npos);
+  CHECK(result.note.find("skip at v5: untestable") != std::string::npos);
+  CHECK(result.steps[2].why.find("test midpoint v") != std::string::npos);
+  CHECK(envbisect::describe_points(label, 3, 4) == "v3,v4");
+  CHECK(envbisect::describe_points(label, 3, 3) == "v3");
 }

@@ -434,3 +434,17 @@ TEST_CASE("dag_first_bad_k: intermediate is bad, contradictions end the search",
   CHECK(short_answer.bisection.evaluations == 3);
   CHECK(short_answer.rounds == 3);
 }
+
+TEST_CASE("dag_first_bad names commits through the caller's labels in its notes and reasons", "[search][dag_bisect]") {
+  const std::vector<DagNode> nodes = chain(8);
+  const std::vector<char> bad = bad_commits(nodes, 5);
+  const DagBisection result = envbisect::dag_first_bad(
+      nodes,
+      [&](std::size_t node) { return node == 4 || node == 5 ? Verdict::skip : bad[node] != 0 ? Verdict::bad : Verdict::good; },
+      [](std::size_t node) { return "c" + std::to_string(node); });
+  CHECK_FALSE(result.found);
+  CHECK(result.note.rfind("boxed in by untestable commits: the first bad could be any of c4,c5,c6", 0) == 0);
+  CHECK(result.note.find("skip at c4: untestable") != std::string::npos);
+  REQUIRE_FALSE(result.steps.empty());
+  CHECK(result.steps.front().why.find(": test c") != std::string::npos);
+}
