@@ -58,10 +58,14 @@ ExitCode run_state_from(const StateFromOptions& options, std::ostream& out, std:
   parse_state(json_text, label);
 
   for (const std::string& note : read.notes) {
-    err << "envbisect: " << note << "\n";
+    if (!options.quiet) {
+      err << "envbisect: " << note << "\n";
+    }
   }
-  err << "envbisect: " << read.packages.size() << " package" << (read.packages.size() == 1 ? "" : "s") << " from "
-      << label << (commit.empty() ? "" : " (commit " + commit + ")") << " for CPython " << options.python << "\n";
+  if (!options.quiet) {
+    err << "envbisect: " << read.packages.size() << " package" << (read.packages.size() == 1 ? "" : "s") << " from "
+        << label << (commit.empty() ? "" : " (commit " + commit + ")") << " for CPython " << options.python << "\n";
+  }
   if (options.out_path.empty()) {
     out << json_text;
   } else {

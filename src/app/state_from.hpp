@@ -15,11 +15,12 @@ struct StateFromOptions {
   std::string machine = "x86_64";
   std::string name;              // the state's name (default: the lock's file name and revision)
   std::string out_path;          // "" = stdout
+  bool quiet = false;            // -q: print nothing on `err` but errors
 };
 
 // Write a state (format 1) holding the exact builds the lock names for the target interpreter, each
 // with the wheel and sha256 the lock gives; print on `err` what was chosen and left out, and with
-// --at which commit the revision resolved to. Throw Error (exit 2) naming the file, revision and
+// --at which commit the revision resolved to (nothing with `quiet`). Throw Error (exit 2) naming the file, revision and
 // place for any problem, writing nothing.
 ExitCode run_state_from(const StateFromOptions& options, std::ostream& out, std::ostream& err);
 

@@ -382,6 +382,7 @@ int cli_main(int argc, char** argv) {
     } else if (matrix_cmd->parsed()) {
       code = run_matrix(matrix);
     } else if (state_cmd->parsed()) {
+      state_from.quiet = quiet;
       code = run_state_from(state_from, std::cout, std::cerr);
     } else if (completion_cmd->parsed()) {
       write_completion(app, completion_shell, std::cout);

@@ -56,6 +56,11 @@ expect_contains "$T/diff.txt" "1 difference"
 "$ENVBISECT" state "$R/uv.lock" --at v1.4 --python 3.12 >"$T/py312.json" 2>/dev/null
 expect_contains "$T/py312.json" "cp312-cp312"
 
+# -q: the same state, nothing on stderr.
+"$ENVBISECT" -q state "$R/uv.lock" --at v1.4 -o "$T/quiet.json" 2>"$T/quiet.err"
+cmp "$T/good.json" "$T/quiet.json"
+[[ ! -s "$T/quiet.err" ]] || { echo "-q printed:"; cat "$T/quiet.err"; exit 1; }
+
 # Bad inputs: exit 2, one line naming file and place, no output file.
 bad() {  # bad EXPECTED-TEXT ARGS...
   local text="$1" rc=0; shift
