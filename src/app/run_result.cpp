@@ -1,5 +1,6 @@
 #include "app/run_result.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 
@@ -161,7 +162,11 @@ void print_summary(std::ostream& out, const Findings& findings, const json& resu
   } else {
     print_outcome(out, findings.deltas, findings.isolation, findings.refinements, findings.probes);
     if (!findings.boundary.is_null() && boundary_ok) {
-      out << "verified: the last good and the first bad candidate gave the same answers on a second run\n";
+      const bool resolved = std::all_of(findings.refinements.begin(), findings.refinements.end(),
+                                        [](const json& r) { return r.value("found", false); });
+      out << (resolved ? "verified: the last good and the first bad candidate gave the same answers on a second run\n"
+                       : "re-run: the last good and the lowest bad candidate gave the same answers on a second run; "
+                         "the first bad between them stays undecided\n");
     }
     if (!boundary_ok) {
       out << "NOT verified: a boundary candidate gave a different answer on its second run (the test is not "

@@ -30,6 +30,8 @@ code=0
 after=$(git -C "$T/repo" rev-list --grep '^c7$' HEAD)
 expect_contains "$T/out.txt" "the first bad could be any of $culprit,$after"
 expect_contains "$T/out.txt" "skip at $culprit: untestable"
+expect_contains "$T/out.txt" "the first bad between them stays undecided"
+not grep -q "^verified: the last good and the first bad" "$T/out.txt"
 
 # git bisect run names the same two commits.
 git -C "$T/repo" bisect start "$(git -C "$T/repo" rev-parse HEAD)" "$(git -C "$T/repo" rev-list --reverse HEAD | sed -n 1p)" >/dev/null
