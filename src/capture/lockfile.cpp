@@ -142,14 +142,12 @@ bool is_project_root(const toml::table& package) {
   return source != nullptr && (source->contains("editable") || source->contains("virtual"));
 }
 
-LockRead read_uv_lock(const toml::table& lock, const std::string& label, const MarkerEnvironment& target) {
-  LockRead read;
+// Return the lock's [[package]] entries, each with its normalised name, version and place.
+std::vector<UvEntry> uv_entries(const toml::table& lock, const std::string& label) {
   const toml::array* packages = lock["package"].as_array();
   if (packages == nullptr) {
     fail(label, "/package", "no [[package]] entries (is this a uv.lock?)");
   }
-  std::multimap<std::string, const UvEntry*> by_name;  // pointers into `entries`
-  std::vector<const UvEntry*> roots;
   std::vector<UvEntry> entries;
   entries.reserve(packages->size());
   for (std::size_t i = 0; i < packages->size(); ++i) {
@@ -164,36 +162,71 @@ LockRead read_uv_lock(const toml::table& lock, const std::string& label, const M
     }
     entries.push_back(entry);
   }
-  for (const UvEntry& entry : entries) {
-    by_name.emplace(entry.name, &entry);
-    if (is_project_root(*entry.table)) {
-      roots.push_back(&entry);
+  return entries;
+}
+
+// The entries of a uv.lock that a target installs: the closure of dependency lists (markers
+// evaluated for the target, extras followed, a name with several resolutions taken where its
+// resolution markers hold).
+class UvClosure {
+public:
+  UvClosure(const std::vector<UvEntry>& entries, const std::string& label, const MarkerEnvironment& target)
+      : m_label(label), m_target(target) {
+    for (const UvEntry& entry : entries) {
+      m_by_name.emplace(entry.name, &entry);
     }
   }
-  // The entry of `name` a dependency means: its version when given, else the one whose resolution
-  // markers hold for the target.
-  auto resolve = [&](const std::string& name, const std::string& version, const std::string& where) -> const UvEntry* {
-    auto [first, last] = by_name.equal_range(name);
+
+  // Take in the dependencies listed at `dependencies` (at `where` in the lock), and theirs.
+  void follow_all(const toml::array* dependencies, const std::string& where) {
+    follow(dependencies, where);
+    while (!m_queue.empty()) {
+      const UvEntry* entry = m_queue.back();
+      m_queue.pop_back();
+      follow((*entry->table)["dependencies"].as_array(), entry->where + "/dependencies");
+    }
+  }
+
+  // Return the entries taken in so far.
+  std::set<const UvEntry*>& included() { return m_included; }
+
+private:
+  // Return the entry of `name` a dependency means: its version when given, else the one whose
+  // resolution markers hold for the target.
+  const UvEntry* resolve(const std::string& name, const std::string& version, const std::string& where) const {
+    auto [first, last] = m_by_name.equal_range(name);
     const UvEntry* chosen = nullptr;
     for (auto it = first; it != last; ++it) {
       if (!version.empty() && it->second->version != version) {
         continue;
       }
-      if (!markers_hold((*it->second->table)["resolution-markers"].as_array(), target) && std::next(first) != last) {
+      if (!markers_hold((*it->second->table)["resolution-markers"].as_array(), m_target) && std::next(first) != last) {
         continue;
       }
       chosen = it->second;
     }
     if (chosen == nullptr) {
-      fail(label, where, "depends on " + name + (version.empty() ? "" : " " + version) +
-                             ", which the lock does not hold for this target");
+      fail(m_label, where, "depends on " + name + (version.empty() ? "" : " " + version) +
+                               ", which the lock does not hold for this target");
     }
     return chosen;
-  };
-  std::set<const UvEntry*> included;
-  std::vector<const UvEntry*> queue;
+  }
+
+  // Take in `dependency` (a table with name, version and marker) when its marker holds.
+  const UvEntry* take(const toml::table& dependency, const std::string& where) {
+    if (!evaluate_marker(get_string(dependency["marker"]), m_target)) {
+      return nullptr;
+    }
+    const UvEntry* entry =
+        resolve(normalize_package_name(get_string(dependency["name"])), get_string(dependency["version"]), where);
+    if (m_included.insert(entry).second) {
+      m_queue.push_back(entry);
+    }
+    return entry;
+  }
+
   // Follow one dependency list; `extra` entries name optional dependency groups of the target package.
-  auto follow = [&](const toml::array* dependencies, const std::string& where) {
+  void follow(const toml::array* dependencies, const std::string& where) {
     if (dependencies == nullptr) {
       return;
     }
@@ -201,68 +234,91 @@ LockRead read_uv_lock(const toml::table& lock, const std::string& label, const M
       const toml::table* dependency = (*dependencies)[j].as_table();
       const std::string at = where + "/" + std::to_string(j);
       if (dependency == nullptr) {
-        fail(label, at, "expected a table");
+        fail(m_label, at, "expected a table");
       }
-      if (!evaluate_marker(get_string((*dependency)["marker"]), target)) {
+      const UvEntry* entry = take(*dependency, at);
+      const toml::array* extras = (*dependency)["extra"].as_array();
+      const toml::table* optional = entry != nullptr ? (*entry->table)["optional-dependencies"].as_table() : nullptr;
+      if (extras == nullptr || optional == nullptr) {
         continue;
       }
-      const UvEntry* entry =
-          resolve(normalize_package_name(get_string((*dependency)["name"])), get_string((*dependency)["version"]), at);
-      if (included.insert(entry).second) {
-        queue.push_back(entry);
-      }
-      if (const toml::array* extras = (*dependency)["extra"].as_array()) {
-        for (const toml::node& extra : *extras) {
-          const toml::table* optional = (*entry->table)["optional-dependencies"].as_table();
-          if (optional != nullptr) {
-            const std::string group = extra.value_or(std::string());
-            if (const toml::array* members = (*optional)[group].as_array()) {
-              // Members of an extra go through the same marker test as plain dependencies.
-              for (const toml::node& member : *members) {
-                const toml::table* m = member.as_table();
-                if (m != nullptr && evaluate_marker(get_string((*m)["marker"]), target)) {
-                  const UvEntry* e = resolve(normalize_package_name(get_string((*m)["name"])), get_string((*m)["version"]),
-                                             entry->where + "/optional-dependencies/" + group);
-                  if (included.insert(e).second) {
-                    queue.push_back(e);
-                  }
-                }
-              }
+      for (const toml::node& extra : *extras) {
+        const std::string group = extra.value_or(std::string());
+        if (const toml::array* members = (*optional)[group].as_array()) {
+          // Members of an extra go through the same marker test as plain dependencies.
+          for (const toml::node& member : *members) {
+            if (const toml::table* m = member.as_table()) {
+              take(*m, entry->where + "/optional-dependencies/" + group);
             }
           }
         }
       }
     }
-  };
+  }
+
+  const std::string& m_label;
+  const MarkerEnvironment& m_target;
+  std::multimap<std::string, const UvEntry*> m_by_name;
+  std::set<const UvEntry*> m_included;
+  std::vector<const UvEntry*> m_queue;
+};
+
+// Return the wheels `entry` offers: each one's file name (from its url, path or filename) and sha256.
+std::vector<OfferedWheel> uv_wheels(const UvEntry& entry, const std::string& label) {
+  std::vector<OfferedWheel> wheels;
+  if (const toml::array* offered = (*entry.table)["wheels"].as_array()) {
+    for (std::size_t k = 0; k < offered->size(); ++k) {
+      const toml::table* wheel = (*offered)[k].as_table();
+      const std::string at = entry.where + "/wheels/" + std::to_string(k);
+      if (wheel == nullptr) {
+        fail(label, at, "expected a table");
+      }
+      std::string url = get_string((*wheel)["url"]);
+      if (url.empty()) {
+        url = get_string((*wheel)["path"]);
+      }
+      if (url.empty()) {
+        url = get_string((*wheel)["filename"]);
+      }
+      wheels.push_back({file_name_of(url), sha256_of(get_string((*wheel)["hash"]), label, at + "/hash")});
+    }
+  }
+  return wheels;
+}
+
+LockRead read_uv_lock(const toml::table& lock, const std::string& label, const MarkerEnvironment& target) {
+  LockRead read;
+  const std::vector<UvEntry> entries = uv_entries(lock, label);
+  std::vector<const UvEntry*> roots;
+  for (const UvEntry& entry : entries) {
+    if (is_project_root(*entry.table)) {
+      roots.push_back(&entry);
+    }
+  }
+  UvClosure closure(entries, label, target);
   if (roots.empty()) {
     // A lock without a project (e.g. a tool's): every package that holds for the target.
     for (const UvEntry& entry : entries) {
       if (markers_hold((*entry.table)["resolution-markers"].as_array(), target)) {
-        included.insert(&entry);
+        closure.included().insert(&entry);
       }
     }
     read.notes.push_back("no project root in the lock: every package whose resolution markers hold is taken");
-  } else {
-    for (const UvEntry* root : roots) {
-      follow((*root->table)["dependencies"].as_array(), root->where + "/dependencies");
-      // Development groups are installed by `uv sync` by default; the job ran with them.
-      if (const toml::table* groups = (*root->table)["dev-dependencies"].as_table()) {
-        for (const auto& [group, members] : *groups) {
-          follow(members.as_array(), root->where + "/dev-dependencies/" + std::string(group.str()));
-        }
+  }
+  for (const UvEntry* root : roots) {
+    closure.follow_all((*root->table)["dependencies"].as_array(), root->where + "/dependencies");
+    // Development groups are installed by `uv sync` by default; the job ran with them.
+    if (const toml::table* groups = (*root->table)["dev-dependencies"].as_table()) {
+      for (const auto& [group, members] : *groups) {
+        closure.follow_all(members.as_array(), root->where + "/dev-dependencies/" + std::string(group.str()));
       }
     }
   }
-  while (!queue.empty()) {
-    const UvEntry* entry = queue.back();
-    queue.pop_back();
-    follow((*entry->table)["dependencies"].as_array(), entry->where + "/dependencies");
-  }
   for (const UvEntry* root : roots) {
-    included.erase(root);  // the project itself is what the job runs, not an installed build
+    closure.included().erase(root);  // the project itself is what the job runs, not an installed build
   }
   for (const UvEntry& entry : entries) {
-    if (included.count(&entry) == 0) {
+    if (closure.included().count(&entry) == 0) {
       continue;
     }
     if (entry.version.empty()) {
@@ -270,25 +326,8 @@ LockRead read_uv_lock(const toml::table& lock, const std::string& label, const M
     }
     check_version(entry.version, label, entry.where + "/version");
     LockedPackage package{entry.name, entry.version, "", ""};
-    std::vector<OfferedWheel> wheels;
-    if (const toml::array* offered = (*entry.table)["wheels"].as_array()) {
-      for (std::size_t k = 0; k < offered->size(); ++k) {
-        const toml::table* wheel = (*offered)[k].as_table();
-        const std::string at = entry.where + "/wheels/" + std::to_string(k);
-        if (wheel == nullptr) {
-          fail(label, at, "expected a table");
-        }
-        std::string url = get_string((*wheel)["url"]);
-        if (url.empty()) {
-          url = get_string((*wheel)["path"]);
-        }
-        if (url.empty()) {
-          url = get_string((*wheel)["filename"]);
-        }
-        wheels.push_back({file_name_of(url), sha256_of(get_string((*wheel)["hash"]), label, at + "/hash")});
-      }
-    }
-    choose_wheel(package, wheels, (*entry.table).contains("sdist"), target, label, entry.where, read.notes);
+    choose_wheel(package, uv_wheels(entry, label), (*entry.table).contains("sdist"), target, label, entry.where,
+                 read.notes);
     read.packages.push_back(package);
   }
   const std::size_t left_out = entries.size() - roots.size() - read.packages.size();
