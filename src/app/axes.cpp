@@ -306,8 +306,8 @@ KaryBisection bisect_axis_k(const Axis& axis, std::size_t slots, const BatchInde
 }
 
 int isolation_worst_case(std::size_t delta_count, std::size_t culprits) {
-  if (delta_count == 0 || culprits == 0) {
-    return 0;
+  if (delta_count <= 1 || culprits == 0) {
+    return 0;  // one difference is the cause: both verifications are the anchors, measured already
   }
   int depth = static_cast<int>(std::ceil(std::log2(static_cast<double>(delta_count))));
   return static_cast<int>(culprits) * (depth + 1) + 1;

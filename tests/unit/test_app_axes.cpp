@@ -2,12 +2,15 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <set>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "search/isolate.hpp"
 
 using envbisect::Axis;
 using envbisect::Bisection;
@@ -172,4 +175,32 @@ TEST_CASE("a thread knob from 1 to 10^7 or 2^63-1 is a range, bisected by arithm
   REQUIRE(axes.size() == 1);
   CHECK(envbisect::describe_axis_points(axes.front(), 64) == "9 < 8 < 7 < 6 < 5 < 4 < 3");
   CHECK(envbisect::axis_points_json(axes.front()) == nlohmann::json({"9", "8", "7", "6", "5", "4", "3"}));
+}
+
+TEST_CASE("isolation_worst_case holds for every placement of 1 to 3 culprits among 1 to 9 differences",
+          "[app][axes]") {
+  // The promise --dry-run prints and --budget counts on: no placement asks more, and one difference
+  // (the whole cause is the anchors' difference) asks nothing.
+  CHECK(envbisect::isolation_worst_case(1, 1) == 0);
+  for (std::size_t d = 1; d <= 9; ++d) {
+    for (std::size_t k = 1; k <= std::min<std::size_t>(3, d); ++k) {
+      int worst = 0;
+      std::vector<char> pick(d, 0);
+      std::fill(pick.end() - static_cast<std::ptrdiff_t>(k), pick.end(), 1);
+      do {
+        const envbisect::Isolation isolation = envbisect::isolate(d, [&](const envbisect::DeltaSet& applied) {
+          for (std::size_t i = 0; i < d; ++i) {
+            if (pick[i] != 0 && std::find(applied.begin(), applied.end(), i) == applied.end()) {
+              return Verdict::good;
+            }
+          }
+          return Verdict::bad;
+        });
+        REQUIRE(isolation.found);
+        worst = std::max(worst, isolation.evaluations);
+      } while (std::next_permutation(pick.begin(), pick.end()));
+      INFO("D = " << d << ", K = " << k);
+      CHECK(worst <= envbisect::isolation_worst_case(d, k));
+    }
+  }
 }
