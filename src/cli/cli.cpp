@@ -209,7 +209,7 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& run, std::string& run_budge
       ->check(CLI::IsMember({"boundary", "full"}));
   run_cmd->add_flag("--deterministic", run.deterministic,
                     "The benchmark's exit status is the whole result, as git bisect run: 0 good, 125 skip, other bad; "
-                    "one run per candidate (as the recipe's \"outcome\": \"pass-fail\")");
+                    "one run per candidate (as the recipe's \"outcome\": \"pass-fail\"); the recipe needs no metric");
   run_cmd->add_flag("--any-change", run.any_change,
                     "Bisect any change between the anchors, also a bad state that measures better than good");
   run_cmd->add_flag("--first-parent", run.first_parent,
