@@ -15,6 +15,11 @@ namespace envbisect::stats {
 
 namespace {
 
+// How many times more lenient than Bonferroni each preflight look of a channel may be, so that all
+// the looks together spend preflight_alpha on identical anchors (see look_alpha()).
+constexpr double k_metric_look_factor = 3.5;
+constexpr double k_failure_look_factor = 9.0;
+
 // Which anchor one channel of evidence points to.
 enum class Leaning {
   good,     // like the good anchor, unlike the bad one
@@ -324,7 +329,7 @@ void decide(Assessment& out, Verdict verdict, std::string reason) {
 // wins over one that points to good, except that failing like bad while measuring unlike bad is a
 // partial cause; "good" needs every channel the anchors differ in to be cleared.
 void combine(Leaning metric, Leaning failure, Leaning tail, const FailureCounts& c, double ratio, const Anchors& a,
-             const VerdictPolicy& policy, Assessment& out) {
+             const VerdictPolicy& policy, bool at_cap, Assessment& out) {
   const std::string words = metric_words(out) + "; " + failure_words(c, ratio) +
                             (a.tail_active ? std::string("; runs beyond good's worst: ") +
                                                  (tail == Leaning::bad ? "like bad" : tail == Leaning::good ? "like good" : "unclear")
@@ -359,9 +364,11 @@ void combine(Leaning metric, Leaning failure, Leaning tail, const FailureCounts&
       decide(out, Verdict::good, words);
     }
   } else if (metric == Leaning::silent && failure == Leaning::good && c.bad_only == 0 &&
-             out.p_vs_good > policy.alpha) {
+             out.p_vs_good > (at_cap ? policy.alpha_intermediate : policy.alpha)) {
     // Only failures tell the anchors apart: good needs enough clean runs, none failing like bad, and a
-    // metric that did not move away from good's (that would be a regression of its own).
+    // metric that did not move away from good's (that would be a regression of its own). At the cap
+    // the move must be clear (alpha_intermediate): a search asks about many innocent candidates, and
+    // one in twenty of them measures "worse than good" at 0.05 by chance -- it then ended unstable.
     decide(out, Verdict::good, words);
   }
   if (!out.decided) {
@@ -376,15 +383,20 @@ double look_alpha(const VerdictPolicy& policy, Channel channel, std::size_t runs
   const int cap = std::max(first, channel == Channel::metric
                                       ? policy.max_anchor_runs
                                       : std::max(policy.max_anchor_runs, policy.max_failure_anchor_runs));
-  const int split = std::min(2 * first, cap);
-  const int early_looks = split - first + 1;
-  const int late_looks = cap - split;
-  if (late_looks == 0) {
-    return policy.preflight_alpha / static_cast<double>(early_looks);
-  }
-  const double half = policy.preflight_alpha / 2.0;
-  return static_cast<int>(runs) <= split ? half / static_cast<double>(early_looks)
-                                         : half / static_cast<double>(late_looks);
+  // The looks share most of their runs, so their false alarms coincide: Bonferroni over the looks
+  // spent about a third of the level on identical anchors (metric: 1.5 % of 5 %; failures: 0.5-1.5 %).
+  // Simulating the null (bench/verdicts/preflight_null.cpp: identical anchors, rank and tail tests,
+  // failure rates 10-50 %) gives the number of looks that count as independent: the looks of a half
+  // divided by this factor, never fewer than one. Calibrated for the default 5..20 (30) runs; more
+  // looks are even more correlated, so the factor stays on the safe side there.
+  const double independent_per_look = channel == Channel::metric ? 1.0 / k_metric_look_factor
+                                                                 : 1.0 / k_failure_look_factor;
+  // Every look at the same level (Pocock): a level that dropped at a later look turned anchors told
+  // apart early indistinguishable again once the search gave them more runs, and every verdict after
+  // that unstable.
+  (void)runs;
+  const int looks = cap - first + 1;
+  return policy.preflight_alpha / std::max(1.0, static_cast<double>(looks) * independent_per_look);
 }
 
 Assessment assess(const SampleSet& candidate, const SampleSet& good, const SampleSet& bad,
@@ -427,7 +439,7 @@ Assessment assess(const SampleSet& candidate, const SampleSet& good, const Sampl
     return out;
   }
   const Leaning tail = tail_leaning(on_scale(metrics, use_log), anchors, policy, at_cap);
-  combine(metric, failure, tail, counts, ratio, anchors, policy, out);
+  combine(metric, failure, tail, counts, ratio, anchors, policy, at_cap, out);
   // The regression's own failure signature, never seen from the good anchor, is evidence by itself: a
   // candidate showing it is not good. Significantly rarer than in bad makes it a partial cause; at
   // the cap, not significantly rarer makes it bad (rather than unstable, which would stall a search).

@@ -19,7 +19,7 @@ struct VerdictPolicy {
   double effect_gate = 0.25;         // fraction of the anchor gap within which "near an anchor"
   double failure_alpha = 0.01;       // likelihood-ratio bound at which failures decide
   double preflight_alpha = 0.05;     // level at which the anchors count as distinguishable, spent
-                                     // over each channel's planned looks (Bonferroni), one-sided
+                                     // over each channel's planned looks (calibrated), one-sided
                                      // towards "bad is worse"; see look_alpha()
   bool any_change = false;           // a bad anchor that is better than good is a change to bisect too
   int max_failure_anchor_runs = 30;  // runs of each anchor the failure channel may ask for on its own
@@ -32,8 +32,10 @@ enum class Channel { metric, failure };
 // Return the level the preflight look at `runs` runs of each anchor tests a channel at. A channel
 // looks at every run count from anchor_runs to its cap (max_anchor_runs for the metric,
 // max_failure_anchor_runs for failures); the re-check before reporting is the look at the final count.
-// Half of preflight_alpha is spent evenly over the looks up to twice anchor_runs, where most runs are
-// decided, half over the later ones (Bonferroni: the levels of all looks sum to preflight_alpha).
+// Half of preflight_alpha is spent over the looks up to twice anchor_runs, where most runs are decided,
+// half over the later ones; within a half the looks, which share most of their runs, count as 1/3.5
+// (metric) or 1/7 (failures) as many independent tests, calibrated by simulating identical
+// anchors so that all the looks of a channel together spend about preflight_alpha.
 double look_alpha(const VerdictPolicy& policy, Channel channel, std::size_t runs);
 
 // What the interleaved anchor runs showed, and whether a bisection can trust them.
