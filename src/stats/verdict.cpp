@@ -385,9 +385,10 @@ double look_alpha(const VerdictPolicy& policy, Channel channel, std::size_t runs
                                       : std::max(policy.max_anchor_runs, policy.max_failure_anchor_runs));
   // The looks share most of their runs, so their false alarms coincide: Bonferroni over the looks
   // spent about a third of the level on identical anchors (metric: 1.5 % of 5 %; failures: 0.5-1.5 %).
-  // Simulating the null (bench/verdicts/preflight_null.cpp: identical anchors, rank and tail tests,
-  // failure rates 10-50 %) gives the number of looks that count as independent: the looks of a half
-  // divided by this factor, never fewer than one. Calibrated for the default 5..20 (30) runs; more
+  // Simulating the null (identical anchors through preflight(): rank and tail tests, failure rates
+  // 10-50 %; the unit test "preflight's looks together spend about its level on identical anchors"
+  // replays it) gives the number of looks that count as independent: the looks divided by this
+  // factor, never fewer than one. Calibrated for the default 5..20 (30) runs; more
   // looks are even more correlated, so the factor stays on the safe side there.
   const double independent_per_look = channel == Channel::metric ? 1.0 / k_metric_look_factor
                                                                  : 1.0 / k_failure_look_factor;

@@ -312,11 +312,13 @@ TEST_CASE("preflight's looks together spend about its level on identical anchors
   // Bonferroni over the correlated looks spent about 1.5 % of the 5 % on identical anchors, refusing
   // real intermittent and crash-only regressions for nothing; calibrated, the whole sequence of looks
   // spends close to 5 % and never much more.
-  const double metric = null_distinguishable_rate(2000, 0.0, 20261202);
-  CHECK(metric >= 0.03);
-  CHECK(metric <= 0.06);
+  // Seeded, so the rates are fixed numbers; the old rule gave about 0.015 here.
+  const double metric = null_distinguishable_rate(300, 0.0, 20261202);
+  INFO("metric channel: " << metric);
+  CHECK(metric >= 0.025);
+  CHECK(metric <= 0.07);
   for (double rate : {0.3, 0.5}) {
-    const double failures = null_distinguishable_rate(1000, rate, 7);
+    const double failures = null_distinguishable_rate(200, rate, 7);
     CHECK(failures <= 0.06);
   }
 }
