@@ -91,7 +91,7 @@ TEST_CASE("cause names round-trip through the journal", "[diagnosis]") {
   CHECK(failure_cause_from("eaten by a grue") == FailureCause::none);
 }
 
-TEST_CASE("anchors that all fail the same way are an input error; a declared skip or a real difference is not",
+TEST_CASE("anchors that all fail the same way are an input error, a declared skip or a real difference is not",
           "[diagnosis]") {
   const Recipe recipe = recipe_reading("m");
   const std::string out = "no json\n";

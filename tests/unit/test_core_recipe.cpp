@@ -53,7 +53,7 @@ TEST_CASE("bad recipes name the file and the field", "[core][recipe]") {
   }
 }
 
-TEST_CASE("a pass/fail recipe needs no metric; an unknown outcome names the field", "[core][recipe]") {
+TEST_CASE("a pass/fail recipe needs no metric, an unknown outcome names the field", "[core][recipe]") {
   const Recipe recipe = parse_recipe(R"({"format": 1, "command": ["sh", "test.sh"], "outcome": "pass-fail"})", "recipe.json");
   CHECK(recipe.pass_fail);
   CHECK(recipe.metric.empty());
@@ -63,7 +63,7 @@ TEST_CASE("a pass/fail recipe needs no metric; an unknown outcome names the fiel
   CHECK_THAT(error_of(R"({"format": 1, "command": ["x"], "outcome": "metric"})"), Catch::Contains("/metric: missing"));
 }
 
-TEST_CASE("placeholders expand; braces escape; a missing value names the place", "[core][recipe]") {
+TEST_CASE("placeholders expand, braces escape, a missing value names the place", "[core][recipe]") {
   std::map<std::string, std::string> values = {{"python", "/e/bin/python"}, {"threads.t", "3"}};
   CHECK(expand_placeholders("{python}", values, "w") == "/e/bin/python");
   CHECK(expand_placeholders("--t={threads.t} {{x}}", values, "w") == "--t=3 {x}");
@@ -99,7 +99,7 @@ TEST_CASE("a recipe with a key named twice names the key's pointer", "[core][rec
             .find("recipe.json: /env/A: duplicate key 'A'") != std::string::npos);
 }
 
-TEST_CASE("a recipe names its metric's unit; the last JSON line's keys are kept for diagnosis", "[core][recipe]") {
+TEST_CASE("a recipe names its metric's unit, the last JSON line's keys are kept for diagnosis", "[core][recipe]") {
   Recipe recipe = parse_recipe(R"({"format": 1, "command": ["x"], "metric": "tok_per_s", "unit": "tok/s"})", "r.json");
   CHECK(recipe.unit == "tok/s");
   CHECK(parse_recipe(R"({"format": 1, "command": ["x"], "metric": "m"})", "r.json").unit.empty());
@@ -111,7 +111,7 @@ TEST_CASE("a recipe names its metric's unit; the last JSON line's keys are kept 
   CHECK(!report.metric);
 }
 
-TEST_CASE("--deterministic makes a recipe without a metric a pass/fail test; without it the error says how",
+TEST_CASE("a recipe without a metric is a pass/fail test under --deterministic, and without it the error says how",
           "[core][recipe]") {
   const std::string bare = R"({"format": 1, "command": ["sh", "test.sh"]})";
   const Recipe recipe = parse_recipe(bare, "recipe.json", true);

@@ -35,7 +35,7 @@ TEST_CASE("entities in hrefs are decoded", "[index]") {
   CHECK(files[0].filename == "a-1.0-py3-none-any.whl");
 }
 
-TEST_CASE("an HTML page without anchors is an empty project; garbage is an error naming the page", "[index]") {
+TEST_CASE("an HTML page without anchors is an empty project, garbage is an error naming the page", "[index]") {
   CHECK(parse_simple_html("<!doctype html><html><body></body></html>", "http://h/s/a/", "shown").empty());
   try {
     parse_simple_html("\x89PNG garbage, not a page", "http://h/s/a/", "http://h/s/a/");

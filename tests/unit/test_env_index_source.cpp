@@ -61,7 +61,7 @@ TEST_CASE("a pin's sha256 and file name choose among the index's files", "[index
   CHECK(none.reason.find("the state pins " + std::string(64, 'c')) != std::string::npos);
 }
 
-TEST_CASE("the package index asks each index once per project; a 404 means the index lacks it", "[index]") {
+TEST_CASE("the package index asks each index once per project, a 404 means the index lacks it", "[index]") {
   std::vector<std::string> asked;
   PageFetcher fetch = [&](const std::string& url) {
     asked.push_back(url);

@@ -64,7 +64,7 @@ TEST_CASE("markers: simple clauses evaluate, extras never apply, the rest is unk
   CHECK(envbisect::evaluate_marker("platform_release >= '5'", env) == MarkerResult::unknown);
 }
 
-TEST_CASE("METADATA headers give name, version and Requires-Dist; unmet ones are worded like a resolver",
+TEST_CASE("METADATA headers give name, version and Requires-Dist, unmet ones are worded like a resolver",
           "[env_requirement]") {
   std::vector<std::string> unreadable;
   const auto meta = envbisect::parse_metadata(

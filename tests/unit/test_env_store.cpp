@@ -226,7 +226,7 @@ TEST_CASE("an interrupted unpack is never visible, and is cleaned up", "[env_sto
   CHECK_FALSE(fs::exists(entry.dir));
 }
 
-TEST_CASE("a pinned group moves together; an unresolvable mix is a skip with the resolver's reason", "[env_store]") {
+TEST_CASE("a pinned group moves together, an unresolvable mix is a skip with the resolver's reason", "[env_store]") {
   TempDir dir("store");
   envbisect::LocalRunner runner;
   const StoreOptions options = store_at(shared_store());

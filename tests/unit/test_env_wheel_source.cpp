@@ -63,7 +63,7 @@ TEST_CASE("a sha256 pin chooses the wheel file among builds of one version", "[e
   CHECK(why.find(builds.second.string()) != std::string::npos);
 }
 
-TEST_CASE("a materialized environment holds the pinned build; a missing pin is a reason naming it", "[env][wheel_source]") {
+TEST_CASE("a materialized environment holds the pinned build, a missing pin is a reason naming it", "[env][wheel_source]") {
   const TwoBuilds builds;
   envbisect::LocalRunner runner;
   envbisect::StoreOptions options;

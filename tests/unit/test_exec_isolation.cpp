@@ -74,7 +74,7 @@ TEST_CASE("bwrap argv: parents are mounted before children, masks after the pref
   CHECK(attempt < cache);
 }
 
-TEST_CASE("bwrap argv: network only when asked; a rootfs base replaces the host's dirs", "[exec][isolation]") {
+TEST_CASE("bwrap argv: network only when asked, a rootfs base replaces the host's dirs", "[exec][isolation]") {
   SandboxPlan plan = sample_plan();
   plan.network = Network::host;
   plan.root = "/srv/rootfs";

@@ -35,7 +35,7 @@ TEST_CASE("the Hodges-Lehmann ratio of a doubled sample is 2, inside its interva
   CHECK(effect->to_runs == 5);
 }
 
-TEST_CASE("a ratio without enough runs has no interval; non-positive values are left out", "[stats][effect]") {
+TEST_CASE("a ratio without enough runs has no interval, non-positive values are left out", "[stats][effect]") {
   const std::optional<RatioEffect> small = ratio_effect({10, 11}, {5, 6});
   REQUIRE(small);
   CHECK(!small->low);

@@ -166,7 +166,7 @@ TEST_CASE("records appended from several threads stay whole lines", "[store][jou
   CHECK_FALSE(contents.torn_tail);
 }
 
-TEST_CASE("a run folder is locked by one process; a second user is refused naming the holder",
+TEST_CASE("a run folder is locked by one process, a second user is refused naming the holder",
           "[store][journal][lock]") {
   std::string dir = "/tmp/envbisect-unit-journal/locked-run";
   make_dirs(dir);
