@@ -133,6 +133,14 @@ End bisect_once(const Family& family, std::mt19937_64& rng, int& runs) {
   World world(family, rng);
   VerdictPolicy policy;
   policy.higher_is_better = false;
+  // What-if knobs for trying other budgets: BENCH_MAX_RUNS (a candidate's cap, `--max-runs`) and
+  // BENCH_MAX_ANCHOR_RUNS (the anchors' metric cap).
+  if (const char* cap = std::getenv("BENCH_MAX_RUNS"); cap != nullptr && std::atoi(cap) > 0) {
+    policy.max_runs = std::atoi(cap);
+  }
+  if (const char* cap = std::getenv("BENCH_MAX_ANCHOR_RUNS"); cap != nullptr && std::atoi(cap) > 0) {
+    policy.max_anchor_runs = std::atoi(cap);
+  }
   DeltaSet all(family.deltas);
   std::iota(all.begin(), all.end(), std::size_t{0});
   SampleSet good, bad;

@@ -24,7 +24,7 @@ struct RunOptions {
   long index_timeout_s = 60;            // connect and stall limit of every index request
   std::string out_dir;   // run directory; default runs/<time>
   int repeats = 0;       // first runs per candidate; 0: the recipe's
-  int max_runs = 20;     // runs per candidate at which a verdict must be reached
+  int max_runs = 40;     // runs per candidate at which a verdict must be reached
   int anchor_runs = 5;   // interleaved runs of each anchor before the preflight
   bool explain = false;  // print why each candidate was chosen and each verdict's reasoning
   bool dry_run = false;  // print the plan and the worst-case number of evaluations; run nothing

@@ -183,7 +183,7 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& run, std::string& run_budge
                       "First runs per candidate (default: the recipe's; at least 2 for a metric); with "
                       "--deterministic, exactly this many (default 1)")
       ->check(CLI::Range(1, 100));
-  run_cmd->add_option("--max-runs", run.max_runs, "Runs per candidate at which a verdict must be reached (default 20)")
+  run_cmd->add_option("--max-runs", run.max_runs, "Runs per candidate (and per anchor) at which a verdict must be reached (default 40)")
       ->check(CLI::Range(1, 100));
   run_cmd->add_option("--anchor-runs", run.anchor_runs, "Interleaved runs of each anchor before bisecting (default 5)")
       ->check(CLI::Range(1, 100));

@@ -11,9 +11,9 @@ namespace envbisect::stats {
 struct VerdictPolicy {
   bool higher_is_better = false;     // throughput: true; seconds per step: false
   int min_runs = 3;                  // runs of a candidate before any verdict but skip
-  int max_runs = 20;                 // runs of a candidate at which assess() must decide
+  int max_runs = 40;                 // runs of a candidate at which assess() must decide
   int anchor_runs = 5;               // runs of each anchor, interleaved, before preflight
-  int max_anchor_runs = 20;          // runs of each anchor preflight may ask for before refusing
+  int max_anchor_runs = 40;          // runs of each anchor preflight may ask for before refusing
   double alpha = 0.05;               // one-sided exact rank-test level for a good or bad call
   double alpha_intermediate = 0.005; // level for "intermediate", which needs both tests to reject
   double effect_gate = 0.25;         // fraction of the anchor gap within which "near an anchor"

@@ -24,7 +24,7 @@ rc=0; run --deterministic --repeats 2 --max-runs 1 >/dev/null 2>"$T/err3.txt" ||
 [[ ! -e "$T/run" ]] || { echo "a refused run wrote its directory"; exit 1; }
 
 run --dry-run --repeats 5 >"$T/plan_metric.txt"
-expect_contains "$T/plan_metric.txt" "each candidate: 5 runs first, more while undecided, at most 20"
+expect_contains "$T/plan_metric.txt" "each candidate: 5 runs first, more while undecided, at most 40"
 run --dry-run --deterministic --repeats 1 >"$T/plan_det.txt"
 expect_contains "$T/plan_det.txt" "anchors: good and bad, 1 run each"
 expect_contains "$T/plan_det.txt" "each candidate: exactly 1 run"

@@ -227,7 +227,10 @@ double null_distinguishable_rate(int trials, double fail_rate, unsigned seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::lognormal_distribution<double> noise(0.0, 0.1);
-  const VerdictPolicy policy;
+  // Looks from 5 to 20 runs (30 for failures), where the factors were calibrated; a quarter of the
+  // preflight calls of the default 5..40 (whose metric rate is lower, about 0.01: stricter).
+  VerdictPolicy policy;
+  policy.max_anchor_runs = 20;
   auto one = [&] {
     Sample s;
     s.checksum = "loss=2.34";
@@ -264,12 +267,15 @@ double null_distinguishable_rate(int trials, double fail_rate, unsigned seed) {
 TEST_CASE("preflight spends its level over the looks and never advises a budget already spent", "[stats][verdict]") {
   const VerdictPolicy policy;
   // Every look at one level (more anchor runs never make told-apart anchors indistinguishable by the
-  // level alone); the 16 metric looks (5..20) share their runs and count as 16 / 3.5 tests, the 26
-  // failure looks (5..30) as 26 / 9.
-  CHECK(look_alpha(policy, Channel::metric, 5) == Approx(0.05 * 3.5 / 16.0));
-  CHECK(look_alpha(policy, Channel::metric, 20) == Approx(0.05 * 3.5 / 16.0));
-  CHECK(look_alpha(policy, Channel::failure, 10) == Approx(0.05 * 9.0 / 26.0));
-  CHECK(look_alpha(policy, Channel::failure, 30) == Approx(0.05 * 9.0 / 26.0));
+  // level alone); the looks share their runs and count as the looks over 3.5 (metric) or over 9
+  // (failures): the 36 looks of the default 5..40, the 16 of 5..20, the 26 failure looks of 5..30.
+  CHECK(look_alpha(policy, Channel::metric, 5) == Approx(0.05 * 3.5 / 36.0));
+  CHECK(look_alpha(policy, Channel::metric, 40) == Approx(0.05 * 3.5 / 36.0));
+  CHECK(look_alpha(policy, Channel::failure, 10) == Approx(0.05 * 9.0 / 36.0));
+  VerdictPolicy twenty;
+  twenty.max_anchor_runs = 20;
+  CHECK(look_alpha(twenty, Channel::metric, 20) == Approx(0.05 * 3.5 / 16.0));
+  CHECK(look_alpha(twenty, Channel::failure, 30) == Approx(0.05 * 9.0 / 26.0));
   // A single look (anchor_runs == max_anchor_runs) is tested at the whole level, never above it.
   VerdictPolicy single;
   single.anchor_runs = single.max_anchor_runs = single.max_failure_anchor_runs = 8;
@@ -295,7 +301,8 @@ TEST_CASE("assess: at the cap, a clean candidate is not held back by a chance dr
   }
   const SampleSet good = runs(g);
   const SampleSet bad = with_failures(runs(g), 10, k_crash);
-  const VerdictPolicy policy;
+  VerdictPolicy policy;
+  policy.max_runs = 20;  // 20 runs: at the cap
   const Assessment a = assess(runs(c), good, bad, policy);
   CHECK(a.p_vs_good <= policy.alpha);
   CHECK(a.p_vs_good > policy.alpha_intermediate);
