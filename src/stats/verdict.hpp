@@ -32,10 +32,10 @@ enum class Channel { metric, failure };
 // Return the level the preflight look at `runs` runs of each anchor tests a channel at. A channel
 // looks at every run count from anchor_runs to its cap (max_anchor_runs for the metric,
 // max_failure_anchor_runs for failures); the re-check before reporting is the look at the final count.
-// Half of preflight_alpha is spent over the looks up to twice anchor_runs, where most runs are decided,
-// half over the later ones; within a half the looks, which share most of their runs, count as 1/3.5
-// (metric) or 1/7 (failures) as many independent tests, calibrated by simulating identical
-// anchors so that all the looks of a channel together spend about preflight_alpha.
+// Every look of a channel is at one level: preflight_alpha over the looks counted as independent
+// tests, the looks (which share most of their runs) divided by 3.5 for the metric and 9 for failures,
+// never more than preflight_alpha; calibrated by simulating identical anchors so that the looks from 5
+// to 20 runs (30 for failures) together spend about preflight_alpha (the default 5..40 spends less).
 double look_alpha(const VerdictPolicy& policy, Channel channel, std::size_t runs);
 
 // What the interleaved anchor runs showed, and whether a bisection can trust them.
