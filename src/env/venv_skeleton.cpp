@@ -45,6 +45,28 @@ std::string replace_all(std::string text, const std::string& from, const std::st
   return text;
 }
 
+// Run `python -I -c snippet` with `env`, its logs in `log_dir`/`name`.{out,err}.log added to
+// `result.log_paths`; return its stdout, or nullopt with `result.reason` saying how `what` failed.
+std::optional<std::string> run_snippet(Runner& runner, const std::string& python, const char* snippet,
+                                       const std::map<std::string, std::string>& env, const std::string& log_dir,
+                                       const std::string& name, std::chrono::seconds timeout, const std::string& what,
+                                       VenvResult& result) {
+  ProcessSpec spec;
+  spec.argv = {python, "-I", "-c", snippet};
+  spec.env = env;
+  spec.stdout_path = log_dir + "/" + name + ".out.log";
+  spec.stderr_path = log_dir + "/" + name + ".err.log";
+  spec.timeout = timeout;
+  const ProcessResult r = runner.run(spec);
+  result.log_paths.push_back(spec.stdout_path);
+  result.log_paths.push_back(spec.stderr_path);
+  if (!r.spawned || r.exit_code != 0) {
+    result.reason = process_failure(what, r, spec.stderr_path);
+    return std::nullopt;
+  }
+  return read_file(spec.stdout_path);
+}
+
 }  // namespace
 
 std::map<std::string, std::string> helper_env() {
@@ -63,23 +85,15 @@ std::optional<std::map<std::string, std::string>> importlib_installed(Runner& ru
                                                                       const std::string& log_dir,
                                                                       std::chrono::seconds timeout,
                                                                       VenvResult& result) {
-  ProcessSpec spec;
-  spec.argv = {python, "-I", "-c", k_installed_snippet};
-  spec.env = env;
-  spec.stdout_path = log_dir + "/installed.out.log";
-  spec.stderr_path = log_dir + "/installed.err.log";
-  spec.timeout = timeout;
-  const ProcessResult r = runner.run(spec);
-  result.log_paths.push_back(spec.stdout_path);
-  result.log_paths.push_back(spec.stderr_path);
-  if (!r.spawned || r.exit_code != 0) {
-    result.reason = process_failure("listing the installed packages", r, spec.stderr_path);
+  const std::optional<std::string> text = run_snippet(runner, python, k_installed_snippet, env, log_dir, "installed",
+                                                     timeout, "listing the installed packages", result);
+  if (!text) {
     return std::nullopt;
   }
   try {
-    return nlohmann::json::parse(read_file(spec.stdout_path)).get<std::map<std::string, std::string>>();
+    return nlohmann::json::parse(*text).get<std::map<std::string, std::string>>();
   } catch (const nlohmann::json::exception& e) {
-    result.reason = "cannot read the installed package list " + spec.stdout_path + ": " + e.what();
+    result.reason = "cannot read the installed package list " + log_dir + "/installed.out.log: " + e.what();
     return std::nullopt;
   }
 }
@@ -118,20 +132,12 @@ std::optional<Interpreter> probe_interpreter(Runner& runner, const std::string& 
       return it->second;
     }
   }
-  ProcessSpec spec;
-  spec.argv = {python, "-I", "-c", k_version_snippet};
-  spec.env = env;
-  spec.stdout_path = log_dir + "/python-version.out.log";
-  spec.stderr_path = log_dir + "/python-version.err.log";
-  spec.timeout = k_probe_timeout;
-  const ProcessResult r = runner.run(spec);
-  result.log_paths.push_back(spec.stdout_path);
-  result.log_paths.push_back(spec.stderr_path);
-  if (!r.spawned || r.exit_code != 0) {
-    result.reason = process_failure("checking " + python + "'s version", r, spec.stderr_path);
+  const std::optional<std::string> text = run_snippet(runner, python, k_version_snippet, env, log_dir, "python-version",
+                                                     k_probe_timeout, "checking " + python + "'s version", result);
+  if (!text) {
     return std::nullopt;
   }
-  std::istringstream out(read_file(spec.stdout_path));
+  std::istringstream out(*text);
   Interpreter found;
   std::getline(out, found.version);
   std::getline(out, found.executable);
