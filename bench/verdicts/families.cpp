@@ -168,12 +168,10 @@ End bisect_once(const Family& family, std::mt19937_64& rng, int& runs) {
   std::map<DeltaSet, SampleSet> measured;
   int decisions = 0;
   // As the run does: an intermediate verdict is replicated in rounds beside fresh anchor runs, once
-  // per candidate (a replicated intermediate stays one when re-checked).
+  // per candidate; what that decides stands when the candidate is asked again (no new runs).
   std::map<DeltaSet, Verdict> replicated;  // each replicated candidate's verdict on its fresh rounds
   auto replicate = [&](const DeltaSet& applied, envbisect::stats::Assessment a) {
-    const auto before = replicated.find(applied);
-    const bool confirmed = before != replicated.end() && before->second == Verdict::intermediate;
-    if (one_run || a.verdict != Verdict::intermediate || confirmed) {
+    if (one_run || a.verdict != Verdict::intermediate) {
       return a;
     }
     SampleSet& c = measured[applied];
@@ -201,6 +199,10 @@ End bisect_once(const Family& family, std::mt19937_64& rng, int& runs) {
     return fresh;
   };
   const envbisect::Oracle oracle = [&](const DeltaSet& applied) {
+    if (const auto kept = replicated.find(applied); kept != replicated.end()) {
+      ++decisions;  // journaled again as the run does, with no new runs
+      return kept->second;
+    }
     SampleSet& c = measured[applied];
     while (c.size() < static_cast<std::size_t>(one_run ? 1 : policy.min_runs)) {
       c.samples.push_back(world.run(applied));
@@ -226,6 +228,9 @@ End bisect_once(const Family& family, std::mt19937_64& rng, int& runs) {
   envbisect::IsolateOptions options;
   // As the run does: min_runs more runs of the set, then the verdict on all of its runs.
   options.recheck = [&](const DeltaSet& applied) {
+    if (const auto kept = replicated.find(applied); kept != replicated.end()) {
+      return kept->second;
+    }
     SampleSet& c = measured[applied];
     const std::size_t target = c.size() + static_cast<std::size_t>(one_run ? 1 : policy.min_runs);
     while (c.size() < target) {

@@ -174,6 +174,10 @@ Isolation search_cause(Judge& judge, Evaluator& evaluator, const std::vector<Del
   // cause without one member, and of bad minus the causes (one more run each for a pass/fail test).
   isolate_options.recheck = [&](const DeltaSet& unit_set) {
     const Candidate candidate = evaluator.candidate(expand(unit_set));
+    if (judge.replicated(candidate.hash)) {
+      // Its verdict rests on its replication beside fresh anchor runs, which stands (Judge::decide).
+      return judge.decide(candidate, "recheck", describe_set(deltas, candidate.applied));
+    }
     const int more = judge.one_run() ? 1 : min_runs;
     if (!judge.affordable(candidate, judge.seen_runs(candidate) + more)) {
       unanswered.push_back(unit_set);

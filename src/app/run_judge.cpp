@@ -140,9 +140,7 @@ std::optional<stats::Assessment> Judge::replicate(const Candidate& candidate, st
   // Intermediate against anchor runs made minutes ago is also what drift looks like: replicate it in
   // rounds beside fresh anchor runs, judged against those alone (stats/replicate.hpp).
   const bool is_anchor = candidate.hash == m_good.hash || candidate.hash == m_bad.hash;
-  const auto before = m_replicated.find(candidate.hash);
-  const bool confirmed = before != m_replicated.end() && before->second == Verdict::intermediate;
-  if (m_one_run || m_options.pass_fail || is_anchor || confirmed || assessment.verdict != Verdict::intermediate) {
+  if (m_one_run || m_options.pass_fail || is_anchor || assessment.verdict != Verdict::intermediate) {
     return assessment;
   }
   // A round is a run of the candidate and of each anchor; up to twice its first runs of rounds.
@@ -168,7 +166,7 @@ std::optional<stats::Assessment> Judge::replicate(const Candidate& candidate, st
         return stats::Rounds{since(candidate, from_candidate), since(m_good, from_good), since(m_bad, from_bad)};
       },
       m_options.policy, &replicated, &earlier_good, &earlier_bad);
-  m_replicated[candidate.hash] = fresh.verdict;
+  m_replicated[candidate.hash] = fresh;
   return fresh;
 }
 
@@ -218,6 +216,16 @@ Verdict Judge::decide(const Candidate& candidate, const std::string& stage, cons
   }
   m_progress.phase(stage);
   m_progress.label(candidate.hash, label);
+  // A candidate replicated beside fresh anchor runs keeps that verdict for the rest of the run: asked
+  // again (a later stage, a re-check, the search's next pass) it is neither re-measured nor judged
+  // again on the pooled runs, which would replicate it once more at three runs a round, or let its
+  // verdict differ between stages (the re-judge on all anchor runs leaves it alone too).
+  if (const auto kept = m_replicated.find(candidate.hash); kept != m_replicated.end()) {
+    stats::Assessment assessment = kept->second;
+    assessment.reason = "as replicated earlier: " + assessment.reason;
+    record_decision(candidate, stage, label, assessment, 0);
+    return assessment.verdict;
+  }
   std::optional<stats::Assessment> decided = assess_until_decided(candidate, label);
   if (!decided) {
     return Verdict::skip;

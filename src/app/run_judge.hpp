@@ -128,9 +128,9 @@ private:
   std::vector<nlohmann::json> m_verdict_log;
   Budget m_budget;
   bool m_budget_spent = false;
-  // Candidates whose intermediate verdict was replicated, with the outcome: a replicated intermediate
-  // is not replicated again when re-checked.
-  std::map<std::string, Verdict> m_replicated;
+  // Candidates whose intermediate verdict was replicated beside fresh anchor runs, with what that
+  // decided: it stands for the rest of the run (decide() returns it without new runs).
+  std::map<std::string, stats::Assessment> m_replicated;
 };
 
 }  // namespace envbisect
