@@ -186,8 +186,9 @@ Isolation search_cause(Judge& judge, Evaluator& evaluator, const std::vector<Del
     judge.see(candidate, judge.seen_runs(candidate) + more);
     return judge.decide(candidate, "recheck", describe_set(deltas, candidate.applied));
   };
+  const bool one_run = judge.one_run();
   Isolation isolation = isolate(units.size(), oracle, isolate_options);
-  if (judge.fell_back()) {
+  if (one_run && !judge.one_run()) {
     // What the search concluded rests partly on one-run verdicts: ask every question again.
     isolation = isolate(units.size(), oracle, isolate_options);
   }
@@ -446,7 +447,8 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
 
   // Search: every question becomes a candidate measured until its verdict is decided, and a journaled
   // decision. Every few decisions the anchors run once more, to catch drift on a shared machine.
-  const Isolation isolation = search_cause(judge, evaluator, deltas, units, options, policy.min_runs);
+  const bool one_run_search = judge.one_run();
+  Isolation isolation = search_cause(judge, evaluator, deltas, units, options, policy.min_runs);
   // At this point the minimal cause is known (or the search said why not).
 
   // Refine each culprit inside its ordered axis, the other culprits held at their bad values; then probe
@@ -456,7 +458,15 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
                                          const std::string& label) { return judge.decide(candidate, stage, label); };
   StageContext stages{deltas, evaluator, journal, decide_candidate, judge.verdict_log(), options.execution.slots,
                       policy.min_runs, [&judge] { return judge.budget_spent() || judge.stop_reached(); }};
-  const AfterIsolation after = after_isolation(judge, stages, axes, isolation, cause_state, options);
+  AfterIsolation after = after_isolation(judge, stages, axes, isolation, cause_state, options);
+  if (one_run_search && !judge.one_run() && !judge.budget_spent() && !judge.stop_reached()) {
+    // The boundary re-run found runs that disagree after the search had ended: the cause and its
+    // refinement rest on one-run verdicts. Every question is asked again on statistics (runs kept),
+    // and the probes one-run mode leaves out are made.
+    isolation = search_cause(judge, evaluator, deltas, units, options, policy.min_runs);
+    cause_state = apply_deltas(good, bad, deltas, isolation.cause);
+    after = after_isolation(judge, stages, axes, isolation, cause_state, options);
+  }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // The anchors were re-measured during the search: judge them again on all their runs before any
   // cause is reported. If they no longer differ, every verdict above compared against noise.

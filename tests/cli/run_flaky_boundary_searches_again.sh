@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Runs that disagree only at the boundary re-run, after the search has ended in one-run mode, still
+# send the run back to statistics for everything: the cause, its refinement and the probes are decided
+# again on enough runs, instead of the answer resting on the one-run verdicts. Three workers fail every
+# run; two fail every other run (the first one, so the refinement's single run says bad and the
+# boundary re-run disagrees); one never fails. E is a harmless second difference.
+source "$(dirname "$0")/common.sh"
+[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+cat >"$T/bench.py" <<'PY'
+import json, os, sys
+threads, cache = int(sys.argv[1]), sys.argv[2]
+open(os.path.join(cache, "compiled"), "w").write("kernels")
+fail = threads >= 3
+if threads == 2:
+    counter = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runs-2.log")
+    with open(counter, "a") as f:
+        f.write("x")
+    fail = os.path.getsize(counter) % 2 == 1
+if fail:
+    sys.stderr.write("RuntimeError: race in compile\n")
+    sys.exit(1)
+print(json.dumps({"m": 1000.0 * (1 + os.getpid() % 7 / 100)}))
+PY
+cat >"$T/recipe.json" <<'JSON'
+{"format": 1, "command": ["{python}", "{recipe_dir}/bench.py", "{threads.workers}", "{cache.c}"], "metric": "m", "repeats": 3}
+JSON
+state() {
+  echo "{\"format\": 1, \"python\": {\"interpreter\": \"/usr/bin/python3\", \"venv\": \"none\"}, \"threads\": {\"workers\": $1},
+         \"caches\": {\"c\": {\"role\": \"inductor\", \"state\": \"cold\"}}, \"env\": {\"E\": \"$2\"}}"
+}
+state 1 a >"$T/good.json"
+state 3 b >"$T/bad.json"
+rc=0
+"$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --out "$T/run" >"$T/out.txt" 2>"$T/err.txt" || rc=$?
+[[ $rc -eq 0 || $rc -eq 1 ]] || { echo "expected exit 0 or 1, got $rc"; cat "$T/out.txt" "$T/err.txt"; exit 1; }
+expect_contains "$T/out.txt" "anchors look deterministic"
+expect_contains "$T/out.txt" "the test is not deterministic after all"
+"$PY" - "$T/run/result.json" "$T/run/journal.jsonl" <<'PY'
+import json, sys
+result = json.load(open(sys.argv[1]))
+journal = [json.loads(l) for l in open(sys.argv[2])]
+assert result["mode"] == "metric", result["mode"]
+switch = max(i for i, r in enumerate(journal) if r["type"] == "mode")
+assert journal[switch]["mode"] == "metric", journal[switch]
+later = [r for r in journal[switch:] if r["type"] == "decision"]
+isolate = [r for r in later if r["stage"] == "isolate"]
+assert isolate, "no isolation question was asked again after leaving one-run mode"
+assert all(r["runs"] >= 3 for r in isolate), [(r["label"], r["runs"]) for r in isolate]
+assert any(r["stage"] == "refine" for r in later), "the refinement was not made again"
+assert result.get("probes"), "no probes were made on statistics"
+PY
+[[ -n "${SHOW:-}" ]] && cat "$T/out.txt"; true
