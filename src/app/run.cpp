@@ -300,14 +300,19 @@ AfterIsolation after_isolation(Judge& judge, const StageContext& stages, const s
     after.probes = probe_modifiers(stages, isolation.cause, cause_state, probe_mode_from(options.probe));
   }
   if (judge.one_run() && !judge.budget_spent()) {
-    RerunCandidate rerun = [&](const Candidate& candidate, const std::string& label) {
-      if (!judge.affordable(candidate, judge.seen_runs(candidate) + 1)) {
+    RerunCandidate rerun = [&](const Candidate& candidate, const std::string& label, int runs) {
+      const int wanted = std::max(judge.seen_runs(candidate) + 1, runs);
+      if (!judge.affordable(candidate, wanted)) {
         return Verdict::skip;
       }
-      judge.see(candidate, judge.seen_runs(candidate) + 1);
+      judge.see(candidate, wanted);
       return judge.decide(candidate, "verify", label);
     };
-    after.boundary = verify_boundary(stages, axes, isolation, after.refinements, cause_state, rerun);
+    // Declared pass/fail (--deterministic, a pass-fail recipe): a second run, as git bisect's users
+    // expect. Chosen by envbisect because the anchors looked deterministic: the candidate the answer
+    // calls good must pass as many runs as the good anchor did.
+    const int good_runs = judge.declared_pass_fail() ? 0 : judge.seen_runs(judge.good());
+    after.boundary = verify_boundary(stages, axes, isolation, after.refinements, cause_state, rerun, good_runs);
   }
   return after;
 }

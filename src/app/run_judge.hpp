@@ -79,6 +79,9 @@ public:
   // Return whether one run per candidate decides it (pass/fail, or deterministic-looking anchors).
   bool one_run() const { return m_one_run; }
 
+  // Return whether the recipe or --deterministic declared the exit status the whole result.
+  bool declared_pass_fail() const { return m_options.pass_fail; }
+
   // Return whether a candidate's runs disagreed after the anchors looked deterministic: the search
   // must ask its questions again on statistical verdicts.
   bool fell_back() const { return m_fell_back; }

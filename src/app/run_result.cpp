@@ -164,9 +164,13 @@ void print_summary(std::ostream& out, const Findings& findings, const json& resu
     if (!findings.boundary.is_null() && boundary_ok) {
       const bool resolved = std::all_of(findings.refinements.begin(), findings.refinements.end(),
                                         [](const json& r) { return r.value("found", false); });
-      out << (resolved ? "verified: the last good and the first bad candidate gave the same answers on a second run\n"
-                       : "re-run: the last good and the lowest bad candidate gave the same answers on a second run; "
-                         "the first bad between them stays undecided\n");
+      const int passed = findings.boundary.value("good_runs", 0);
+      const std::string again = passed > 0 ? "gave the same answers again (the good side passed every run, at least the good anchor's " +
+                                                    std::to_string(passed) + ")"
+                                              : "gave the same answers on a second run";
+      out << (resolved ? "verified: the last good and the first bad candidate " + again + "\n"
+                       : "re-run: the last good and the lowest bad candidate " + again +
+                             "; the first bad between them stays undecided\n");
     }
     if (!boundary_ok) {
       out << "NOT verified: a boundary candidate gave a different answer on its second run (the test is not "

@@ -76,7 +76,7 @@ nlohmann::json refine_cause(const StageContext& context, const std::vector<Axis>
 
 nlohmann::json verify_boundary(const StageContext& context, const std::vector<Axis>& axes, const Isolation& isolation,
                                const nlohmann::json& refinements, const EnvState& cause_state,
-                               const RerunCandidate& rerun) {
+                               const RerunCandidate& rerun, int good_runs) {
   std::vector<std::pair<Candidate, std::string>> last_good_first_bad;
   // refine_cause() journals one entry per axis of the cause, in axis order.
   std::size_t entry = 0;
@@ -122,15 +122,22 @@ nlohmann::json verify_boundary(const StageContext& context, const std::vector<Ax
   }
   json checks = json::array();
   bool ok = true;
-  std::cout << "verify: one more run of each boundary candidate:\n";
+  if (good_runs > 0) {
+    std::cout << "verify: the good side until it has passed " << good_runs
+              << " runs, as the good anchor did (a race that bites only in some runs can pass one or two), the bad side "
+                 "once more:\n";
+  } else {
+    std::cout << "verify: one more run of each boundary candidate:\n";
+  }
   for (std::size_t i = 0; i < last_good_first_bad.size(); ++i) {
     const Verdict expected = i == 0 ? Verdict::good : Verdict::bad;
-    const Verdict verdict = rerun(last_good_first_bad[i].first, last_good_first_bad[i].second);
+    const Verdict verdict =
+        rerun(last_good_first_bad[i].first, last_good_first_bad[i].second, expected == Verdict::good ? good_runs : 0);
     ok = ok && verdict == expected;
     checks.push_back({{"label", last_good_first_bad[i].second}, {"expected", to_string(expected)},
                       {"verdict", to_string(verdict)}});
   }
-  json out = {{"checks", checks}, {"ok", ok}};
+  json out = {{"checks", checks}, {"ok", ok}, {"good_runs", good_runs}};
   context.journal.append({{"type", "verify"}, {"verify", out}});
   return out;
 }

@@ -42,16 +42,19 @@ struct StageContext {
 nlohmann::json refine_cause(const StageContext& context, const std::vector<Axis>& axes, const DeltaSet& cause,
                             const EnvState& cause_state);
 
-// Runs a candidate once more and returns the verdict of all its runs together (a pass/fail re-run).
-using RerunCandidate = std::function<Verdict(const Candidate&, const std::string& label)>;
+// Runs a candidate again (once more, or for a good side until it has `runs` runs) and returns the
+// verdict of all its runs together (a pass/fail re-run).
+using RerunCandidate = std::function<Verdict(const Candidate&, const std::string& label, int runs)>;
 
-// Verify a pass/fail answer by running once more each of the two candidates it rests on: the last good
+// Verify a pass/fail answer by running again each of the two candidates it rests on: the last good
 // and the first bad point of the first refined axis, else bad minus the causes and good plus the
-// cause. Return {checks: [{label, expected, verdict}], ok} (ok: each came back as expected); print
-// one line per check.
+// cause. The bad side gets one more run; the good side one more, or, with `good_runs` > 0 (one-run
+// mode chosen because the anchors looked deterministic), runs until it has passed as many as the good
+// anchor did. Return {checks: [{label, expected, verdict}], ok, good_runs} (ok: each came back as
+// expected); print one line per check.
 nlohmann::json verify_boundary(const StageContext& context, const std::vector<Axis>& axes, const Isolation& isolation,
                                const nlohmann::json& refinements, const EnvState& cause_state,
-                               const RerunCandidate& rerun);
+                               const RerunCandidate& rerun, int good_runs);
 
 // Print the end of a run: the cause and its verification (or why none was isolated), where it bites
 // inside its axes and across the probes.

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# One-run mode chosen because the anchors looked deterministic: the candidate an answer calls good
+# must pass as many runs as the good anchor did, not one more. Three workers fail every run; two fail
+# every third run only (a race, as two drafter threads on one H200): its first two runs pass, and a
+# second-run check used to end "first bad 3, last good 2" with exit 0. Its third run must fail there,
+# and the run fall back to statistics (two is a partial cause, never "good").
+source "$(dirname "$0")/common.sh"
+[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+cat >"$T/bench.py" <<'PY'
+import json, os, sys
+threads = int(sys.argv[1])
+fail = threads >= 3
+if threads == 2:
+    counter = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runs-2.log")
+    with open(counter, "a") as f:
+        f.write("x")
+    fail = os.path.getsize(counter) % 3 == 0
+if fail:
+    sys.stderr.write("RuntimeError: race in compile\n")
+    sys.exit(1)
+print(json.dumps({"m": 1000.0 * (1 + os.getpid() % 7 / 100)}))
+PY
+cat >"$T/recipe.json" <<'JSON'
+{"format": 1, "command": ["{python}", "{recipe_dir}/bench.py", "{threads.workers}"], "metric": "m", "repeats": 3}
+JSON
+state() {
+  echo "{\"format\": 1, \"python\": {\"interpreter\": \"/usr/bin/python3\", \"venv\": \"none\"}, \"threads\": {\"workers\": $1}}"
+}
+state 1 >"$T/good.json"
+state 3 >"$T/bad.json"
+rc=0
+"$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --out "$T/run" >"$T/out.txt" 2>"$T/err.txt" || rc=$?
+[[ $rc -eq 0 || $rc -eq 1 ]] || { echo "expected exit 0 or 1, got $rc"; cat "$T/out.txt" "$T/err.txt"; exit 1; }
+expect_contains "$T/out.txt" "anchors look deterministic"
+expect_contains "$T/out.txt" "the test is not deterministic after all"
+not grep -q "first bad 3" "$T/out.txt"
+"$PY" - "$T/run/result.json" <<'PY'
+import json, sys
+result = json.load(open(sys.argv[1]))
+assert result["mode"] == "metric", result["mode"]
+for r in result.get("refinements", []):
+    assert r.get("last_good") != "2", r
+PY
+[[ -n "${SHOW:-}" ]] && cat "$T/out.txt"; true
