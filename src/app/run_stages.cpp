@@ -105,20 +105,23 @@ nlohmann::json verify_boundary(const StageContext& context, const std::vector<Ax
           std::string(to_string(delta.dimension)) + "/" + delta.name + " = " + point);
     }
   }
+  DeltaSet reverted;
+  for (const DeltaSet& cause : isolation.causes) {
+    reverted.insert(reverted.end(), cause.begin(), cause.end());
+  }
+  std::sort(reverted.begin(), reverted.end());
+  DeltaSet rest;
+  for (std::size_t i = 0; i < context.deltas.size(); ++i) {
+    if (!std::binary_search(reverted.begin(), reverted.end(), i)) {
+      rest.push_back(i);
+    }
+  }
   if (last_good_first_bad.empty()) {
-    DeltaSet reverted;
-    for (const DeltaSet& cause : isolation.causes) {
-      reverted.insert(reverted.end(), cause.begin(), cause.end());
-    }
-    std::sort(reverted.begin(), reverted.end());
-    DeltaSet rest;
-    for (std::size_t i = 0; i < context.deltas.size(); ++i) {
-      if (!std::binary_search(reverted.begin(), reverted.end(), i)) {
-        rest.push_back(i);
-      }
-    }
     last_good_first_bad.emplace_back(context.evaluator.candidate(rest), "bad minus the causes");
     last_good_first_bad.emplace_back(context.evaluator.candidate(isolation.cause), "good plus the cause");
+  } else if (good_runs > 0 && !rest.empty()) {
+    // The other good side of the answer ("bad - cause -> good") is held to the same count.
+    last_good_first_bad.emplace_back(context.evaluator.candidate(rest), "bad minus the causes");
   }
   json checks = json::array();
   bool ok = true;
@@ -130,7 +133,7 @@ nlohmann::json verify_boundary(const StageContext& context, const std::vector<Ax
     std::cout << "verify: one more run of each boundary candidate:\n";
   }
   for (std::size_t i = 0; i < last_good_first_bad.size(); ++i) {
-    const Verdict expected = i == 0 ? Verdict::good : Verdict::bad;
+    const Verdict expected = i == 1 ? Verdict::bad : Verdict::good;
     const Verdict verdict =
         rerun(last_good_first_bad[i].first, last_good_first_bad[i].second, expected == Verdict::good ? good_runs : 0);
     ok = ok && verdict == expected;

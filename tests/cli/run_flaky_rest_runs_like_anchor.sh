@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# One-run mode chosen from the anchors: "bad - cause -> good" is held to the good anchor's run count
+# too, not only the refinement's last good. Three workers fail every run; E=b alone fails every third
+# run (its first two pass, so the isolation's one-run verdict and its second run said good). Its
+# later runs must show the race, and the run fall back to statistics instead of exit 0 on {workers}.
+source "$(dirname "$0")/common.sh"
+[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+cat >"$T/bench.py" <<'PY'
+import json, os, sys
+threads = int(sys.argv[1])
+fail = threads >= 3
+if os.environ.get("E") == "b" and not fail:
+    counter = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runs-e.log")
+    with open(counter, "a") as f:
+        f.write("x")
+    fail = os.path.getsize(counter) % 3 == 0
+if fail:
+    sys.stderr.write("RuntimeError: race in compile\n")
+    sys.exit(1)
+print(json.dumps({"m": 1000.0 * (1 + os.getpid() % 7 / 100)}))
+PY
+cat >"$T/recipe.json" <<'JSON'
+{"format": 1, "command": ["{python}", "{recipe_dir}/bench.py", "{threads.workers}"], "metric": "m", "repeats": 3}
+JSON
+state() {
+  echo "{\"format\": 1, \"python\": {\"interpreter\": \"/usr/bin/python3\", \"venv\": \"none\"}, \"threads\": {\"workers\": $1},
+         \"env\": {\"E\": \"$2\"}}"
+}
+state 1 a >"$T/good.json"
+state 3 b >"$T/bad.json"
+rc=0
+"$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --out "$T/run" >"$T/out.txt" 2>"$T/err.txt" || rc=$?
+[[ $rc -eq 0 || $rc -eq 1 ]] || { echo "expected exit 0 or 1, got $rc"; cat "$T/out.txt" "$T/err.txt"; exit 1; }
+expect_contains "$T/out.txt" "anchors look deterministic"
+expect_contains "$T/out.txt" "bad minus the causes"
+expect_contains "$T/out.txt" "the test is not deterministic after all"
+"$PY" - "$T/run/result.json" <<'PY'
+import json, sys
+result = json.load(open(sys.argv[1]))
+assert result["mode"] == "metric", result["mode"]
+PY
+[[ -n "${SHOW:-}" ]] && cat "$T/out.txt"; true
