@@ -1,6 +1,8 @@
 #include "env/install_files.hpp"
 #include "env/materialize.hpp"
+#include "env/store.hpp"
 #include "env/venv_skeleton.hpp"
+#include "util/error.hpp"
 #include "util/hash.hpp"
 
 #include "exec/runner.hpp"
@@ -194,4 +196,43 @@ TEST_CASE("a helper's failure names it and quotes the end of its stderr", "[env]
   not_spawned.spawn_error = "no such file";
   CHECK(envbisect::detail::process_failure("checking python9's version", not_spawned, err.string()) ==
         "checking python9's version: no such file");
+}
+
+TEST_CASE("a file whose path in the environment is longer than the system allows is bad input, not a harness error", "[env][install_files]") {
+  // The store's entry folder is short, the environment's folder long: the wheel unpacked in the
+  // store, and failed as "cannot link" (environment: the whole run stopped) when installed.
+  TempDir dir("install");
+  std::string rel = "pkg";
+  for (int i = 0; i < 14; ++i) {
+    rel += "/" + std::string(250, 'd');
+  }
+  const std::string file = rel + "/x.py";
+  envbisect::StoreEntry entry;
+  entry.dir = (dir.path / "e").string();
+  entry.name = "deep";
+  entry.version = "1.0";
+  entry.dist_info = "deep-1.0.dist-info";
+  std::string manifest;
+  for (std::size_t slash = rel.find('/'); slash != std::string::npos; slash = rel.find('/', slash + 1)) {
+    manifest += "sd " + rel.substr(0, slash) + "\n";
+  }
+  manifest += "sd " + rel + "\nsf " + file + "\n";
+  write(dir.path / "e" / "manifest", manifest);
+  write(dir.path / "e" / "site" / file, "x = 1\n");
+  std::string env = (dir.path / "env").string();
+  for (int i = 0; i < 4; ++i) {
+    env += "/" + std::string(200, 'v');
+  }
+  const std::string site = env + "/lib/python3.11/site-packages";
+  fs::create_directories(site);
+  fs::create_directories(env + "/bin");
+  std::vector<std::string> notes;
+  try {
+    envbisect::detail::install_entry(entry, env, site, env + "/bin/python", notes);
+    FAIL("installed a file past PATH_MAX");
+  } catch (const envbisect::Error& e) {
+    CHECK(e.code() == envbisect::ExitCode::bad_input);
+    CHECK(std::string(e.what()).find("deep 1.0: the path ") != std::string::npos);
+    CHECK(std::string(e.what()).find("is longer than the system allows") != std::string::npos);
+  }
 }
