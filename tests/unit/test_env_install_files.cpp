@@ -236,3 +236,30 @@ TEST_CASE("a file whose path in the environment is longer than the system allows
     CHECK(std::string(e.what()).find("is longer than the system allows") != std::string::npos);
   }
 }
+
+TEST_CASE("a wheel's data file may not replace the environment's pyvenv.cfg", "[env][install_files]") {
+  // "p-2.0.data/data/pyvenv.cfg" with "home = /usr/bin" and "include-system-site-packages = true"
+  // replaced the venv's own: the candidate ran the state's executable on another Python's stdlib.
+  TempDir dir("install");
+  envbisect::StoreEntry entry;
+  entry.dir = (dir.path / "e").string();
+  entry.name = "p";
+  entry.version = "2.0";
+  entry.dist_info = "p-2.0.dist-info";
+  write(dir.path / "e" / "manifest", "sd p\nsf p/__init__.py\npf pyvenv.cfg\n");
+  write(dir.path / "e" / "site" / "p" / "__init__.py", "");
+  write(dir.path / "e" / "data" / "pyvenv.cfg", "home = /usr/bin\ninclude-system-site-packages = true\n");
+  const std::string env = (dir.path / "env").string();
+  write(dir.path / "env" / "pyvenv.cfg", "home = /opt/python/bin\n");
+  fs::create_directories(env + "/bin");
+  fs::create_directories(env + "/lib/python3.11/site-packages");
+  std::vector<std::string> notes;
+  try {
+    envbisect::detail::install_entry(entry, env, env + "/lib/python3.11/site-packages", env + "/bin/python", notes);
+    FAIL("installed over pyvenv.cfg");
+  } catch (const envbisect::Error& e) {
+    CHECK(e.code() == envbisect::ExitCode::bad_input);
+    CHECK(std::string(e.what()).find("p 2.0: refusing the data file pyvenv.cfg") != std::string::npos);
+  }
+  CHECK(slurp(dir.path / "env" / "pyvenv.cfg") == "home = /opt/python/bin\n");
+}
