@@ -33,8 +33,8 @@ struct IndexChoice {
 // included), matches the pin (file name, sha256 when the index gives one) and fits CPython
 // `python_version` on Linux x86_64 best (wheel_tag_score; "" accepts every interpreter); the first
 // listed wins ties, and the tied files at other URLs whose sha256 is not known to be the same are
-// named in `others` (two indexes listing one version with different bytes). Otherwise say why: no such version (naming the versions offered), only sdists,
-// or each wheel's misfit.
+// named in `others` (two indexes listing one version with different bytes). Otherwise say why: no
+// such version (naming the versions offered), only sdists, or each wheel's misfit.
 IndexChoice choose_index_file(const std::vector<IndexFile>& files, std::string_view name, std::string_view version,
                               std::string_view python_version, const WheelPin& pin);
 
