@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <iostream>
 
+#include <spdlog/spdlog.h>
+
 #include "core/json_input.hpp"
 #include "core/wheel_name.hpp"
 #include "env/requirement.hpp"
@@ -76,6 +78,12 @@ std::string local_missing(const WheelSources& sources, const std::string& name, 
          (found.empty() ? " (no build of " + name + " at all)" : " (found: " + join(found, ", ") + ")");
 }
 
+// Return the note naming the builds of one version that were not taken.
+std::string other_builds_note(const RestoreSource& source) {
+  return "also " + join(source.others, ", ") + ": the same version with other bytes (or not known to be the same), " +
+         "not taken; pin a sha256 in " + source.state_path + " /packages/" + source.name + " to choose";
+}
+
 }  // namespace
 
 std::string downloads_dir_of(const std::string& store_root) { return store_root + "/v1/downloads"; }
@@ -90,6 +98,8 @@ RestorePlan check_restore(const EnvState& good, const std::string& good_path, co
       names.push_back(normalise_dist_name(name));
     }
   }
+  // Hashes of wheel files are remembered where the store keeps them (Store::index_dir).
+  const std::string index_dir = downloads_dir.empty() ? std::string() : parent_dir(downloads_dir) + "/index";
   // Wheels an earlier run downloaded are local now: never fetched again, usable offline.
   plan.download_dirs = download_dirs_for(downloads_dir, names);
   WheelSources sources = local;
@@ -104,10 +114,14 @@ RestorePlan check_restore(const EnvState& good, const std::string& good_path, co
       continue;  // nothing is installed: the interpreter runs as it is
     }
     for (const auto& [name, pin] : state->packages) {
-      RestoreSource source{*path, name, pin.version, "", false, {}, "", ""};
+      RestoreSource source{*path, name, pin.version, "", false, {}, "", "", {}};
       const WheelPin wheel_pin{pin.wheel.value_or(""), pin.sha256.value_or("")};
       if (const auto dist = find_distribution(sources, name, pin.version, state->python.version, wheel_pin)) {
         source.where = describe(*dist);
+        // Two files of one version with other bytes: the state does not say which it meant.
+        if (wheel_pin.empty()) {
+          source.others = other_builds(sources, *dist, state->python.version, index_dir);
+        }
       } else {
         source.missing = local_missing(sources, name, pin, wheel_pin, state->python.version);
         if (index != nullptr) {
@@ -120,6 +134,9 @@ RestorePlan check_restore(const EnvState& good, const std::string& good_path, co
             source.where = "index " + display_url(choice.file.url) +
                            (source.sha256.empty() ? " (the index gives no sha256)" : " (sha256 " + source.sha256 + ")");
             source.missing.clear();
+            if (wheel_pin.sha256.empty()) {
+              source.others = choice.others;
+            }
           } else {
             source.missing += "; " + choice.reason + " (looked in " + join(index->pages_for(name), ", ") + ")";
           }
@@ -146,7 +163,7 @@ RestorePlan check_restore(const EnvState& good, const std::string& good_path, co
         if (find_distribution(sources, name, build.version, bad.python.version)) {
           continue;
         }
-        RestoreSource source{"", name, build.version, "", true, build.file, build.file.sha256, ""};
+        RestoreSource source{"", name, build.version, "", true, build.file, build.file.sha256, "", {}};
         source.where = "index " + display_url(build.file.url) +
                        (source.sha256.empty() ? " (the index gives no sha256)" : " (sha256 " + source.sha256 + ")");
         plan.inner.push_back(std::move(source));
@@ -160,6 +177,9 @@ void print_restore_plan(const RestorePlan& plan, std::ostream& out) {
   for (const RestoreSource& source : plan.sources) {
     out << "restore: " << source.state_path << " /packages/" << source.name << " " << source.version << " <- "
         << source.where << "\n";
+    if (!source.others.empty()) {
+      out << "  (" << other_builds_note(source) << ")\n";
+    }
   }
   for (const RestoreSource& source : plan.inner) {
     out << "refine: /packages/" << source.name << " " << source.version << " <- " << source.where << "\n";
@@ -241,6 +261,12 @@ RestoreInputs restore_packages(RunOptions& options, const EnvState& good, const 
   }
   inputs.plan = check_restore(good, options.good_path, bad, options.bad_path,
                               WheelSources{options.wheel_dirs, options.uv_caches}, downloads, index ? &*index : nullptr);
+  // A choice the states leave open is said on every run, not only with --dry-run.
+  for (const RestoreSource& source : inputs.plan.sources) {
+    if (!source.others.empty()) {
+      spdlog::warn("{} {} <- {} ({})", source.name, source.version, source.where, other_builds_note(source));
+    }
+  }
   // At this point every pinned build has a source; downloads wait until the plan is wanted.
   std::vector<std::string> dirs = inputs.plan.download_dirs;
   if (!options.dry_run) {

@@ -21,6 +21,7 @@ struct RestoreSource {
   IndexFile file;           // when from_index: the file chosen
   std::string sha256;       // when from_index: the sha256 the download must have ("" when none is known)
   std::string missing;      // why it cannot be restored; "" when it can
+  std::vector<std::string> others{};  // other builds of this version with other content, not taken (no sha256 pinned)
 };
 
 // The sources of every package of both states, in state then name order.
@@ -45,7 +46,8 @@ RestorePlan check_restore(const EnvState& good, const std::string& good_path, co
                           const std::string& bad_path, const WheelSources& local, const std::string& downloads_dir,
                           PackageIndex* index);
 
-// Print one line per package and state: "restore: STATE /packages/NAME VERSION <- WHERE", then one
+// Print one line per package and state: "restore: STATE /packages/NAME VERSION <- WHERE" (naming
+// the other builds of that version when there are: the state's sha256 would choose), then one
 // per inner build: "refine: /packages/NAME VERSION <- WHERE".
 void print_restore_plan(const RestorePlan& plan, std::ostream& out);
 

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/version.hpp"
 #include "util/redact.hpp"
 #include "util/strings.hpp"
 
@@ -72,6 +73,28 @@ std::string show_container(const ContainerBase& value, const ContainerBase& othe
 
 // Two repo pins are the same environment when they name the same commit; paths may differ per file.
 bool same(const RepoPin& a, const RepoPin& b) { return a.commit == b.commit; }
+
+// Return the text in lower case (sha256 hex digits, as the wheel sources compare them).
+std::string lower_hex(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c); });
+  return text;
+}
+
+// Return the PEP 440 normal form of a version text ("1.0+CU128" -> "1.0+cu128"; the text itself when
+// it is not a version). Two spellings with one normal form always choose the same build.
+std::string normal_version(const std::string& text) {
+  const std::optional<Version> version = Version::parse(text);
+  return version ? version->to_string() : text;
+}
+
+// Two package pins are the same environment when they choose the same build: versions equal once
+// normalised (local labels are case-insensitive, "1.0-1" is "1.0.post1"), sha256 in either case, one
+// wheel file. "1.0" and "1.0.0" stay different: their wheel files are told apart by name.
+bool same(const PackagePin& a, const PackagePin& b) {
+  return normal_version(a.version) == normal_version(b.version) && a.wheel == b.wheel &&
+         a.sha256.has_value() == b.sha256.has_value() && (!a.sha256 || lower_hex(*a.sha256) == lower_hex(*b.sha256));
+}
 template <typename T>
 bool same(const T& a, const T& b) { return a == b; }
 

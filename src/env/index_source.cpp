@@ -103,6 +103,10 @@ IndexChoice choose_index_file(const std::vector<IndexFile>& files, std::string_v
       best = score;
       choice.found = true;
       choice.file = file;
+      choice.others.clear();
+    } else if (score == best && file.url != choice.file.url &&
+               (file.sha256.empty() || file.sha256 != choice.file.sha256)) {
+      choice.others.push_back(display_url(file.url));
     }
   }
   if (choice.found) {

@@ -26,13 +26,15 @@ struct IndexChoice {
   bool found = false;
   IndexFile file;      // when found
   std::string reason;  // when not found: what the indexes offered and why none fits
+  std::vector<std::string> others{};  // when found: URLs of files that tie with it, not known to hold the same bytes
 };
 
 // Return the wheel among `files` that is `name`==`version` exactly (PEP 440 normalised, local label
 // included), matches the pin (file name, sha256 when the index gives one) and fits CPython
 // `python_version` on Linux x86_64 best (wheel_tag_score; "" accepts every interpreter); the first
-// listed wins ties. Otherwise say why: no such version (naming the versions offered), only sdists,
-// or each wheel's misfit.
+// listed wins ties, and the tied files at other URLs whose sha256 is not known to be the same are
+// named in `others` (two indexes listing one version with different bytes). Otherwise say why: no
+// such version (naming the versions offered), only sdists, or each wheel's misfit.
 IndexChoice choose_index_file(const std::vector<IndexFile>& files, std::string_view name, std::string_view version,
                               std::string_view python_version, const WheelPin& pin);
 

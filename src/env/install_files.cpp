@@ -139,8 +139,18 @@ std::size_t install_entry(const StoreEntry& entry, const std::string& env_dir, c
         throw Error(entry.name + " " + entry.version + ": refusing the script " + problem, ExitCode::bad_input);
       }
     }
+    if (area == 'p' && rel == "pyvenv.cfg") {
+      // It names the environment's interpreter and whether the host's packages show: a wheel's copy
+      // would run another Python than the state's (pip would install it all the same).
+      throw Error(entry.name + " " + entry.version + ": refusing the data file pyvenv.cfg (it would replace the "
+                  "environment's own, which names its interpreter)", ExitCode::bad_input);
+    }
     if (kind == 'd') {
       if (::mkdir(target.c_str(), 0755) != 0) {
+        if (errno == ENAMETOOLONG) {
+          throw Error(entry.name + " " + entry.version + ": the path " + target + " is longer than the system allows",
+                      ExitCode::bad_input);
+        }
         if (errno != EEXIST) {
           throw Error("cannot create directory " + target + ": " + std::strerror(errno), ExitCode::environment);
         }
@@ -202,6 +212,10 @@ std::size_t install_entry(const StoreEntry& entry, const std::string& env_dir, c
       }
       if (errno == ENOTDIR) {
         throw Error(entry.name + " " + entry.version + ": a parent of " + target + " is a file", ExitCode::bad_input);
+      }
+      if (errno == ENAMETOOLONG) {
+        throw Error(entry.name + " " + entry.version + ": the path " + target + " is longer than the system allows",
+                    ExitCode::bad_input);
       }
       if (errno != EXDEV && errno != EPERM && errno != EMLINK) {
         throw Error("cannot link " + source + " to " + target + ": " + std::strerror(errno), ExitCode::environment);

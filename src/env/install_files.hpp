@@ -19,8 +19,9 @@ namespace detail {
 // of entry_points.txt with `python` in the shebang, INSTALLER, REQUESTED and the installed RECORD.
 // Append to `notes` the overwrites and the switch to copying. Return the number of files placed.
 // Throw Error (bad_input) naming the distribution when it would write through or over a link, mix
-// a file and a folder of one name, or name a script badly (script_name_problem); Error
-// (environment) when a file cannot be read, linked or written.
+// a file and a folder of one name, replace the environment's pyvenv.cfg, place a file past the
+// system's path length, or name a script badly (script_name_problem); Error (environment) when a
+// file cannot be read, linked or written.
 std::size_t install_entry(const StoreEntry& entry, const std::string& env_dir, const std::string& site,
                           const std::string& python, std::vector<std::string>& notes);
 

@@ -301,7 +301,9 @@ std::string mismatch_reason(const std::map<std::string, std::string>& wanted,
 
 std::string environment_key(const VenvRequest& request, const StoreOptions& options) {
   Store store(options.store_dir.empty() ? default_store_dir() : options.store_dir);
-  nlohmann::json key = {{"builder", "store/v3"}, {"python_version", request.python_version}};
+  // v4: of one folder's files alike but for their build tag, the highest tag is taken (was the first
+  // name): an environment built by v3 from such a folder may hold the other file.
+  nlohmann::json key = {{"builder", "store/v4"}, {"python_version", request.python_version}};
   // The interpreter: the file the venv's bin/python points at, by path and by content.
   const std::string python = request.python.empty() ? "python3" : request.python;
   const std::map<std::string, std::string> env = detail::helper_env();

@@ -1,6 +1,7 @@
 #include "env/unzip.hpp"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -87,12 +88,26 @@ bool fits(std::uint64_t offset, std::uint64_t length, std::size_t size) {
   return offset <= size && length <= size - offset;
 }
 
-// Return true when the archive path is safe to write under the destination: relative, no "..",
-// "." or empty part (a trailing '/' of a folder aside), no backslash or NUL.
-bool safe_name(std::string_view name) {
-  if (name.empty() || name.front() == '/' || name.find('\\') != std::string_view::npos ||
-      name.find('\0') != std::string_view::npos) {
-    return false;
+constexpr std::size_t k_max_part = 255;  // NAME_MAX on Linux filesystems: a longer part cannot be created
+
+// Return why the archive path is not safe to write under the destination, "" when it is: it must be
+// relative, without "..", "." or empty parts (a trailing '/' of a folder aside), backslash, NUL,
+// line break (the store's manifest is one name a line), or a part longer than a file name can be.
+std::string name_problem(std::string_view name) {
+  if (name.empty()) {
+    return "an empty name";
+  }
+  if (name.front() == '/') {
+    return "an absolute path";
+  }
+  if (name.find('\\') != std::string_view::npos) {
+    return "a backslash";
+  }
+  if (name.find('\0') != std::string_view::npos) {
+    return "a NUL byte";
+  }
+  if (name.find_first_of("\n\r") != std::string_view::npos) {
+    return "a line break";
   }
   if (name.back() == '/') {
     name.remove_suffix(1);
@@ -105,11 +120,30 @@ bool safe_name(std::string_view name) {
     }
     const std::string_view part = name.substr(start, end - start);
     if (part.empty() || part == "." || part == "..") {
-      return false;
+      return "'..', '.' or an empty part";
+    }
+    if (part.size() > k_max_part) {
+      return "a part of " + std::to_string(part.size()) + " bytes, longer than a file name may be (" +
+             std::to_string(k_max_part) + ")";
     }
     start = end + 1;
   }
-  return true;
+  return "";
+}
+
+// Return the name as a message shows it: control bytes as \xNN, cut after 120 bytes.
+std::string printable(std::string_view name) {
+  std::string out;
+  for (const char c : name.substr(0, 120)) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      const char* hex = "0123456789abcdef";
+      out += std::string("\\x") + hex[byte >> 4] + hex[byte & 15];
+    } else {
+      out += c;
+    }
+  }
+  return name.size() > 120 ? out + "... (" + std::to_string(name.size()) + " bytes)" : out;
 }
 
 // Refuse two members with one name and a name that is a file in one member and a folder in another.
@@ -134,6 +168,13 @@ void check_names(const std::vector<ZipMember>& members, const std::string& label
       throw Error(label + ": '" + std::string(file) + "' is both a file and a folder", ExitCode::bad_input);
     }
   }
+}
+
+// Return the refusal of an entry whose path under the destination is longer than the system allows
+// (ENAMETOOLONG): the wheel's name, not the machine, is at fault.
+Error too_long(const std::string& label, const std::string& name) {
+  return Error(label + ": refusing entry '" + printable(name) + "' (the path it unpacks to is longer than the system allows)",
+               ExitCode::bad_input);
 }
 
 void write_all(int fd, const unsigned char* data, std::size_t size, const std::string& path) {
@@ -258,8 +299,8 @@ std::vector<ZipMember> read_zip_directory(const unsigned char* d, std::size_t n,
       }
       k += 4 + field;
     }
-    if (!safe_name(e.name)) {
-      throw Error(label + ": refusing entry '" + e.name + "' (absolute path, '..', '.' or empty part)", ExitCode::bad_input);
+    if (const std::string problem = name_problem(e.name); !problem.empty()) {
+      throw Error(label + ": refusing entry '" + printable(e.name) + "' (" + problem + ")", ExitCode::bad_input);
     }
     if (e.name.back() != '/') {
       if (e.method != 0 && e.method != 8) {
@@ -366,6 +407,12 @@ std::vector<std::string> extract_zip(const std::string& zip_path, const std::str
   const MappedFile file(zip_path);
   const std::vector<ZipMember> members = read_zip_directory(file.data(), file.size(), zip_path, limits);
   // At this point every name is unique, safe and never both a file and a folder.
+  // A path past PATH_MAX could be created only part way, and not removed again by path: refused first.
+  for (const ZipMember& e : members) {
+    if (dest_dir.size() + 1 + e.name.size() >= PATH_MAX) {
+      throw too_long(zip_path, e.name);
+    }
+  }
 
   make_dirs(dest_dir);
   std::set<std::string> made_dirs;
@@ -376,7 +423,8 @@ std::vector<std::string> extract_zip(const std::string& zip_path, const std::str
       if (made_dirs.insert(dir).second) {
         std::string full = dest_dir + "/" + dir;
         if (::mkdir(full.c_str(), 0755) != 0 && errno != EEXIST) {
-          throw Error(full + ": cannot create directory: " + std::strerror(errno), ExitCode::environment);
+          throw errno == ENAMETOOLONG ? too_long(zip_path, rel)
+                                      : Error(full + ": cannot create directory: " + std::strerror(errno), ExitCode::environment);
         }
       }
     }
@@ -412,7 +460,8 @@ std::vector<std::string> extract_zip(const std::string& zip_path, const std::str
         // A new file, never through a link: the folder is fresh and every name is unique.
         int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, e.executable ? 0755 : 0644);
         if (fd < 0) {
-          throw Error(target + ": cannot create: " + std::strerror(errno), ExitCode::environment);
+          throw errno == ENAMETOOLONG ? too_long(zip_path, e.name)
+                                      : Error(target + ": cannot create: " + std::strerror(errno), ExitCode::environment);
         }
         try {
           unpack_member(file.data(), file.size(), e, zip_path,

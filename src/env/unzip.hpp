@@ -31,9 +31,10 @@ struct ZipMember {
 };
 
 // Return the members of the zip image `data` (`size` bytes), every offset and size checked against
-// the image, names unique and safe (no absolute path, "..", "." or empty part, no NUL, no name that
-// is both a file and a folder), their declared sizes summing to at most `limits`. Throw Error
-// (bad_input) naming `label` when the image is not such an archive.
+// the image, names unique and safe (no absolute path, "..", "." or empty part, no backslash, NUL or
+// line break, no part longer than 255 bytes, no name that is both a file and a folder), their
+// declared sizes summing to at most `limits`. Throw Error (bad_input) naming `label` when the image
+// is not such an archive.
 std::vector<ZipMember> read_zip_directory(const unsigned char* data, std::size_t size, const std::string& label,
                                           const ZipLimits& limits);
 
@@ -48,7 +49,8 @@ void unpack_member(const unsigned char* data, std::size_t size, const ZipMember&
 // `dest_dir` (created), keeping the executable bit, creating each file new (never through a link),
 // on one thread per core when the archive holds more than 64 MiB; return the relative paths of the
 // files written, in the archive's order. Throw Error (bad_input) naming the archive when
-// read_zip_directory or unpack_member refuses it; Error (environment) when writing fails.
+// read_zip_directory or unpack_member refuses it or a member's path is longer than the system allows
+// under `dest_dir`; Error (environment) when writing fails otherwise.
 std::vector<std::string> extract_zip(const std::string& zip_path, const std::string& dest_dir,
                                      const ZipLimits& limits = zip_limits_from_env());
 

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -52,7 +53,11 @@ std::vector<UvArchive> scan_uv_cache(const std::string& cache_dir, const std::st
   std::vector<UvArchive> found;
   const std::string wanted = normalise_dist_name(name);
   const std::string archive_root = cache_dir + "/archive-v0";
-  for (const std::string& id : list_dir(archive_root)) {
+  // In name order, not the directory's: of two archives of one version the first found is taken,
+  // and that must be the same one on every machine and every run.
+  std::vector<std::string> ids = list_dir(archive_root);
+  std::sort(ids.begin(), ids.end());
+  for (const std::string& id : ids) {
     const std::string dir = archive_root + "/" + id;
     std::vector<std::string> dist_infos;
     for (const std::string& entry : list_dir(dir)) {

@@ -20,7 +20,8 @@ std::string default_uv_cache_dir();
 // Return the unpacked wheels in the uv cache at `cache_dir` whose dist-info folder names the
 // distribution `name` (PEP 503 compared; every distribution when `name` is empty), version and name
 // read from their METADATA. Archives without exactly one top-level dist-info (uv's cached tool
-// environments) are not wheels and are left out. A missing cache gives an empty list.
+// environments) are not wheels and are left out. A missing cache gives an empty list; the archives
+// come in the order of their folder names.
 std::vector<UvArchive> scan_uv_cache(const std::string& cache_dir, const std::string& name = "");
 
 }  // namespace envbisect

@@ -83,6 +83,40 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+std::string parent_of(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash);
+}
+
+// Return the build tag of the wheel file at `path` ("" when it has none).
+std::string build_tag_of(const std::string& path) {
+  const auto parsed = parse_wheel_name(base_name(path));
+  return parsed ? parsed->build : std::string();
+}
+
+// Return whether build tag `a` sorts before `b` as PEP 427 orders them: no tag first, then by the
+// leading number, then by the rest as text.
+bool build_tag_less(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty()) {
+    return a.empty() && !b.empty();
+  }
+  auto split = [](const std::string& tag) {
+    std::size_t digits = 0;
+    while (digits < tag.size() && tag[digits] >= '0' && tag[digits] <= '9') {
+      ++digits;
+    }
+    std::string number = tag.substr(0, digits);
+    number.erase(0, std::min(number.find_first_not_of('0'), number.size()));
+    return std::pair<std::string, std::string>(number, tag.substr(digits));
+  };
+  const auto [a_number, a_rest] = split(a);
+  const auto [b_number, b_rest] = split(b);
+  if (a_number.size() != b_number.size()) {
+    return a_number.size() < b_number.size();  // numbers of any length, compared without overflow
+  }
+  return a_number != b_number ? a_number < b_number : a_rest < b_rest;
+}
+
 }  // namespace
 
 std::string wheel_sha256(const std::string& path, const std::string& index_dir) {
@@ -247,6 +281,7 @@ std::optional<Distribution> find_distribution(const WheelSources& sources, std::
       found.push_back(std::move(dist));
     }
   }
+  std::optional<Distribution> chosen;
   for (Distribution& dist : found) {
     if (normalised_version(dist.version) != wanted) {
       continue;
@@ -263,9 +298,50 @@ std::optional<Distribution> find_distribution(const WheelSources& sources, std::
         continue;
       }
     }
-    return std::move(dist);
+    if (!chosen) {
+      chosen = std::move(dist);
+      continue;
+    }
+    // PEP 427: of files alike but for the build tag (one folder, same tags), the highest tag is the
+    // build, as pip and uv take it ("p-2.0-10-..." over "p-2.0-9-...", either over no tag).
+    if (chosen->kind == SourceKind::wheel && dist.kind == SourceKind::wheel && chosen->tags == dist.tags &&
+        parent_of(chosen->path) == parent_of(dist.path) &&
+        build_tag_less(build_tag_of(chosen->path), build_tag_of(dist.path))) {
+      chosen = std::move(dist);
+    }
   }
-  return std::nullopt;
+  return chosen;
+}
+
+std::vector<std::string> other_builds(const WheelSources& sources, const Distribution& chosen,
+                                      std::string_view python_version, const std::string& index_dir) {
+  std::vector<std::string> others;
+  const std::string wanted = normalised_version(chosen.version);
+  std::string chosen_content;
+  for (const Distribution& dist : list_distributions(sources, chosen.name)) {
+    if (dist.path == chosen.path || dist.kind != chosen.kind || normalised_version(dist.version) != wanted ||
+        (dist.kind == SourceKind::wheel && !wheel_tags_compatible(dist.tags, python_version))) {
+      continue;
+    }
+    // Only other bytes make another build: a copy of the same wheel in a second folder is the same one.
+    if (dist.kind == SourceKind::wheel) {
+      if (chosen_content.empty()) {
+        chosen_content = wheel_sha256(chosen.path, index_dir);
+      }
+      if (wheel_sha256(dist.path, index_dir) == chosen_content) {
+        continue;
+      }
+    } else {
+      if (chosen_content.empty()) {
+        chosen_content = read_file_or_empty(chosen.path + "/" + chosen.dist_info + "/RECORD");
+      }
+      if (read_file_or_empty(dist.path + "/" + dist.dist_info + "/RECORD") == chosen_content) {
+        continue;
+      }
+    }
+    others.push_back(dist.path);
+  }
+  return others;
 }
 
 std::string describe_missing_pin(const WheelSources& sources, std::string_view name, std::string_view version,

@@ -62,12 +62,20 @@ std::string wheel_sha256(const std::string& path, const std::string& index_dir =
 
 // Return the build of `name` whose version equals `version` exactly (PEP 440 normalised, local label
 // included: "2.11.0+cu128" never matches "2.11.0+cu130" nor "2.11.0") and that suits
-// `python_version`; wheel folders win over uv caches, then the first found. With a `pin`, only a
-// wheel file can match: one named like pin.wheel (an existing absolute path is a source itself) and
+// `python_version`; wheel folders win over uv caches, then the first found, except that of wheel
+// files in one folder that differ only in their build tag the highest tag wins (PEP 427). With a
+// `pin`, only a wheel file can match: one named like pin.wheel (an existing absolute path is a source itself) and
 // whose content hashes to pin.sha256; hashes are remembered in `index_dir` when given.
 std::optional<Distribution> find_distribution(const WheelSources& sources, std::string_view name,
                                               std::string_view version, std::string_view python_version,
                                               const WheelPin& pin = WheelPin{}, const std::string& index_dir = "");
+
+// Return the paths of the other builds find_distribution could have meant by `chosen`'s name and
+// version for `python_version`: wheel files with other bytes than `chosen` (when it is a wheel), or
+// uv archives with another RECORD (when it is one); copies of the same bytes are not listed. Hashes
+// are remembered in `index_dir` when given.
+std::vector<std::string> other_builds(const WheelSources& sources, const Distribution& chosen,
+                                      std::string_view python_version, const std::string& index_dir = "");
 
 // Return the message for a pinned build that find_distribution did not find: the package, the
 // version, the wheel file name and sha256 wanted, and every folder and cache looked in.

@@ -165,6 +165,19 @@ TEST_CASE("same version from another wheel is a delta that says what differs", "
   CHECK(describe(deltas[0]) == "packages/x 1.0 (sha256:aaaaaaaaaaaa) -> 1.0 (sha256:bbbbbbbbbbbb)");
 }
 
+TEST_CASE("versions and hashes spelled two ways for one build are no delta", "[core][delta]") {
+  const std::string hash(64, 'a');
+  std::string upper_hash(64, 'A');
+  EnvState good = parse_state(R"({"format": 1, "packages": {"torch": "2.11.0+CU128", "a": "1.0-1", "b": "v2.0",
+      "c": {"version": "1.0", "sha256": ")" + upper_hash + R"("}, "d": "1.0"}})", "g");
+  EnvState bad = parse_state(R"({"format": 1, "packages": {"torch": "2.11.0+cu128", "a": "1.0.post1", "b": "2.0",
+      "c": {"version": "1.0", "sha256": ")" + hash + R"("}, "d": "1.0.0"}})", "b");
+  // "1.0" and "1.0.0" are equal in PEP 440 order but name different wheel files: still a delta.
+  const std::vector<Delta> deltas = diff_states(good, bad);
+  REQUIRE(deltas.size() == 1);
+  CHECK(describe(deltas[0]) == "packages/d 1.0 -> 1.0.0");
+}
+
 TEST_CASE("a state nested 100,000 levels deep is bad input, not a crash", "[core][state]") {
   const std::size_t depth = 100000;
   // Under "format", whose message quotes the value: dumping 100,000 levels recursively overflowed the stack.

@@ -148,3 +148,24 @@ TEST_CASE("the builds between two ends are one per public version, the bad end's
   CHECK(down[1].version == "2.10.0+cu128");
   CHECK(index_versions_between(files, "torch", "2.11.0+cu128", "2.11.0+cu130", "3.12").empty());
 }
+
+TEST_CASE("files that tie with the one chosen and may hold other bytes are named", "[index]") {
+  // Two indexes listing numpy 2.0 for the same interpreter: with one sha256 it is one build; with
+  // two, or none given, the state does not say which it means.
+  IndexFile mirror = file_named("numpy-2.0-py3-none-any.whl", k_a);
+  mirror.url = "http://mirror/numpy-2.0-py3-none-any.whl";
+  IndexFile other = file_named("numpy-2.0-py3-none-any.whl", k_b);
+  other.url = "http://other/numpy-2.0-py3-none-any.whl";
+  IndexFile unhashed = file_named("numpy-2.0-py3-none-any.whl");
+  unhashed.url = "http://plain/numpy-2.0-py3-none-any.whl";
+  const IndexFile worse = file_named("numpy-2.0-py2-none-any.whl", k_b);
+  const IndexChoice same = choose_index_file({file_named("numpy-2.0-py3-none-any.whl", k_a), mirror, worse}, "numpy",
+                                             "2.0", "3.12", WheelPin{});
+  REQUIRE(same.found);
+  CHECK(same.others.empty());
+  const IndexChoice open = choose_index_file({file_named("numpy-2.0-py3-none-any.whl", k_a), other, unhashed}, "numpy",
+                                             "2.0", "3.12", WheelPin{});
+  REQUIRE(open.found);
+  CHECK(open.file.url == "http://h/f/numpy-2.0-py3-none-any.whl");
+  CHECK(open.others == std::vector<std::string>{other.url, unhashed.url});
+}

@@ -1,6 +1,8 @@
 #include "env/install_files.hpp"
 #include "env/materialize.hpp"
+#include "env/store.hpp"
 #include "env/venv_skeleton.hpp"
+#include "util/error.hpp"
 #include "util/hash.hpp"
 
 #include "exec/runner.hpp"
@@ -194,4 +196,70 @@ TEST_CASE("a helper's failure names it and quotes the end of its stderr", "[env]
   not_spawned.spawn_error = "no such file";
   CHECK(envbisect::detail::process_failure("checking python9's version", not_spawned, err.string()) ==
         "checking python9's version: no such file");
+}
+
+TEST_CASE("a file whose path in the environment is longer than the system allows is bad input, not a harness error", "[env][install_files]") {
+  // The store's entry folder is short, the environment's folder long: the wheel unpacked in the
+  // store, and failed as "cannot link" (environment: the whole run stopped) when installed.
+  TempDir dir("install");
+  std::string rel = "pkg";
+  for (int i = 0; i < 14; ++i) {
+    rel += "/" + std::string(250, 'd');
+  }
+  const std::string file = rel + "/x.py";
+  envbisect::StoreEntry entry;
+  entry.dir = (dir.path / "e").string();
+  entry.name = "deep";
+  entry.version = "1.0";
+  entry.dist_info = "deep-1.0.dist-info";
+  std::string manifest;
+  for (std::size_t slash = rel.find('/'); slash != std::string::npos; slash = rel.find('/', slash + 1)) {
+    manifest += "sd " + rel.substr(0, slash) + "\n";
+  }
+  manifest += "sd " + rel + "\nsf " + file + "\n";
+  write(dir.path / "e" / "manifest", manifest);
+  write(dir.path / "e" / "site" / file, "x = 1\n");
+  std::string env = (dir.path / "env").string();
+  for (int i = 0; i < 4; ++i) {
+    env += "/" + std::string(200, 'v');
+  }
+  const std::string site = env + "/lib/python3.11/site-packages";
+  fs::create_directories(site);
+  fs::create_directories(env + "/bin");
+  std::vector<std::string> notes;
+  try {
+    envbisect::detail::install_entry(entry, env, site, env + "/bin/python", notes);
+    FAIL("installed a file past PATH_MAX");
+  } catch (const envbisect::Error& e) {
+    CHECK(e.code() == envbisect::ExitCode::bad_input);
+    CHECK(std::string(e.what()).find("deep 1.0: the path ") != std::string::npos);
+    CHECK(std::string(e.what()).find("is longer than the system allows") != std::string::npos);
+  }
+}
+
+TEST_CASE("a wheel's data file may not replace the environment's pyvenv.cfg", "[env][install_files]") {
+  // "p-2.0.data/data/pyvenv.cfg" with "home = /usr/bin" and "include-system-site-packages = true"
+  // replaced the venv's own: the candidate ran the state's executable on another Python's stdlib.
+  TempDir dir("install");
+  envbisect::StoreEntry entry;
+  entry.dir = (dir.path / "e").string();
+  entry.name = "p";
+  entry.version = "2.0";
+  entry.dist_info = "p-2.0.dist-info";
+  write(dir.path / "e" / "manifest", "sd p\nsf p/__init__.py\npf pyvenv.cfg\n");
+  write(dir.path / "e" / "site" / "p" / "__init__.py", "");
+  write(dir.path / "e" / "data" / "pyvenv.cfg", "home = /usr/bin\ninclude-system-site-packages = true\n");
+  const std::string env = (dir.path / "env").string();
+  write(dir.path / "env" / "pyvenv.cfg", "home = /opt/python/bin\n");
+  fs::create_directories(env + "/bin");
+  fs::create_directories(env + "/lib/python3.11/site-packages");
+  std::vector<std::string> notes;
+  try {
+    envbisect::detail::install_entry(entry, env, env + "/lib/python3.11/site-packages", env + "/bin/python", notes);
+    FAIL("installed over pyvenv.cfg");
+  } catch (const envbisect::Error& e) {
+    CHECK(e.code() == envbisect::ExitCode::bad_input);
+    CHECK(std::string(e.what()).find("p 2.0: refusing the data file pyvenv.cfg") != std::string::npos);
+  }
+  CHECK(slurp(dir.path / "env" / "pyvenv.cfg") == "home = /opt/python/bin\n");
 }

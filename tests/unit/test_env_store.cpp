@@ -311,3 +311,34 @@ TEST_CASE("gc removes shared environments unused for the period, never one being
   CHECK(fs::exists(envs / "recent" / "envbisect-built.json"));
   CHECK(fs::exists(envs / "building" / "envbisect-built.json"));
 }
+
+TEST_CASE("a wheel whose dist-info folder names another distribution is bad input", "[env_store]") {
+  // q-9.9.dist-info holding p's METADATA: importlib.metadata.version("p") found nothing in the candidate.
+  TempDir dir("store");
+  const fs::path wheels = dir.path / "wheels";
+  build_wheels(wheels, {{"p", "2.0",
+                         {{"p/__init__.py", ""},
+                          {"q-9.9.dist-info/METADATA", "Metadata-Version: 2.1\nName: p\nVersion: 2.0\n"},
+                          {"q-9.9.dist-info/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}},
+                         {}, WheelLayout::as_given},
+                        {"foo-bar", "1.0",
+                         {{"foo_bar/__init__.py", ""},
+                          {"foo-bar-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: foo-bar\nVersion: 1.0\n"},
+                          {"foo-bar-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}},
+                         {}, WheelLayout::as_given}});
+  envbisect::Store store((dir.path / "store").string());
+  const auto p = envbisect::find_distribution({{wheels.string()}, {}}, "p", "2.0", "3.11");
+  REQUIRE(p);
+  try {
+    store.ensure(*p);
+    FAIL("accepted q-9.9.dist-info for p 2.0");
+  } catch (const envbisect::Error& e) {
+    CHECK(e.code() == envbisect::ExitCode::bad_input);
+    CHECK(std::string(e.what()).find("its dist-info folder q-9.9.dist-info is not named for p") != std::string::npos);
+  }
+  CHECK(count_entries(dir.path / "store" / "v1" / "dists") == 0);
+  // An unescaped name ("foo-bar-1.0.dist-info", as old tools wrote it) is foo-bar's folder still, as pip reads it.
+  const auto foo = envbisect::find_distribution({{wheels.string()}, {}}, "foo-bar", "1.0", "3.11");
+  REQUIRE(foo);
+  CHECK(store.ensure(*foo).dist_info == "foo-bar-1.0.dist-info");
+}

@@ -118,6 +118,55 @@ TEST_CASE("duplicate names, a file that is also a folder, and unsafe paths are b
   }
 }
 
+TEST_CASE("names no filesystem can hold are refused by name, as bad input, before anything is written", "[env][unzip]") {
+  // Each was written, or failed as a harness error (exit 3 for the whole run), or failed later naming
+  // a temp file of the store instead of the wheel.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"pkg\\evil.py", "a backslash"},
+      {"pkg/a\nb.py", "refusing entry 'pkg/a\\x0ab.py' (a line break)"},
+      {"pkg/a\rb.py", "a line break"},
+      {"pkg/" + std::string(256, 'a') + ".py", "a part of 259 bytes, longer than a file name may be (255)"},
+      {"", "an empty name"},
+  };
+  for (const auto& [name, text] : cases) {
+    TempDir dir("unzip");
+    const fs::path zip = write_zip(dir, make_zip({{"pkg/__init__.py", "x"}, {name, "x"}}));
+    try {
+      envbisect::extract_zip(zip.string(), (dir.path / "out").string());
+      FAIL("accepted the entry " << name.size() << " bytes long");
+    } catch (const Error& e) {
+      CHECK(e.code() == ExitCode::bad_input);
+      CHECK(says(e, zip.string() + ": refusing entry"));
+      CHECK(says(e, text));
+    }
+    CHECK(!fs::exists(dir.path / "out" / "pkg"));
+  }
+  // 255 bytes a part is a name a file may have.
+  TempDir dir("unzip");
+  const std::string longest = "pkg/" + std::string(252, 'b') + ".py";
+  const fs::path zip = write_zip(dir, make_zip({{longest, "x"}}));
+  CHECK(envbisect::extract_zip(zip.string(), (dir.path / "out").string()).size() == 1);
+}
+
+TEST_CASE("a path longer than the system allows under the destination is bad input naming the entry", "[env][unzip]") {
+  // 20 parts of 250 bytes: every part is a fine name, the whole is past PATH_MAX (4096).
+  std::string deep = "pkg";
+  for (int i = 0; i < 20; ++i) {
+    deep += "/" + std::string(250, 'd');
+  }
+  TempDir dir("unzip");
+  const fs::path zip = write_zip(dir, make_zip({{"pkg/__init__.py", "x"}, {deep + "/x.py", "x"}}));
+  try {
+    envbisect::extract_zip(zip.string(), (dir.path / "out").string());
+    FAIL("accepted a path past PATH_MAX");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::bad_input);
+    CHECK(says(e, "the path it unpacks to is longer than the system allows"));
+  }
+  // Refused before any folder was made: one made part way could not be removed by its path.
+  CHECK(!fs::exists(dir.path / "out" / "pkg"));
+}
+
 TEST_CASE("truncated and garbage archives are bad input", "[env][unzip]") {
   const std::string good = make_zip({{"pkg/a.py", std::string(5000, 'q'), true}});
   CHECK(refusal(good.substr(0, good.size() / 2)).code() == ExitCode::bad_input);

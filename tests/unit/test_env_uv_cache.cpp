@@ -45,3 +45,12 @@ TEST_CASE("uv cache written by uv 0.11.15: names compare as PEP 503, all distrib
   CHECK(scan_uv_cache(k_cache, "fauxvision").empty());
   CHECK(scan_uv_cache(k_cache + "/no-such-cache", "fauxtorch").empty());
 }
+
+TEST_CASE("uv cache archives come in the order of their folder names, not the directory's", "[env][uv_cache]") {
+  // Two archives of one version (a rebuilt wheel): the first listed is the one a run takes, so the
+  // order may not depend on how the filesystem happens to list the folder.
+  const std::vector<UvArchive> archives = scan_uv_cache(k_cache);
+  REQUIRE(archives.size() == 8);
+  CHECK(std::is_sorted(archives.begin(), archives.end(),
+                       [](const UvArchive& a, const UvArchive& b) { return a.dir < b.dir; }));
+}

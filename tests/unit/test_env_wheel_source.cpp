@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -138,4 +139,41 @@ TEST_CASE("an indexed source lists each package's builds as a scan of the folder
   const auto found = envbisect::find_distribution(indexed, "ALPHA", "1.1", "3.11");
   REQUIRE(found);
   CHECK(found->path == (dir.path / "a" / "alpha-1.1-py3-none-any.whl").string());
+}
+
+TEST_CASE("of one version's builds the highest build tag wins, and the builds not taken are named", "[env][wheel_source]") {
+  TempDir dir("wheel-build-tags");
+  build_wheels(dir.path / "a", {{"alpha", "1.0", {{"alpha/__init__.py", "BUILD = 'plain'\n"}}, {}}});
+  const fs::path plain = dir.path / "a" / "alpha-1.0-py3-none-any.whl";
+  // Same tags, build tags 1, 2, 9 and 10: pip takes 10 (a number: "9" sorts after "10" as text), the
+  // first name in the folder was "1".
+  for (const char* tag : {"1", "2", "9", "10"}) {
+    fs::copy_file(plain, dir.path / "a" / ("alpha-1.0-" + std::string(tag) + "-py3-none-any.whl"));
+    std::ofstream(dir.path / "a" / ("alpha-1.0-" + std::string(tag) + "-py3-none-any.whl"), std::ios::app) << tag;
+  }
+  const WheelSources sources{{(dir.path / "a").string()}, {}};
+  const auto chosen = envbisect::find_distribution(sources, "alpha", "1.0", "3.11");
+  REQUIRE(chosen);
+  CHECK(fs::path(chosen->path).filename() == "alpha-1.0-10-py3-none-any.whl");
+  // The others have other bytes: each is named as a build the state could have meant.
+  std::vector<std::string> others = envbisect::other_builds(sources, *chosen, "3.11");
+  std::sort(others.begin(), others.end());
+  REQUIRE(others.size() == 4);
+  CHECK(fs::path(others[0]).filename() == "alpha-1.0-1-py3-none-any.whl");
+  CHECK(fs::path(others[3]).filename() == "alpha-1.0-py3-none-any.whl");
+}
+
+TEST_CASE("a copy of the same wheel in a second folder is no other build", "[env][wheel_source]") {
+  const TwoBuilds builds;
+  fs::create_directories(builds.dir.path / "copy");
+  fs::copy_file(builds.wheel(builds.first), builds.dir.path / "copy" / "alpha-1.0-py3-none-any.whl");
+  const auto chosen = envbisect::find_distribution(WheelSources{{builds.first.string()}, {}}, "alpha", "1.0", "3.11");
+  REQUIRE(chosen);
+  CHECK(envbisect::other_builds(WheelSources{{builds.first.string(), (builds.dir.path / "copy").string()}, {}}, *chosen,
+                                "3.11")
+            .empty());
+  const std::vector<std::string> others =
+      envbisect::other_builds(WheelSources{{builds.first.string(), builds.second.string()}, {}}, *chosen, "3.11");
+  REQUIRE(others.size() == 1);
+  CHECK(others[0] == builds.wheel(builds.second));
 }
