@@ -164,9 +164,23 @@ void print_summary(std::ostream& out, const Findings& findings, const json& resu
     if (!findings.boundary.is_null() && boundary_ok) {
       const bool resolved = std::all_of(findings.refinements.begin(), findings.refinements.end(),
                                         [](const json& r) { return r.value("found", false); });
-      out << (resolved ? "verified: the last good and the first bad candidate gave the same answers on a second run\n"
-                       : "re-run: the last good and the lowest bad candidate gave the same answers on a second run; "
-                         "the first bad between them stays undecided\n");
+      // Which pair was re-run: a refinement's last good and first bad, or (no refinement ended on one
+      // point, or none was made) bad minus the causes and good plus the cause. Journals before "of"
+      // re-ran a refinement's pair exactly when one ended on a point.
+      const bool any_found = std::any_of(findings.refinements.begin(), findings.refinements.end(),
+                                         [](const json& r) { return r.value("found", false); });
+      const bool of_refinement = findings.boundary.value("of", any_found ? "refinement" : "causes") == "refinement";
+      if (of_refinement) {
+        out << (resolved ? "verified: the last good and the first bad candidate gave the same answers on a second run\n"
+                         : "re-run: the last good and the first bad candidate of the first resolved refinement gave "
+                           "the same answers on a second run; the other refinements stay undecided\n");
+      } else {
+        out << "re-run: bad minus the causes and good plus the cause gave the same answers on a second run"
+            << (result.value("rereads_anchors", false) ? " (they are the good and the bad anchor: nothing new verified)"
+                                                       : "")
+            << (resolved ? "" : "; the first bad inside the refined axis stays undecided (its points were not re-run)")
+            << "\n";
+      }
     }
     if (!boundary_ok) {
       out << "NOT verified: a boundary candidate gave a different answer on its second run (the test is not "

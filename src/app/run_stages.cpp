@@ -105,7 +105,9 @@ nlohmann::json verify_boundary(const StageContext& context, const std::vector<Ax
           std::string(to_string(delta.dimension)) + "/" + delta.name + " = " + point);
     }
   }
-  if (last_good_first_bad.empty()) {
+  // No refined axis ended on one first bad point: the answer rests on the causes themselves.
+  const bool of_refinement = !last_good_first_bad.empty();
+  if (!of_refinement) {
     DeltaSet reverted;
     for (const DeltaSet& cause : isolation.causes) {
       reverted.insert(reverted.end(), cause.begin(), cause.end());
@@ -130,7 +132,7 @@ nlohmann::json verify_boundary(const StageContext& context, const std::vector<Ax
     checks.push_back({{"label", last_good_first_bad[i].second}, {"expected", to_string(expected)},
                       {"verdict", to_string(verdict)}});
   }
-  json out = {{"checks", checks}, {"ok", ok}};
+  json out = {{"checks", checks}, {"ok", ok}, {"of", of_refinement ? "refinement" : "causes"}};
   context.journal.append({{"type", "verify"}, {"verify", out}});
   return out;
 }

@@ -47,8 +47,8 @@ using RerunCandidate = std::function<Verdict(const Candidate&, const std::string
 
 // Verify a pass/fail answer by running once more each of the two candidates it rests on: the last good
 // and the first bad point of the first refined axis, else bad minus the causes and good plus the
-// cause. Return {checks: [{label, expected, verdict}], ok} (ok: each came back as expected); print
-// one line per check.
+// cause. Return {checks: [{label, expected, verdict}], ok, of} (ok: each came back as expected; of:
+// "refinement" or "causes", which pair was run); print one line per check.
 nlohmann::json verify_boundary(const StageContext& context, const std::vector<Axis>& axes, const Isolation& isolation,
                                const nlohmann::json& refinements, const EnvState& cause_state,
                                const RerunCandidate& rerun);
