@@ -122,14 +122,17 @@ std::vector<Axis> plan_axes(const std::vector<Delta>& deltas, const EnvState& go
     if (delta.dimension == Dimension::packages) {
       std::vector<std::string> points = version_points(delta.name, *delta.good, *delta.bad, files);
       if (!points.empty()) {
-        axes.push_back({i, "versions", points, std::nullopt, {}, {}});
+        axes.push_back({i, "versions", points, std::nullopt, {}, {}, {}});
       }
     } else if (delta.dimension == Dimension::repos && good.repos.at(delta.name).path == bad.repos.at(delta.name).path) {
       // `git rev-list bad ^good` (or its first-parent line); a good commit that is not an ancestor of
-      // bad leaves the repo a toggle.
+      // bad brings the merge bases to test first.
       CommitRange range = commits_between(good.repos.at(delta.name).path, *delta.good, *delta.bad, first_parent);
-      if (range.good_is_ancestor && range.commits.size() >= 2) {
-        Axis axis{i, "commits", {*delta.good}, std::nullopt, {}, {}};
+      if (range.commits.size() >= 2) {
+        Axis axis{i, "commits", {*delta.good}, std::nullopt, {}, {}, {}};
+        if (!range.good_is_ancestor) {
+          axis.merge_bases = range.merge_bases;
+        }
         bool merges = false;
         for (const RangeCommit& commit : range.commits) {
           axis.points.push_back(commit.id);
@@ -151,7 +154,7 @@ std::vector<Axis> plan_axes(const std::vector<Delta>& deltas, const EnvState& go
       const std::int64_t from = std::stoll(*delta.good);
       const std::int64_t to = std::stoll(*delta.bad);
       if ((to > from ? to - from : from - to) >= 2) {  // both >= 0: the difference cannot overflow
-        Axis axis{i, "numbers", {}, NumberRange{from, to}, {}, {}};
+        Axis axis{i, "numbers", {}, NumberRange{from, to}, {}, {}, {}};
         axes.push_back(axis);
       }
     }

@@ -32,6 +32,47 @@ nlohmann::json refine_cause(const StageContext& context, const std::vector<Axis>
       cut = cut || (verdict == Verdict::skip && context.stopped && context.stopped());
       return verdict;
     };
+    // Good is not an ancestor of bad: the range leaves through the merge bases, asked first as git
+    // bisect asks them. Only when each is good may the search assume the range's outside parents good.
+    std::string base_note;
+    std::string bad_base;
+    int bases_asked = 0;
+    for (const std::string& base : axis.merge_bases) {
+      ++bases_asked;
+      EnvState state = cause_state;
+      state.repos[delta.name].commit = base;
+      state.repos[delta.name].ref.clear();
+      const std::string label = std::string(to_string(delta.dimension)) + "/" + delta.name + " = " + base;
+      const Verdict verdict = context.decide(context.evaluator.candidate_for(state, cause), "refine", label + " (merge base)");
+      if (verdict == Verdict::good) {
+        continue;
+      }
+      bad_base = base;
+      const bool stopped = verdict == Verdict::skip && context.stopped && context.stopped();
+      base_note = stopped ? "not finished: the budget ran out before the merge base " + base +
+                                " was measured (resume to continue)"
+                  : verdict == Verdict::bad || verdict == Verdict::intermediate
+                      ? "the merge base " + base + " of good and bad is bad: the change is older than good, which "
+                        "is not an ancestor of bad; it was fixed between the merge base and good, not introduced "
+                        "between good and bad (git bisect stops there too), so no first bad commit is named"
+                      : "the merge base " + base + " of good and bad is untestable (" + std::string(to_string(verdict)) +
+                        "): good is not an ancestor of bad, and without a good merge base the range's first bad "
+                        "commit cannot be told";
+      break;
+    }
+    if (!bad_base.empty()) {
+      json entry = {{"delta", delta_to_json(delta)}, {"kind", axis.kind}, {"points", axis_points_json(axis)},
+                    {"found", false}, {"last_good", axis.point(0)}, {"first_bad", axis.point(axis.size() - 1)},
+                    {"evaluations", bases_asked}, {"note", base_note}, {"merge_base", bad_base}};
+      context.journal.append({{"type", "refine"}, {"refine", entry}});
+      refinements.push_back(entry);
+      std::cout << "  unresolved: " << base_note << "\n";
+      continue;
+    }
+    if (!axis.merge_bases.empty()) {
+      std::cout << "  good is not an ancestor of bad: the merge base" << (axis.merge_bases.size() > 1 ? "s are" : " is")
+                << " good, so the range's commits are bisected as git bisect does\n";
+    }
     // With k slots an axis (a chain, or a commit DAG with merges) is searched k points a round: their
     // first runs go side by side, then each point is decided in order (extra runs one at a time).
     const auto slots = static_cast<std::size_t>(context.slots);
@@ -51,6 +92,14 @@ nlohmann::json refine_cause(const StageContext& context, const std::vector<Axis>
                 return verdicts;
               }).bisection
             : bisect_axis(axis, refine_point);
+    if (bases_asked > 0) {
+      // The merge bases were questions too, asked first.
+      bisection.evaluations += bases_asked;
+      const std::string tested = "good is not an ancestor of bad: the merge base" +
+                                 std::string(bases_asked > 1 ? "s " : " ") + join(axis.merge_bases, ", ") +
+                                 " tested good first, as git bisect does";
+      bisection.note = bisection.note.empty() ? tested : bisection.note + "; " + tested;
+    }
     if (!bisection.found && cut) {
       // Not boxed in by untestable points: the points were never run.
       bisection.note = "not finished: the budget ran out before every point was measured (resume to continue)";

@@ -73,6 +73,19 @@ CommitRange commits_between(const std::string& repo_path, const std::string& goo
   range.bad_id = hex(bad);
   range.merge_base = hex(base);
   range.good_is_ancestor = git_oid_equal(&base, &good) != 0;
+  range.merge_bases.push_back(range.merge_base);
+  if (!range.good_is_ancestor) {
+    // Criss-cross merges leave several best common ancestors; git bisect tests each of them.
+    git_oidarray bases = {nullptr, 0};
+    if (git_merge_bases(&bases, repo.get(), &good, &bad) != 0) {
+      throw Error("git repository " + repo_path + ": cannot find the merge bases of " + both + ": " + last_git_error());
+    }
+    range.merge_bases.clear();
+    for (std::size_t i = 0; i < bases.count; ++i) {
+      range.merge_bases.push_back(hex(bases.ids[i]));
+    }
+    git_oidarray_dispose(&bases);
+  }
 
   // Walk `bad ^good` (first parents only when asked); the walk's order is not trusted, only its set.
   git_revwalk* raw_walk = nullptr;
