@@ -14,6 +14,8 @@ struct RangeCommit {
   std::string id;                    // full hex commit id
   std::string summary;               // first line of the commit message
   std::vector<std::size_t> parents;  // indices into CommitRange::commits, always lower than this one's
+  std::vector<std::string> outside_parents;  // full ids of its parents outside the range (reachable from good)
+  bool root = false;                 // no parent at all: a root commit inside the range
 };
 
 // The commits to bisect between a good and a bad revision: `git rev-list bad ^good`, as a DAG.

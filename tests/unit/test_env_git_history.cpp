@@ -170,9 +170,29 @@ TEST_CASE("commits_between lists every merge base of a criss-cross, as git bisec
   std::sort(expected.begin(), expected.end());
   CHECK(bases == expected);
   CHECK(names(fixture, range) == std::vector<std::string>{"Y<", "gy<Y"});
+  // Y's parents both lie outside the range; gy's one parent is inside it.
+  CHECK(range.commits[0].outside_parents == std::vector<std::string>{fixture.ids["y1"], fixture.ids["x1"]});
+  CHECK(range.commits[1].outside_parents.empty());
+  CHECK_FALSE(range.commits[0].root);
   // An ancestor good has itself as its one merge base.
   CHECK(envbisect::commits_between(fixture.path(), fixture.ids["a"], "bad", FirstParent::no).merge_bases ==
         std::vector<std::string>{fixture.ids["a"]});
+}
+
+TEST_CASE("commits_between marks a root commit merged into the range", "[env][git_history]") {
+  //   a - b - M     good: b, bad: M (merges the unrelated root r)
+  //          /
+  //         r
+  DagRepo fixture;
+  fixture.commit("a", {});
+  fixture.commit("b", {"a"}, "refs/heads/main");
+  fixture.commit("r", {});
+  fixture.commit("M", {"b", "r"}, "refs/heads/main");
+  const CommitRange range = envbisect::commits_between(fixture.path(), fixture.ids["b"], "main", FirstParent::no);
+  CHECK(names(fixture, range) == std::vector<std::string>{"r<", "M<r"});
+  CHECK(range.commits[0].root);
+  CHECK(range.commits[0].outside_parents.empty());
+  CHECK(range.commits[1].outside_parents == std::vector<std::string>{fixture.ids["b"]});
 }
 
 TEST_CASE("commits_between errors name the repository and the revisions", "[env][git_history]") {
