@@ -122,14 +122,17 @@ std::vector<Axis> plan_axes(const std::vector<Delta>& deltas, const EnvState& go
     if (delta.dimension == Dimension::packages) {
       std::vector<std::string> points = version_points(delta.name, *delta.good, *delta.bad, files);
       if (!points.empty()) {
-        axes.push_back({i, "versions", points, std::nullopt, {}, {}});
+        axes.push_back({i, "versions", points, std::nullopt, {}, {}, {}, {}});
       }
     } else if (delta.dimension == Dimension::repos && good.repos.at(delta.name).path == bad.repos.at(delta.name).path) {
       // `git rev-list bad ^good` (or its first-parent line); a good commit that is not an ancestor of
-      // bad leaves the repo a toggle.
+      // bad brings the merge bases to test first.
       CommitRange range = commits_between(good.repos.at(delta.name).path, *delta.good, *delta.bad, first_parent);
-      if (range.good_is_ancestor && range.commits.size() >= 2) {
-        Axis axis{i, "commits", {*delta.good}, std::nullopt, {}, {}};
+      if (range.commits.size() >= 2) {
+        Axis axis{i, "commits", {*delta.good}, std::nullopt, {}, {}, {}, {}};
+        if (!range.good_is_ancestor) {
+          axis.merge_bases = range.merge_bases;
+        }
         bool merges = false;
         for (const RangeCommit& commit : range.commits) {
           axis.points.push_back(commit.id);
@@ -139,6 +142,28 @@ std::vector<Axis> plan_axes(const std::vector<Delta>& deltas, const EnvState& go
           }
           merges = merges || parents.size() > 1;
           axis.parents.push_back(parents);
+          // Its last good is shown as the good end: say so where that is not its parent.
+          const std::vector<std::string>& outside = commit.outside_parents;
+          if (commit.root) {
+            axis.parent_notes[axis.points.size() - 1] =
+                "it is a root commit (no parent): the last good shown is the good end, not a parent of it";
+          } else if (commit.parents.empty() && std::find(outside.begin(), outside.end(), range.good_id) == outside.end()) {
+            std::vector<std::string> ids;
+            bool all_bases = true;  // merge bases were measured good before the range was bisected
+            for (const std::string& id : outside) {
+              ids.push_back(id.substr(0, 12));
+              all_bases = all_bases && std::find(axis.merge_bases.begin(), axis.merge_bases.end(), id) !=
+                                           axis.merge_bases.end();
+            }
+            axis.parent_notes[axis.points.size() - 1] =
+                "its parent" + std::string(ids.size() > 1 ? "s " : " ") + join(ids, ", ") +
+                (all_bases ? (ids.size() > 1 ? " are merge bases, measured good first"
+                                             : " is the merge base, measured good first")
+                           : (ids.size() > 1 ? " lie" : " lies") +
+                                 std::string(" outside the range (reachable from good, never measured: assumed "
+                                             "good, as git bisect assumes)")) +
+                ": the last good shown is the good end, not a parent of it";
+          }
         }
         axis.points.back() = *delta.bad;
         if (!merges) {
@@ -151,7 +176,7 @@ std::vector<Axis> plan_axes(const std::vector<Delta>& deltas, const EnvState& go
       const std::int64_t from = std::stoll(*delta.good);
       const std::int64_t to = std::stoll(*delta.bad);
       if ((to > from ? to - from : from - to) >= 2) {  // both >= 0: the difference cannot overflow
-        Axis axis{i, "numbers", {}, NumberRange{from, to}, {}, {}};
+        Axis axis{i, "numbers", {}, NumberRange{from, to}, {}, {}, {}, {}};
         axes.push_back(axis);
       }
     }
@@ -249,6 +274,15 @@ std::vector<DagNode> axis_nodes(const Axis& axis) {
   return nodes;
 }
 
+// Return `bisection` with the axis's note on its first bad point's parents, when it has one.
+Bisection with_parent_note(const Axis& axis, Bisection bisection) {
+  const auto note = axis.parent_notes.find(bisection.first_bad);
+  if (bisection.found && note != axis.parent_notes.end()) {
+    bisection.note = bisection.note.empty() ? note->second : bisection.note + "; " + note->second;
+  }
+  return bisection;
+}
+
 // Return a DAG bisection in the axis's indices, the assumed ends first, as the chain's bisection reads.
 Bisection axis_bisection(const Axis& axis, const DagBisection& dag) {
   Bisection out;
@@ -272,11 +306,11 @@ Bisection axis_bisection(const Axis& axis, const DagBisection& dag) {
 Bisection bisect_axis(const Axis& axis, const IndexOracle& oracle) {
   // Notes and reasons name the points themselves (a version, a commit id), not their indices.
   if (axis.parents.empty()) {
-    return first_bad(axis.size(), oracle, [&](std::size_t index) { return axis.point(index); });
+    return with_parent_note(axis, first_bad(axis.size(), oracle, [&](std::size_t index) { return axis.point(index); }));
   }
-  return axis_bisection(axis, dag_first_bad(
-                                  axis_nodes(axis), [&](std::size_t node) { return oracle(node + 1); },
-                                  [&](std::size_t node) { return axis.point(node + 1); }));
+  return with_parent_note(axis, axis_bisection(axis, dag_first_bad(
+                                                         axis_nodes(axis), [&](std::size_t node) { return oracle(node + 1); },
+                                                         [&](std::size_t node) { return axis.point(node + 1); })));
 }
 
 KaryBisection bisect_axis_k(const Axis& axis, std::size_t slots, const BatchIndexOracle& oracle) {
@@ -291,7 +325,9 @@ KaryBisection bisect_axis_k(const Axis& axis, std::size_t slots, const BatchInde
     return out;
   }
   if (axis.parents.empty()) {
-    return kary_first_bad(axis.size(), slots, oracle, [&](std::size_t index) { return axis.point(index); });
+    KaryBisection chain = kary_first_bad(axis.size(), slots, oracle, [&](std::size_t index) { return axis.point(index); });
+    chain.bisection = with_parent_note(axis, chain.bisection);
+    return chain;
   }
   const DagKaryBisection dag = dag_first_bad_k(axis_nodes(axis), slots, [&](const std::vector<std::size_t>& nodes) {
     std::vector<std::size_t> indices;
@@ -300,7 +336,7 @@ KaryBisection bisect_axis_k(const Axis& axis, std::size_t slots, const BatchInde
     }
     return oracle(indices);
   }, [&](std::size_t node) { return axis.point(node + 1); });
-  out.bisection = axis_bisection(axis, dag.bisection);
+  out.bisection = with_parent_note(axis, axis_bisection(axis, dag.bisection));
   out.rounds = dag.rounds;
   return out;
 }

@@ -39,6 +39,14 @@ struct Axis {
   // A versions axis of packages pinned to each other (torch and triton): per point, the versions its
   // pinned partners take there, read from the point's Requires-Dist. Empty for a package alone.
   std::vector<std::map<std::string, std::string>> companions;
+  // A commits axis whose good end is not an ancestor of the bad one: the merge bases of the two. The
+  // range's commits leave it only through their ancestors, so each must be good before the range is
+  // bisected (git bisect tests them first; a bad one means the change was fixed, not introduced).
+  std::vector<std::string> merge_bases;
+  // A commits axis: for each point whose parents all lie outside the range and are not just the good
+  // end (a branch forked before good, a root commit), why the "last good" shown for it is the good end
+  // and not its parent.
+  std::map<std::size_t, std::string> parent_notes;
 
   // Return the number of points, the two ends included.
   std::size_t size() const;

@@ -9,7 +9,7 @@ namespace envbisect {
 int worst_case_decisions(const std::vector<Axis>& axes, std::size_t units) {
   int decisions = isolation_worst_case(units, 1);
   for (const Axis& axis : axes) {
-    decisions += bisection_worst_case(axis.size());
+    decisions += bisection_worst_case(axis.size()) + static_cast<int>(axis.merge_bases.size());
   }
   return decisions;
 }

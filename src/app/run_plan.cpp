@@ -69,7 +69,7 @@ void print_plan(const std::vector<Delta>& deltas, const std::vector<Axis>& axes,
   }
   int refine = 0;
   for (const Axis& axis : axes) {
-    refine += bisection_worst_case(axis.size());
+    refine += bisection_worst_case(axis.size()) + static_cast<int>(axis.merge_bases.size());
   }
   for (std::size_t k = 1; k <= std::min<std::size_t>(3, units.size()); ++k) {
     std::cout << "     worst case with " << k << (k == 1 ? " culprit: " : " interacting culprits: ")

@@ -164,13 +164,29 @@ void print_summary(std::ostream& out, const Findings& findings, const json& resu
     if (!findings.boundary.is_null() && boundary_ok) {
       const bool resolved = std::all_of(findings.refinements.begin(), findings.refinements.end(),
                                         [](const json& r) { return r.value("found", false); });
+      // Which pair was re-run: a refinement's last good and first bad, or (no refinement ended on one
+      // point, or none was made) bad minus the causes and good plus the cause. Journals before "of"
+      // re-ran a refinement's pair exactly when one ended on a point.
+      const bool any_found = std::any_of(findings.refinements.begin(), findings.refinements.end(),
+                                         [](const json& r) { return r.value("found", false); });
+      const bool of_refinement = findings.boundary.value("of", any_found ? "refinement" : "causes") == "refinement";
+      // In one-run mode chosen from the anchors the good sides ran until they passed the good anchor's count.
       const int passed = findings.boundary.value("good_runs", 0);
-      const std::string again = passed > 0 ? "gave the same answers again (the good side passed every run, at least the good anchor's " +
-                                                    std::to_string(passed) + ")"
-                                              : "gave the same answers on a second run";
-      out << (resolved ? "verified: the last good and the first bad candidate " + again + "\n"
-                       : "re-run: the last good and the lowest bad candidate " + again +
-                             "; the first bad between them stays undecided\n");
+      const std::string again =
+          passed > 0 ? "gave the same answers again (the good side passed every run, at least the good anchor's " +
+                           std::to_string(passed) + ")"
+                     : "gave the same answers on a second run";
+      if (of_refinement) {
+        out << (resolved ? "verified: the last good and the first bad candidate " + again + "\n"
+                         : "re-run: the last good and the first bad candidate of the first resolved refinement " +
+                               again + "; the other refinements stay undecided\n");
+      } else {
+        out << "re-run: bad minus the causes and good plus the cause " << again
+            << (result.value("rereads_anchors", false) ? " (they are the good and the bad anchor: nothing new verified)"
+                                                       : "")
+            << (resolved ? "" : "; the first bad inside the refined axis stays undecided (its points were not re-run)")
+            << "\n";
+      }
     }
     if (!boundary_ok) {
       out << "NOT verified: a boundary candidate gave a different answer on its second run (the test is not "

@@ -32,6 +32,47 @@ nlohmann::json refine_cause(const StageContext& context, const std::vector<Axis>
       cut = cut || (verdict == Verdict::skip && context.stopped && context.stopped());
       return verdict;
     };
+    // Good is not an ancestor of bad: the range leaves through the merge bases, asked first as git
+    // bisect asks them. Only when each is good may the search assume the range's outside parents good.
+    std::string base_note;
+    std::string bad_base;
+    int bases_asked = 0;
+    for (const std::string& base : axis.merge_bases) {
+      ++bases_asked;
+      EnvState state = cause_state;
+      state.repos[delta.name].commit = base;
+      state.repos[delta.name].ref.clear();
+      const std::string label = std::string(to_string(delta.dimension)) + "/" + delta.name + " = " + base;
+      const Verdict verdict = context.decide(context.evaluator.candidate_for(state, cause), "refine", label + " (merge base)");
+      if (verdict == Verdict::good) {
+        continue;
+      }
+      bad_base = base;
+      const bool stopped = verdict == Verdict::skip && context.stopped && context.stopped();
+      base_note = stopped ? "not finished: the budget ran out before the merge base " + base +
+                                " was measured (resume to continue)"
+                  : verdict == Verdict::bad || verdict == Verdict::intermediate
+                      ? "the merge base " + base + " of good and bad is bad: the change is older than good, which "
+                        "is not an ancestor of bad; it was fixed between the merge base and good, not introduced "
+                        "between good and bad (git bisect stops there too), so no first bad commit is named"
+                      : "the merge base " + base + " of good and bad is untestable (" + std::string(to_string(verdict)) +
+                        "): good is not an ancestor of bad, and without a good merge base the range's first bad "
+                        "commit cannot be told";
+      break;
+    }
+    if (!bad_base.empty()) {
+      json entry = {{"delta", delta_to_json(delta)}, {"kind", axis.kind}, {"points", axis_points_json(axis)},
+                    {"found", false}, {"last_good", axis.point(0)}, {"first_bad", axis.point(axis.size() - 1)},
+                    {"evaluations", bases_asked}, {"note", base_note}, {"merge_base", bad_base}};
+      context.journal.append({{"type", "refine"}, {"refine", entry}});
+      refinements.push_back(entry);
+      std::cout << "  unresolved: " << base_note << "\n";
+      continue;
+    }
+    if (!axis.merge_bases.empty()) {
+      std::cout << "  good is not an ancestor of bad: the merge base" << (axis.merge_bases.size() > 1 ? "s are" : " is")
+                << " good, so the range's commits are bisected as git bisect does\n";
+    }
     // With k slots an axis (a chain, or a commit DAG with merges) is searched k points a round: their
     // first runs go side by side, then each point is decided in order (extra runs one at a time).
     const auto slots = static_cast<std::size_t>(context.slots);
@@ -51,6 +92,14 @@ nlohmann::json refine_cause(const StageContext& context, const std::vector<Axis>
                 return verdicts;
               }).bisection
             : bisect_axis(axis, refine_point);
+    if (bases_asked > 0) {
+      // The merge bases were questions too, asked first.
+      bisection.evaluations += bases_asked;
+      const std::string tested = "good is not an ancestor of bad: the merge base" +
+                                 std::string(bases_asked > 1 ? "s " : " ") + join(axis.merge_bases, ", ") +
+                                 " tested good first, as git bisect does";
+      bisection.note = bisection.note.empty() ? tested : bisection.note + "; " + tested;
+    }
     if (!bisection.found && cut) {
       // Not boxed in by untestable points: the points were never run.
       bisection.note = "not finished: the budget ran out before every point was measured (resume to continue)";
@@ -105,6 +154,8 @@ nlohmann::json verify_boundary(const StageContext& context, const std::vector<Ax
           std::string(to_string(delta.dimension)) + "/" + delta.name + " = " + point);
     }
   }
+  // No refined axis ended on one first bad point: the answer rests on the causes themselves.
+  const bool of_refinement = !last_good_first_bad.empty();
   DeltaSet reverted;
   for (const DeltaSet& cause : isolation.causes) {
     reverted.insert(reverted.end(), cause.begin(), cause.end());
@@ -116,7 +167,7 @@ nlohmann::json verify_boundary(const StageContext& context, const std::vector<Ax
       rest.push_back(i);
     }
   }
-  if (last_good_first_bad.empty()) {
+  if (!of_refinement) {
     last_good_first_bad.emplace_back(context.evaluator.candidate(rest), "bad minus the causes");
     last_good_first_bad.emplace_back(context.evaluator.candidate(isolation.cause), "good plus the cause");
   } else if (good_runs > 0 && !rest.empty()) {
@@ -127,20 +178,23 @@ nlohmann::json verify_boundary(const StageContext& context, const std::vector<Ax
   bool ok = true;
   if (good_runs > 0) {
     std::cout << "verify: the good side until it has passed " << good_runs
-              << " runs, as the good anchor did (a race that bites only in some runs can pass one or two), the bad side "
-                 "once more:\n";
+              << " runs, as the good anchor did (a race that bites only in some runs can pass one or two), the "
+                 "bad side once more:\n";
   } else {
     std::cout << "verify: one more run of each boundary candidate:\n";
   }
   for (std::size_t i = 0; i < last_good_first_bad.size(); ++i) {
     const Verdict expected = i == 1 ? Verdict::bad : Verdict::good;
-    const Verdict verdict =
-        rerun(last_good_first_bad[i].first, last_good_first_bad[i].second, expected == Verdict::good ? good_runs : 0);
+    const int runs = expected == Verdict::good ? good_runs : 0;
+    const Verdict verdict = rerun(last_good_first_bad[i].first, last_good_first_bad[i].second, runs);
     ok = ok && verdict == expected;
     checks.push_back({{"label", last_good_first_bad[i].second}, {"expected", to_string(expected)},
                       {"verdict", to_string(verdict)}});
   }
-  json out = {{"checks", checks}, {"ok", ok}, {"good_runs", good_runs}};
+  json out = {{"checks", checks},
+              {"ok", ok},
+              {"of", of_refinement ? "refinement" : "causes"},
+              {"good_runs", good_runs}};
   context.journal.append({{"type", "verify"}, {"verify", out}});
   return out;
 }

@@ -73,6 +73,19 @@ CommitRange commits_between(const std::string& repo_path, const std::string& goo
   range.bad_id = hex(bad);
   range.merge_base = hex(base);
   range.good_is_ancestor = git_oid_equal(&base, &good) != 0;
+  range.merge_bases.push_back(range.merge_base);
+  if (!range.good_is_ancestor) {
+    // Criss-cross merges leave several best common ancestors; git bisect tests each of them.
+    git_oidarray bases = {nullptr, 0};
+    if (git_merge_bases(&bases, repo.get(), &good, &bad) != 0) {
+      throw Error("git repository " + repo_path + ": cannot find the merge bases of " + both + ": " + last_git_error());
+    }
+    range.merge_bases.clear();
+    for (std::size_t i = 0; i < bases.count; ++i) {
+      range.merge_bases.push_back(hex(bases.ids[i]));
+    }
+    git_oidarray_dispose(&bases);
+  }
 
   // Walk `bad ^good` (first parents only when asked); the walk's order is not trusted, only its set.
   git_revwalk* raw_walk = nullptr;
@@ -105,6 +118,7 @@ CommitRange commits_between(const std::string& repo_path, const std::string& goo
   // In-range parents of each walked commit (only the first parent with FirstParent::yes).
   const std::size_t count = commits.size();
   std::vector<std::vector<std::size_t>> parents(count);
+  std::vector<std::vector<std::string>> outside(count);
   std::vector<std::size_t> children_left(count, 0);
   std::vector<std::vector<std::size_t>> children(count);
   for (std::size_t i = 0; i < count; ++i) {
@@ -115,6 +129,8 @@ CommitRange commits_between(const std::string& repo_path, const std::string& goo
       if (it != walk_index.end()) {
         parents[i].push_back(it->second);
         children[it->second].push_back(i);
+      } else {
+        outside[i].push_back(hex(*git_commit_parent_id(commits[i].get(), p)));
       }
     }
   }
@@ -153,6 +169,8 @@ CommitRange commits_between(const std::string& repo_path, const std::string& goo
     for (std::size_t parent : parents[i]) {
       entry.parents.push_back(position[parent]);
     }
+    entry.outside_parents = outside[i];
+    entry.root = git_commit_parentcount(commits[i].get()) == 0;
     range.commits.push_back(std::move(entry));
   }
   if (range.commits.empty() || range.commits.back().id != range.bad_id) {

@@ -101,7 +101,10 @@ std::string verdict_section(const ReportModel& model) {
     out += "</table>\n";
   }
   out += "<ul>\n";
-  if (summary.have_result && summary.found) {
+  if (summary.have_result && summary.found && summary.rereads_anchors) {
+    out += "<li>good + cause &rarr; bad: <b>the bad anchor itself</b>, re-read (not a separate check)</li>\n";
+    out += "<li>bad &minus; cause &rarr; good: <b>the good anchor itself</b>, re-read (not a separate check)</li>\n";
+  } else if (summary.have_result && summary.found) {
     out += "<li>good + cause &rarr; bad: " + std::string(summary.forward ? "<b>verified</b>" : "<b>not verified</b>") +
            (summary.forward_decision ? "; " + decision_sentence(*summary.forward_decision, model.recipe.unit) : "") + "</li>\n";
     out += "<li>bad &minus; cause &rarr; good: " + std::string(summary.reverse ? "<b>verified</b>" : "<b>not verified</b>") +

@@ -57,6 +57,7 @@ std::string render_json(const ReportModel& model) {
 
   json verdict = {{"finished", summary.have_result}, {"found", summary.found}, {"headline", headline(summary)},
                   {"cause", json::array()}, {"verified", {{"forward", summary.forward}, {"reverse", summary.reverse}}},
+                  {"rereads_anchors", summary.rereads_anchors},
                   {"forward_decision", summary.forward_decision ? json(summary.forward_decision->n) : json(nullptr)},
                   {"reverse_decision", summary.reverse_decision ? json(summary.reverse_decision->n) : json(nullptr)},
                   {"modifiers", summary.modifiers}, {"note", summary.note}, {"evaluations", summary.evaluations},

@@ -62,7 +62,10 @@ std::string verdict_section(const ReportModel& model) {
     }
     out += "\n";
   }
-  if (summary.have_result && summary.found) {
+  if (summary.have_result && summary.found && summary.rereads_anchors) {
+    out += "- good + cause -> bad: **the bad anchor itself**, re-read (not a separate check)\n";
+    out += "- bad - cause -> good: **the good anchor itself**, re-read (not a separate check)\n";
+  } else if (summary.have_result && summary.found) {
     out += "- good + cause -> bad: " + std::string(summary.forward ? "**verified**" : "**not verified**") +
            (summary.forward_decision ? "; " + decision_sentence(*summary.forward_decision, model.recipe.unit) : "") + "\n";
     out += "- bad - cause -> good: " + std::string(summary.reverse ? "**verified**" : "**not verified**") +

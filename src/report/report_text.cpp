@@ -266,6 +266,7 @@ VerdictSummary summarize(const ReportModel& model) {
     summary.forward = result["verified"].value("forward", false);
     summary.reverse = result["verified"].value("reverse", false);
   }
+  summary.rereads_anchors = result.value("rereads_anchors", false);
   summary.note = result.value("note", "");
   summary.evaluations = result.value("evaluations", 0);
   summary.attempts_run = result.value("attempts_run", 0);
@@ -361,6 +362,10 @@ std::string headline(const VerdictSummary& summary) {
   }
   std::string count = std::to_string(summary.cause.size()) +
                       (summary.cause.size() == 1 ? " difference" : " differences, together");
+  if (summary.rereads_anchors) {
+    // good + cause is the bad anchor and bad - cause the good one: nothing was verified apart from them.
+    return "cause found: " + count + ", every difference between the anchors (its verification re-read the anchors)";
+  }
   bool verified = summary.forward && summary.reverse;
   return "cause found: " + count + (verified ? ", verified both ways" : ", NOT verified both ways");
 }

@@ -51,6 +51,8 @@ struct VerdictSummary {
   std::vector<std::size_t> cause;        // indices into the model's deltas
   bool forward = false;                   // good + cause -> bad
   bool reverse = false;                   // bad - cause -> good
+  bool rereads_anchors = false;           // the cause is every difference: good + cause is the bad anchor and
+                                          // bad - cause the good one, so "verified" only re-read the anchors
   const Decision* forward_decision = nullptr;
   const Decision* reverse_decision = nullptr;
   std::string note;

@@ -30,8 +30,11 @@ code=0
 after=$(git -C "$T/repo" rev-list --grep '^c7$' HEAD)
 expect_contains "$T/out.txt" "the first bad could be any of $culprit,$after"
 expect_contains "$T/out.txt" "skip at $culprit: untestable"
-expect_contains "$T/out.txt" "the first bad between them stays undecided"
+# The re-run was of bad minus the causes and good plus the cause (here the anchors): the summary says
+# so, and not that a last good and a lowest bad commit were run again.
+expect_contains "$T/out.txt" "re-run: bad minus the causes and good plus the cause gave the same answers on a second run (they are the good and the bad anchor: nothing new verified); the first bad inside the refined axis stays undecided"
 not grep -q "^verified: the last good and the first bad" "$T/out.txt"
+not grep -q "the last good and the lowest bad" "$T/out.txt"
 
 # git bisect run names the same two commits.
 git -C "$T/repo" bisect start "$(git -C "$T/repo" rev-parse HEAD)" "$(git -C "$T/repo" rev-list --reverse HEAD | sed -n 1p)" >/dev/null

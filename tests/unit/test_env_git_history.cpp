@@ -8,6 +8,7 @@
 
 #include <git2.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -145,7 +146,53 @@ TEST_CASE("commits_between reports a good commit that is not an ancestor of bad"
   const CommitRange range = envbisect::commits_between(fixture.path(), "side", "main", FirstParent::no);
   CHECK_FALSE(range.good_is_ancestor);
   CHECK(range.merge_base == fixture.ids["a"]);
+  CHECK(range.merge_bases == std::vector<std::string>{fixture.ids["a"]});
   CHECK(names(fixture, range) == std::vector<std::string>{"m1<"});
+}
+
+TEST_CASE("commits_between lists every merge base of a criss-cross, as git bisect tests each", "[env][git_history]") {
+  //   x1 - X (merges y1) - gx     good: gx
+  //  /    X                        bad:  gy
+  // a - y1 - Y (merges x1) - gy    merge bases of gx and gy: x1 and y1
+  DagRepo fixture;
+  fixture.commit("a", {});
+  fixture.commit("x1", {"a"});
+  fixture.commit("y1", {"a"});
+  fixture.commit("X", {"x1", "y1"});
+  fixture.commit("Y", {"y1", "x1"});
+  fixture.commit("gx", {"X"}, "refs/heads/good");
+  fixture.commit("gy", {"Y"}, "refs/heads/bad");
+  const CommitRange range = envbisect::commits_between(fixture.path(), "good", "bad", FirstParent::no);
+  CHECK_FALSE(range.good_is_ancestor);
+  std::vector<std::string> bases = range.merge_bases;
+  std::sort(bases.begin(), bases.end());
+  std::vector<std::string> expected{fixture.ids["x1"], fixture.ids["y1"]};
+  std::sort(expected.begin(), expected.end());
+  CHECK(bases == expected);
+  CHECK(names(fixture, range) == std::vector<std::string>{"Y<", "gy<Y"});
+  // Y's parents both lie outside the range; gy's one parent is inside it.
+  CHECK(range.commits[0].outside_parents == std::vector<std::string>{fixture.ids["y1"], fixture.ids["x1"]});
+  CHECK(range.commits[1].outside_parents.empty());
+  CHECK_FALSE(range.commits[0].root);
+  // An ancestor good has itself as its one merge base.
+  CHECK(envbisect::commits_between(fixture.path(), fixture.ids["a"], "bad", FirstParent::no).merge_bases ==
+        std::vector<std::string>{fixture.ids["a"]});
+}
+
+TEST_CASE("commits_between marks a root commit merged into the range", "[env][git_history]") {
+  //   a - b - M     good: b, bad: M (merges the unrelated root r)
+  //          /
+  //         r
+  DagRepo fixture;
+  fixture.commit("a", {});
+  fixture.commit("b", {"a"}, "refs/heads/main");
+  fixture.commit("r", {});
+  fixture.commit("M", {"b", "r"}, "refs/heads/main");
+  const CommitRange range = envbisect::commits_between(fixture.path(), fixture.ids["b"], "main", FirstParent::no);
+  CHECK(names(fixture, range) == std::vector<std::string>{"r<", "M<r"});
+  CHECK(range.commits[0].root);
+  CHECK(range.commits[0].outside_parents.empty());
+  CHECK(range.commits[1].outside_parents == std::vector<std::string>{fixture.ids["b"]});
 }
 
 TEST_CASE("commits_between errors name the repository and the revisions", "[env][git_history]") {

@@ -114,6 +114,31 @@ TEST_CASE("the verdict cites the decisions that verified it both ways", "[report
   CHECK(summary.modifiers[0] == "with the cause applied, threads/drafter_threads (inductor:cold) 1: good, 3: bad");
 }
 
+TEST_CASE("a cause that is every difference re-read the anchors: no report calls it verified both ways", "[report]") {
+  // One difference (a commit range, an env var): good + cause is the bad anchor and bad - cause the good
+  // one. The terminal says "not a verification"; the report once said "verified both ways".
+  ReportModel model = fixed_model();
+  (*model.result)["rereads_anchors"] = true;
+  const VerdictSummary summary = summarize(model);
+  CHECK(summary.rereads_anchors);
+  CHECK(headline(summary) ==
+        "cause found: 1 difference, every difference between the anchors (its verification re-read the anchors)");
+  const std::string md = render_markdown(model);
+  CHECK(md.find("verified both ways") == std::string::npos);
+  CHECK(md.find("**verified**") == std::string::npos);
+  CHECK(md.find("- good + cause -> bad: **the bad anchor itself**, re-read (not a separate check)") != std::string::npos);
+  CHECK(md.find("- bad - cause -> good: **the good anchor itself**, re-read (not a separate check)") != std::string::npos);
+  const std::string html = render_html(model);
+  CHECK(html.find("verified both ways") == std::string::npos);
+  CHECK(html.find("<b>verified</b>") == std::string::npos);
+  CHECK(html.find("<b>the bad anchor itself</b>") != std::string::npos);
+  const json doc = json::parse(render_json(model));
+  CHECK(doc["verdict"]["rereads_anchors"] == true);
+  CHECK(doc["verdict"]["headline"] == headline(summary));
+  // A cause that is not every difference keeps its two verifications.
+  CHECK(render_markdown(fixed_model()).find("- good + cause -> bad: **verified**") != std::string::npos);
+}
+
 TEST_CASE("Markdown report: verdict, evidence, reproduction, byte-identical twice", "[report]") {
   ReportModel model = fixed_model();
   std::string md = render_markdown(model);
