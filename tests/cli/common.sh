@@ -63,6 +63,12 @@ expect_contains() {
   fi
 }
 
+# system_state FIELDS: a state on /usr/bin/python3 as it is (no venv) with the JSON members FIELDS
+# ("\"threads\": {\"workers\": 2}, ..."), for the tests whose differences are threads, caches and env.
+system_state() {
+  echo "{\"format\": 1, \"python\": {\"interpreter\": \"/usr/bin/python3\", \"venv\": \"none\"}, $1}"
+}
+
 # eight_var_state VALUE: a state on /usr/bin/python3 as it is (no venv) whose env E0..E7 all hold VALUE;
 # two of them with different values differ in eight variables.
 eight_var_state() {

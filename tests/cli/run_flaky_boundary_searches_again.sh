@@ -25,8 +25,8 @@ cat >"$T/recipe.json" <<'JSON'
 {"format": 1, "command": ["{python}", "{recipe_dir}/bench.py", "{threads.workers}", "{cache.c}"], "metric": "m", "repeats": 3}
 JSON
 state() {
-  echo "{\"format\": 1, \"python\": {\"interpreter\": \"/usr/bin/python3\", \"venv\": \"none\"}, \"threads\": {\"workers\": $1},
-         \"caches\": {\"c\": {\"role\": \"inductor\", \"state\": \"cold\"}}, \"env\": {\"E\": \"$2\"}}"
+  system_state "\"threads\": {\"workers\": $1}, \"caches\": {\"c\": {\"role\": \"inductor\", \"state\": \"cold\"}},
+                \"env\": {\"E\": \"$2\"}"
 }
 state 1 a >"$T/good.json"
 state 3 b >"$T/bad.json"

@@ -24,7 +24,7 @@ cat >"$T/recipe.json" <<'JSON'
 {"format": 1, "command": ["{python}", "{recipe_dir}/bench.py", "{threads.workers}"], "metric": "m", "repeats": 3}
 JSON
 state() {
-  echo "{\"format\": 1, \"python\": {\"interpreter\": \"/usr/bin/python3\", \"venv\": \"none\"}, \"threads\": {\"workers\": $1}}"
+  system_state "\"threads\": {\"workers\": $1}"
 }
 state 1 >"$T/good.json"
 state 3 >"$T/bad.json"

@@ -25,8 +25,7 @@ cat >"$T/recipe.json" <<'JSON'
 {"format": 1, "command": ["{python}", "{recipe_dir}/bench.py", "{threads.workers}", "{cache.c}"], "metric": "m", "repeats": 3}
 JSON
 state() {
-  echo "{\"format\": 1, \"python\": {\"interpreter\": \"/usr/bin/python3\", \"venv\": \"none\"}, \"threads\": {\"workers\": $1},
-         \"caches\": {\"c\": {\"role\": \"inductor\", \"state\": \"cold\"}}}"
+  system_state "\"threads\": {\"workers\": $1}, \"caches\": {\"c\": {\"role\": \"inductor\", \"state\": \"cold\"}}"
 }
 state 1 >"$T/good.json"
 state 3 >"$T/bad.json"
