@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <iostream>
 #include <map>
+#include <string_view>
 
 #include "store/journal.hpp"
 #include "util/strings.hpp"
@@ -126,7 +127,13 @@ nlohmann::json refine_cause(const StageContext& context, const std::vector<Axis>
 nlohmann::json verify_boundary(const StageContext& context, const std::vector<Axis>& axes, const Isolation& isolation,
                                const nlohmann::json& refinements, const EnvState& cause_state,
                                const RerunCandidate& rerun, int good_runs) {
-  std::vector<std::pair<Candidate, std::string>> last_good_first_bad;
+  // Each candidate re-run, with the verdict the answer says it has.
+  struct Check {
+    Candidate candidate;
+    std::string label;
+    Verdict expected;
+  };
+  std::vector<Check> to_check;
   // refine_cause() journals one entry per axis of the cause, in axis order.
   std::size_t entry = 0;
   for (const Axis& axis : axes) {
@@ -134,7 +141,7 @@ nlohmann::json verify_boundary(const StageContext& context, const std::vector<Ax
       continue;
     }
     const json& refinement = refinements.at(entry++);
-    if (!last_good_first_bad.empty() || !refinement.value("found", false)) {
+    if (!to_check.empty() || !refinement.value("found", false)) {
       continue;
     }
     const Delta& delta = context.deltas[axis.delta];
@@ -149,13 +156,14 @@ nlohmann::json verify_boundary(const StageContext& context, const std::vector<Ax
       } else {
         index = static_cast<std::size_t>(std::find(axis.points.begin(), axis.points.end(), point) - axis.points.begin());
       }
-      last_good_first_bad.emplace_back(
-          context.evaluator.candidate_for(with_axis_point(cause_state, context.deltas, axis, index), isolation.cause),
-          std::string(to_string(delta.dimension)) + "/" + delta.name + " = " + point);
+      to_check.push_back(
+          {context.evaluator.candidate_for(with_axis_point(cause_state, context.deltas, axis, index), isolation.cause),
+           std::string(to_string(delta.dimension)) + "/" + delta.name + " = " + point,
+           std::string_view(key) == "last_good" ? Verdict::good : Verdict::bad});
     }
   }
   // No refined axis ended on one first bad point: the answer rests on the causes themselves.
-  const bool of_refinement = !last_good_first_bad.empty();
+  const bool of_refinement = !to_check.empty();
   DeltaSet reverted;
   for (const DeltaSet& cause : isolation.causes) {
     reverted.insert(reverted.end(), cause.begin(), cause.end());
@@ -168,11 +176,11 @@ nlohmann::json verify_boundary(const StageContext& context, const std::vector<Ax
     }
   }
   if (!of_refinement) {
-    last_good_first_bad.emplace_back(context.evaluator.candidate(rest), "bad minus the causes");
-    last_good_first_bad.emplace_back(context.evaluator.candidate(isolation.cause), "good plus the cause");
+    to_check.push_back({context.evaluator.candidate(rest), "bad minus the causes", Verdict::good});
+    to_check.push_back({context.evaluator.candidate(isolation.cause), "good plus the cause", Verdict::bad});
   } else if (good_runs > 0 && !rest.empty()) {
     // The other good side of the answer ("bad - cause -> good") is held to the same count.
-    last_good_first_bad.emplace_back(context.evaluator.candidate(rest), "bad minus the causes");
+    to_check.push_back({context.evaluator.candidate(rest), "bad minus the causes", Verdict::good});
   }
   json checks = json::array();
   bool ok = true;
@@ -183,12 +191,10 @@ nlohmann::json verify_boundary(const StageContext& context, const std::vector<Ax
   } else {
     std::cout << "verify: one more run of each boundary candidate:\n";
   }
-  for (std::size_t i = 0; i < last_good_first_bad.size(); ++i) {
-    const Verdict expected = i == 1 ? Verdict::bad : Verdict::good;
-    const int runs = expected == Verdict::good ? good_runs : 0;
-    const Verdict verdict = rerun(last_good_first_bad[i].first, last_good_first_bad[i].second, runs);
-    ok = ok && verdict == expected;
-    checks.push_back({{"label", last_good_first_bad[i].second}, {"expected", to_string(expected)},
+  for (const Check& check : to_check) {
+    const Verdict verdict = rerun(check.candidate, check.label, check.expected == Verdict::good ? good_runs : 0);
+    ok = ok && verdict == check.expected;
+    checks.push_back({{"label", check.label}, {"expected", to_string(check.expected)},
                       {"verdict", to_string(verdict)}});
   }
   json out = {{"checks", checks},
