@@ -2,14 +2,11 @@
 
 #include <algorithm>
 
+#include "stats/anchors.hpp"
+
 namespace envbisect::stats {
 
 namespace {
-
-// Return "k of n" for a count of runs.
-std::string of(std::size_t k, std::size_t n) {
-  return std::to_string(k) + " of " + std::to_string(n);
-}
 
 // Return how many runs passed (not failed, not skipped).
 std::size_t passes(const SampleSet& set) {
@@ -33,7 +30,8 @@ PassFailAnchors pass_fail_anchors(const SampleSet& good, const SampleSet& bad) {
   PassFailAnchors out;
   const std::size_t good_passed = passes(good);
   const std::size_t bad_failed = bad.failure_count();
-  out.message = "good passed " + of(good_passed, good.size()) + " runs, bad failed " + of(bad_failed, bad.size());
+  out.message =
+      "good passed " + runs_of(good_passed, good.size()) + " runs, bad failed " + runs_of(bad_failed, bad.size());
   const std::vector<std::string> signatures = bad.failure_signatures();
   if (!signatures.empty()) {
     out.message += " (" + signatures.front() + (signatures.size() > 1 ? ", ..." : "") + ")";
@@ -66,13 +64,14 @@ Assessment assess_pass_fail(const SampleSet& candidate) {
   const std::size_t failed = candidate.failure_count();
   if (failed == 0) {
     out.verdict = Verdict::good;
-    out.reason = "good: passed " + of(candidate.size(), candidate.size()) + " runs";
+    out.reason = "good: passed " + runs_of(candidate.size(), candidate.size()) + " runs";
   } else if (failed == candidate.size()) {
     out.verdict = Verdict::bad;
-    out.reason = "bad: failed " + of(failed, candidate.size()) + " runs (" + candidate.samples.front().failure_signature + ")";
+    out.reason = "bad: failed " + runs_of(failed, candidate.size()) + " runs (" +
+                 candidate.samples.front().failure_signature + ")";
   } else {
     out.verdict = Verdict::unstable;
-    out.reason = "unstable: failed " + of(failed, candidate.size()) + " runs: the test is not deterministic here";
+    out.reason = "unstable: failed " + runs_of(failed, candidate.size()) + " runs: the test is not deterministic here";
   }
   return out;
 }
