@@ -286,9 +286,10 @@ struct AfterIsolation {
 };
 
 // Refine each culprit inside its ordered axis, the other culprits held at their bad values; then probe
-// where it bites (unless --no-probe or one run per candidate): thread counts, with the caches as the
-// cause has them and flipped. One run per candidate is trusted only once the two candidates the answer
-// rests on say the same again.
+// where it bites (unless --no-probe): thread counts, with the caches as the cause has them and flipped.
+// One run per candidate is trusted only once the two candidates the answer rests on say the same
+// again; its probes come after that re-run, and a cell they find good is held to the good anchor's
+// run count like the answer's own good side (a race that bites in half the runs passes one run often).
 AfterIsolation after_isolation(Judge& judge, const StageContext& stages, const std::vector<Axis>& axes,
                                const Isolation& isolation, const EnvState& cause_state, const RunOptions& options) {
   AfterIsolation after;
@@ -296,24 +297,46 @@ AfterIsolation after_isolation(Judge& judge, const StageContext& stages, const s
     return after;
   }
   after.refinements = refine_cause(stages, axes, isolation.cause, cause_state);
-  if (!options.no_probe && !judge.one_run() && !judge.budget_spent()) {
-    after.probes = probe_modifiers(stages, isolation.cause, cause_state, probe_mode_from(options.probe));
+  const ProbeMode probe_mode = probe_mode_from(options.probe);
+  if (!judge.one_run()) {
+    if (!options.no_probe && !judge.budget_spent()) {
+      after.probes = probe_modifiers(stages, isolation.cause, cause_state, probe_mode);
+    }
+    return after;
   }
-  if (judge.one_run() && !judge.budget_spent()) {
-    RerunCandidate rerun = [&](const Candidate& candidate, const std::string& label, int runs) {
-      const int wanted = std::max(judge.seen_runs(candidate) + 1, runs);
-      if (!judge.affordable(candidate, wanted)) {
+  if (judge.budget_spent()) {
+    return after;
+  }
+  // Declared pass/fail (--deterministic, a pass-fail recipe): a second run, as git bisect's users
+  // expect. Chosen by envbisect because the anchors looked deterministic: the candidate the answer
+  // calls good must pass as many runs as the good anchor did.
+  const int good_runs = judge.declared_pass_fail() ? 0 : judge.seen_runs(judge.good());
+  RerunCandidate rerun = [&](const Candidate& candidate, const std::string& label, int runs) {
+    const int wanted = std::max(judge.seen_runs(candidate) + 1, runs);
+    if (!judge.affordable(candidate, wanted)) {
+      return Verdict::skip;
+    }
+    judge.see(candidate, wanted);
+    return judge.decide(candidate, "verify", label);
+  };
+  after.boundary = verify_boundary(stages, axes, isolation, after.refinements, cause_state, rerun, good_runs);
+  if (options.no_probe || !judge.one_run() || judge.budget_spent()) {
+    return after;  // a re-run that disagreed sends the run back to statistics, which probes again
+  }
+  DecideCandidate held = [&](const Candidate& candidate, const std::string& stage, const std::string& label) {
+    Verdict verdict = judge.decide(candidate, stage, label);
+    if (verdict == Verdict::good && judge.one_run() && judge.seen_runs(candidate) < good_runs) {
+      if (!judge.affordable(candidate, good_runs)) {
         return Verdict::skip;
       }
-      judge.see(candidate, wanted);
-      return judge.decide(candidate, "verify", label);
-    };
-    // Declared pass/fail (--deterministic, a pass-fail recipe): a second run, as git bisect's users
-    // expect. Chosen by envbisect because the anchors looked deterministic: the candidate the answer
-    // calls good must pass as many runs as the good anchor did.
-    const int good_runs = judge.declared_pass_fail() ? 0 : judge.seen_runs(judge.good());
-    after.boundary = verify_boundary(stages, axes, isolation, after.refinements, cause_state, rerun, good_runs);
-  }
+      judge.see(candidate, good_runs);
+      verdict = judge.decide(candidate, stage, label + " (runs like the good anchor)");
+    }
+    return verdict;
+  };
+  const StageContext probing{stages.deltas, stages.evaluator, stages.journal, held, stages.decisions, stages.slots,
+                             stages.min_runs, [&judge] { return judge.stop_reached() || !judge.one_run(); }};
+  after.probes = probe_modifiers(probing, isolation.cause, cause_state, probe_mode);
   return after;
 }
 
@@ -465,9 +488,9 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
                       policy.min_runs, [&judge] { return judge.budget_spent() || judge.stop_reached(); }};
   AfterIsolation after = after_isolation(judge, stages, axes, isolation, cause_state, options);
   if (one_run_search && !judge.one_run() && !judge.budget_spent() && !judge.stop_reached()) {
-    // The boundary re-run found runs that disagree after the search had ended: the cause and its
-    // refinement rest on one-run verdicts. Every question is asked again on statistics (runs kept),
-    // and the probes one-run mode leaves out are made.
+    // The boundary re-run or a probe found runs that disagree after the search had ended: the cause,
+    // its refinement and probes rest on one-run verdicts. Every question is asked again on statistics
+    // (runs kept).
     isolation = search_cause(judge, evaluator, deltas, units, options, policy.min_runs);
     cause_state = apply_deltas(good, bad, deltas, isolation.cause);
     after = after_isolation(judge, stages, axes, isolation, cause_state, options);

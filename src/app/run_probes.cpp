@@ -48,6 +48,10 @@ public:
     if (auto found = m_measured.find(index); found != m_measured.end()) {
       return found->second.first;
     }
+    if (m_unanswered || (m_context.stopped && m_context.stopped())) {
+      m_unanswered = true;  // the budget was spent, or the run left one-run mode: nothing more is asked
+      return Verdict::skip;
+    }
     EnvState state = m_variant;
     state.threads[m_knob] = m_values[index];
     const std::string label = "threads/" + m_knob + " = " + std::to_string(m_values[index]) +
@@ -214,6 +218,9 @@ nlohmann::json probe_modifiers(const StageContext& context, const DeltaSet& caus
         row.decide(*first_bad);
       }
       row.record(probes);
+      if (row.unanswered()) {
+        return probes;  // the budget ran out, or the run left one-run mode: the rest would not count
+      }
     }
   }
   return probes;
