@@ -109,11 +109,12 @@ stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& 
     }
     throw Error(preflight.message, ExitCode::indistinct);
   }
-  // Anchors that pass every time and fail every time with one signature need no statistics: one run
-  // per candidate from here on, as a pass/fail test, and the boundary re-run at the end.
+  // Anchors that pass every time and fail every time need no statistics: one run per candidate from
+  // here on, as a pass/fail test, and the boundary re-run at the end. A candidate whose runs disagree,
+  // or that fails unlike any bad anchor run, sends the run back to statistics (Judge).
   judge.set_one_run(pass_fail || stats::looks_deterministic(judge.samples(judge.good()), judge.samples(judge.bad()), policy));
   if (judge.one_run() && !pass_fail) {
-    std::cout << "anchors look deterministic (every good run passed, every bad run failed with one signature): one "
+    std::cout << "anchors look deterministic (every good run passed, every bad run failed): one "
                  "run per candidate, the boundary re-run at the end\n";
     journal.append({{"type", "mode"}, {"mode", "pass-fail"}, {"why", "anchors look deterministic"}});
   }

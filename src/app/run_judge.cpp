@@ -110,15 +110,24 @@ std::optional<stats::Assessment> Judge::assess_until_decided(const Candidate& ca
   see(candidate, first);
   stats::Assessment assessment = m_one_run ? stats::assess_pass_fail(samples(candidate))
                                            : stats::assess(samples(candidate), samples(m_good), samples(m_bad), policy);
-  if (m_one_run && !m_options.pass_fail && assessment.decided && assessment.verdict == Verdict::unstable) {
-    // The anchors only looked deterministic: a candidate whose runs disagree (a race that bites in
-    // some runs) shows the test is not. Statistical verdicts from here on; the search starts again
-    // on them, keeping every run made so far.
+  // The anchors only looked deterministic: a candidate whose runs disagree (a race that bites in some
+  // runs) shows the test is not; one that fails unlike any bad anchor run (a broken mix, not the
+  // regression) cannot be called bad by its exit status alone. Statistical verdicts from here on
+  // (which judge failures by their signatures); the search starts again on them, keeping every run.
+  const std::string unlike = m_one_run && !m_options.pass_fail && assessment.decided &&
+                                     assessment.verdict == Verdict::bad
+                                 ? stats::unlike_bad_anchor(samples(candidate), samples(m_bad))
+                                 : std::string();
+  if (m_one_run && !m_options.pass_fail && assessment.decided &&
+      (assessment.verdict == Verdict::unstable || !unlike.empty())) {
     m_one_run = false;
     m_fell_back = true;
-    std::cout << "runs of " << label << " disagreed: the test is not deterministic after all; statistical "
-                                        "verdicts from here on, and the search starts again on them\n";
-    m_journal.append({{"type", "mode"}, {"mode", "metric"}, {"why", label + ": its runs disagreed"}});
+    const std::string why = unlike.empty() ? "its runs disagreed" : "it failed unlike any bad anchor run (" + unlike + ")";
+    std::cout << (unlike.empty() ? "runs of " + label + " disagreed: the test is not deterministic after all"
+                                 : label + " failed unlike any bad anchor run (" + unlike +
+                                       "): its exit status alone cannot call it bad")
+              << "; statistical verdicts from here on, and the search starts again on them\n";
+    m_journal.append({{"type", "mode"}, {"mode", "metric"}, {"why", label + ": " + why}});
     if (!affordable(candidate, std::max(seen_runs(candidate), policy.min_runs))) {
       return std::nullopt;
     }

@@ -81,8 +81,17 @@ bool looks_deterministic(const SampleSet& good, const SampleSet& bad, const Verd
   if (good.size() < enough || bad.size() < enough || good.any_skipped() || bad.any_skipped()) {
     return false;
   }
-  return passes(good) == good.size() && !good.checksum_mismatch() && bad.failure_count() == bad.size() &&
-         bad.failure_signatures().size() == 1;
+  return passes(good) == good.size() && !good.checksum_mismatch() && bad.failure_count() == bad.size();
+}
+
+std::string unlike_bad_anchor(const SampleSet& candidate, const SampleSet& bad) {
+  const std::vector<std::string> known = bad.failure_signatures();  // sorted
+  for (const Sample& s : candidate.samples) {
+    if (s.failed && !std::binary_search(known.begin(), known.end(), s.failure_signature)) {
+      return s.failure_signature;
+    }
+  }
+  return "";
 }
 
 }  // namespace envbisect::stats

@@ -30,8 +30,15 @@ PassFailAnchors pass_fail_anchors(const SampleSet& good, const SampleSet& bad);
 Assessment assess_pass_fail(const SampleSet& candidate);
 
 // Return true when a statistical run's anchors look deterministic: at least `policy.anchor_runs` runs
-// each, every good run passed with the same checksum (when one is reported), and every bad run failed
-// with one failure signature. A caller may then judge candidates by one run each, saying so.
+// each, every good run passed with the same checksum (when one is reported), and every bad run failed.
+// The bad anchor may fail in more than one way (a race that crashes one run and hangs the next): what
+// is deterministic is that it fails. A caller may then judge candidates by one run each, saying so,
+// and must leave that mode for a candidate that fails in a way the bad anchor never did
+// (unlike_bad_anchor()).
 bool looks_deterministic(const SampleSet& good, const SampleSet& bad, const VerdictPolicy& policy);
+
+// Return the first failure signature of `candidate` that no run of `bad` showed, or "" when each of
+// its failures is one the bad anchor had (a broken mix, not the regression, fails unlike it).
+std::string unlike_bad_anchor(const SampleSet& candidate, const SampleSet& bad);
 
 }  // namespace envbisect::stats

@@ -64,12 +64,26 @@ TEST_CASE("a pass/fail sample passes on exit 0 without a metric", "[stats][pass_
   CHECK(to_pass_fail_sample(skipped).skipped);
 }
 
-TEST_CASE("anchors that pass and fail every time with one signature look deterministic", "[stats][pass_fail]") {
+TEST_CASE("anchors that pass and fail every time look deterministic, in whatever ways bad fails", "[stats][pass_fail]") {
   const VerdictPolicy policy;  // anchor_runs 5
   CHECK(looks_deterministic(runs("ppppp"), runs("fffff"), policy));
   CHECK_FALSE(looks_deterministic(runs("pppp"), runs("ffff"), policy));    // too few runs
   CHECK_FALSE(looks_deterministic(runs("ppppp"), runs("ffpff"), policy));  // bad passed once
+  CHECK_FALSE(looks_deterministic(runs("ppfpp"), runs("fffff"), policy));  // good failed once
+  // A race that crashes one run and hangs the next: failing is what is deterministic.
   SampleSet two_signatures = runs("fffff");
-  two_signatures.samples[2].failure_signature = "signal:11";
-  CHECK_FALSE(looks_deterministic(runs("ppppp"), two_signatures, policy));
+  two_signatures.samples[2].failure_signature = "Hang";
+  CHECK(looks_deterministic(runs("ppppp"), two_signatures, policy));
+}
+
+TEST_CASE("a failure the bad anchor never showed is named, one it showed is not", "[stats][pass_fail]") {
+  SampleSet bad = runs("fff");
+  bad.samples[1].failure_signature = "Hang";
+  SampleSet same = runs("ff");
+  same.samples[0].failure_signature = "Hang";
+  CHECK(unlike_bad_anchor(same, bad).empty());
+  CHECK(unlike_bad_anchor(runs("pp"), bad).empty());
+  SampleSet other = runs("pf");
+  other.samples[1].failure_signature = "exit:1|ImportError";
+  CHECK(unlike_bad_anchor(other, bad) == "exit:1|ImportError");
 }
