@@ -193,9 +193,10 @@ std::size_t install_entry(const StoreEntry& entry, const std::string& env_dir, c
         continue;
       }
     }
-    {
-      // What is there already may be replaced only when it is a plain file (two distributions ship
-      // it: the later one wins, as with pip), never a link or a folder.
+    // What is there already may be replaced only when it is a plain file (two distributions ship it:
+    // the later one wins, as with pip), never a link or a folder. Asked only when something is there
+    // (a link's EEXIST), not with a stat per file: most environments have no overlaps.
+    auto make_room = [&] {
       struct stat st {};
       if (::lstat(target.c_str(), &st) == 0) {
         if (!S_ISREG(st.st_mode)) {
@@ -205,9 +206,14 @@ std::size_t install_entry(const StoreEntry& entry, const std::string& env_dir, c
         notes.push_back(entry.name + " overwrites " + target);
         ::unlink(target.c_str());
       }
-    }
+    };
     if (try_links) {
-      if (::link(source.c_str(), target.c_str()) == 0) {
+      int linked = ::link(source.c_str(), target.c_str());
+      if (linked != 0 && errno == EEXIST) {
+        make_room();
+        linked = ::link(source.c_str(), target.c_str());
+      }
+      if (linked == 0) {
         continue;
       }
       if (errno == ENOTDIR) {
@@ -223,6 +229,7 @@ std::size_t install_entry(const StoreEntry& entry, const std::string& env_dir, c
       try_links = false;  // another filesystem: copy from now on
       notes.push_back("copying (no hard links from " + entry.dir + " to " + env_dir + ")");
     }
+    make_room();
     copy_regular_file(source, target);
   }
 

@@ -13,6 +13,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -262,4 +263,44 @@ TEST_CASE("a wheel's data file may not replace the environment's pyvenv.cfg", "[
     CHECK(std::string(e.what()).find("p 2.0: refusing the data file pyvenv.cfg") != std::string::npos);
   }
   CHECK(slurp(dir.path / "env" / "pyvenv.cfg") == "home = /opt/python/bin\n");
+}
+
+TEST_CASE("a file already in the environment is replaced when plain, refused when a link or a folder", "[env][install_files]") {
+  // The link is tried first and the target looked at only on EEXIST: what is there must still be
+  // checked before it is replaced, or a link placed there would lead the write elsewhere.
+  TempDir dir("install");
+  envbisect::StoreEntry entry;
+  entry.dir = (dir.path / "e").string();
+  entry.name = "p";
+  entry.version = "2.0";
+  entry.dist_info = "p-2.0.dist-info";
+  write(dir.path / "e" / "manifest", "sd p\nsf p/a.py\nsf p/b.py\nsd p-2.0.dist-info\nsf p-2.0.dist-info/RECORD\n");
+  write(dir.path / "e" / "site" / "p-2.0.dist-info" / "RECORD", "p/a.py,,\np/b.py,,\np-2.0.dist-info/RECORD,,\n");
+  write(dir.path / "e" / "site" / "p" / "a.py", "a = 2\n");
+  write(dir.path / "e" / "site" / "p" / "b.py", "b = 2\n");
+  const std::string env = (dir.path / "env").string();
+  const std::string site = env + "/lib/python3.11/site-packages";
+  fs::create_directories(env + "/bin");
+  write(fs::path(site) / "p" / "a.py", "a = 1\n");  // another distribution's file: replaced, as pip does
+  std::vector<std::string> notes;
+  envbisect::detail::install_entry(entry, env, site, env + "/bin/python", notes);
+  CHECK(slurp(fs::path(site) / "p" / "a.py") == "a = 2\n");
+  CHECK(slurp(fs::path(site) / "p" / "b.py") == "b = 2\n");
+  CHECK(std::count_if(notes.begin(), notes.end(), [](const std::string& n) { return n.find("overwrites") != std::string::npos; }) == 1);
+
+  const std::string env2 = (dir.path / "env2").string();
+  const std::string site2 = env2 + "/lib/python3.11/site-packages";
+  fs::create_directories(env2 + "/bin");
+  fs::create_directories(fs::path(site2) / "p");
+  write(dir.path / "outside.py", "outside = 1\n");
+  fs::create_symlink(dir.path / "outside.py", fs::path(site2) / "p" / "a.py");
+  notes.clear();
+  try {
+    envbisect::detail::install_entry(entry, env2, site2, env2 + "/bin/python", notes);
+    FAIL("installed through a link");
+  } catch (const envbisect::Error& e) {
+    CHECK(e.code() == envbisect::ExitCode::bad_input);
+    CHECK(std::string(e.what()).find("is already a link in the environment") != std::string::npos);
+  }
+  CHECK(slurp(dir.path / "outside.py") == "outside = 1\n");
 }
