@@ -476,8 +476,10 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
 
   // Search: every question becomes a candidate measured until its verdict is decided, and a journaled
   // decision. Every few decisions the anchors run once more, to catch drift on a shared machine.
-  const bool one_run_search = judge.one_run();
   Isolation isolation = search_cause(judge, evaluator, deltas, units, options, policy.min_runs);
+  // Whether the search ended on one-run verdicts (runs that disagreed during it made it search again
+  // on statistics already, inside search_cause).
+  const bool one_run_search = judge.one_run();
   // At this point the minimal cause is known (or the search said why not).
 
   // Refine each culprit inside its ordered axis, the other culprits held at their bad values; then probe
