@@ -110,24 +110,39 @@ std::optional<stats::Assessment> Judge::assess_until_decided(const Candidate& ca
   see(candidate, first);
   stats::Assessment assessment = m_one_run ? stats::assess_pass_fail(samples(candidate))
                                            : stats::assess(samples(candidate), samples(m_good), samples(m_bad), policy);
-  // The anchors only looked deterministic: a candidate whose runs disagree (a race that bites in some
-  // runs) shows the test is not; one that fails unlike any bad anchor run (a broken mix, not the
-  // regression) cannot be called bad by its exit status alone. Statistical verdicts from here on
-  // (which judge failures by their signatures); the search starts again on them, keeping every run.
-  const std::string unlike = m_one_run && !m_options.pass_fail && assessment.decided &&
-                                     assessment.verdict == Verdict::bad
-                                 ? stats::unlike_bad_anchor(samples(candidate), samples(m_bad))
-                                 : std::string();
-  if (m_one_run && !m_options.pass_fail && assessment.decided &&
-      (assessment.verdict == Verdict::unstable || !unlike.empty())) {
+  const bool detected = m_one_run && !m_options.pass_fail;  // one-run mode envbisect chose, not declared
+  if (detected && assessment.decided && assessment.verdict == Verdict::bad) {
+    // A failure no bad anchor run showed (a hang where the anchor crashed, a broken mix's ImportError)
+    // may not be the regression: this candidate alone is judged as statistics judge failures, by
+    // their signatures, on policy.min_runs runs or more (skip when most are unlike either anchor).
+    if (const std::string unlike = stats::unlike_bad_anchor(samples(candidate), samples(m_bad)); !unlike.empty()) {
+      std::cout << label << " failed unlike any bad anchor run (" << unlike << "): its exit status alone cannot call it "
+                << "bad; judged on " << policy.min_runs << " or more runs by their failures\n";
+      for (int runs = std::max(seen_runs(candidate), policy.min_runs);; ++runs) {
+        if (!affordable(candidate, runs)) {
+          return std::nullopt;
+        }
+        see(candidate, runs);
+        assessment = stats::assess_pass_fail(samples(candidate));
+        if (assessment.verdict != Verdict::bad) {
+          break;  // a run passed: the runs disagree (below)
+        }
+        assessment = stats::assess(samples(candidate), samples(m_good), samples(m_bad), policy);
+        if (assessment.decided) {
+          return assessment;
+        }
+      }
+    }
+  }
+  if (detected && assessment.decided && assessment.verdict == Verdict::unstable) {
+    // The anchors only looked deterministic: a candidate whose runs disagree (a race that bites in
+    // some runs) shows the test is not. Statistical verdicts from here on; the search starts again on
+    // them, keeping every run made so far.
     m_one_run = false;
     m_fell_back = true;
-    const std::string why = unlike.empty() ? "its runs disagreed" : "it failed unlike any bad anchor run (" + unlike + ")";
-    std::cout << (unlike.empty() ? "runs of " + label + " disagreed: the test is not deterministic after all"
-                                 : label + " failed unlike any bad anchor run (" + unlike +
-                                       "): its exit status alone cannot call it bad")
-              << "; statistical verdicts from here on, and the search starts again on them\n";
-    m_journal.append({{"type", "mode"}, {"mode", "metric"}, {"why", label + ": " + why}});
+    std::cout << "runs of " << label << " disagreed: the test is not deterministic after all; statistical "
+                                        "verdicts from here on, and the search starts again on them\n";
+    m_journal.append({{"type", "mode"}, {"mode", "metric"}, {"why", label + ": its runs disagreed"}});
     if (!affordable(candidate, std::max(seen_runs(candidate), policy.min_runs))) {
       return std::nullopt;
     }

@@ -2,7 +2,8 @@
 # A bad anchor that fails every run, in two ways (as a compile race on one GPU crashes one run and
 # hangs the next), is still a deterministic pass/fail: one run per candidate, exit 0 with the cause.
 # A candidate that fails in a third way (a broken mix, ImportError) is not called bad by its exit
-# status: the run goes back to statistics, which set it aside as unlike either anchor.
+# status: it alone is judged on more runs by its failures, as statistics would (set aside as unlike
+# either anchor), and the run stays in one-run mode.
 source "$(dirname "$0")/common.sh"
 [[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
 cat >"$T/bench.py" <<'PY'
@@ -43,10 +44,13 @@ rc=0
 [[ $rc -eq 0 || $rc -eq 1 ]] || { echo "expected exit 0 or 1, got $rc"; cat "$T/mix.txt" "$T/err.txt"; exit 1; }
 expect_contains "$T/mix.txt" "anchors look deterministic"
 expect_contains "$T/mix.txt" "failed unlike any bad anchor run (exit:1|ImportError"
-"$PY" - "$T/mix/result.json" <<'PY'
+"$PY" - "$T/mix/result.json" "$T/mix/journal.jsonl" <<'PY'
 import json, sys
 result = json.load(open(sys.argv[1]))
-assert result["mode"] == "metric", result["mode"]
+journal = [json.loads(l) for l in open(sys.argv[2])]
+assert result["mode"] != "metric", result["mode"]
 assert not any(c["name"] == "F" for c in result.get("cause") or []), result["cause"]
+f_alone = [d for d in journal if d["type"] == "decision" and d["label"] == "{env/F}"]
+assert f_alone and all(d["verdict"] == "skip" and d["runs"] >= 3 for d in f_alone), f_alone
 PY
 [[ -n "${SHOW:-}" ]] && cat "$T/two-ways.txt" "$T/mix.txt"; true
