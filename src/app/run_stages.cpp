@@ -182,6 +182,23 @@ nlohmann::json verify_boundary(const StageContext& context, const std::vector<Ax
     // The other good side of the answer ("bad - cause -> good") is held to the same count.
     to_check.push_back({context.evaluator.candidate(rest), "bad minus the causes", Verdict::good});
   }
+  if (good_runs > 0 && isolation.cause.size() > 1) {
+    // A cause of several members says each is needed: the parts of it the search found good are
+    // good sides of the answer too (a race that bites in some runs passes one or two easily, and the
+    // answer would name an interaction that is one difference alone).
+    std::vector<DeltaSet> held;
+    for (const SearchStep& step : isolation.steps) {
+      const bool part = !step.applied.empty() && step.applied.size() < isolation.cause.size() &&
+                        std::includes(isolation.cause.begin(), isolation.cause.end(), step.applied.begin(),
+                                      step.applied.end());
+      if (!step.assumed && step.verdict == Verdict::good && part &&
+          std::find(held.begin(), held.end(), step.applied) == held.end()) {
+        held.push_back(step.applied);
+        to_check.push_back({context.evaluator.candidate(step.applied),
+                            "part of the cause " + describe_set(context.deltas, step.applied), Verdict::good});
+      }
+    }
+  }
   json checks = json::array();
   bool ok = true;
   if (good_runs > 0) {

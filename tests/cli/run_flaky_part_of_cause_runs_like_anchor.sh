@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# One-run mode chosen from the anchors, and a race that bites three workers in some runs only with a
+# warm cache, every run with a cold one (as on one H200). Its first two runs pass, so the one-run
+# search calls {threads} good and names the pair {caches, threads} as the cause. That answer says
+# three workers alone are fine: the parts of a cause the search found good are held to the good
+# anchor's run count like the answer's other good sides, and the race must show there, sending the
+# run back to statistics instead of exit 0 on an interaction that is not one.
+source "$(dirname "$0")/common.sh"
+[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+cat >"$T/bench.py" <<'PY'
+import json, os, sys
+threads, cache = int(sys.argv[1]), sys.argv[2]
+warm = os.path.exists(os.path.join(cache, "compiled"))
+open(os.path.join(cache, "compiled"), "w").write("kernels")
+fail = threads >= 3 and not warm
+if threads >= 3 and warm:
+    counter = os.path.join(os.path.dirname(os.path.abspath(__file__)), "warm-race.log")
+    with open(counter, "a") as f:
+        f.write("x")
+    fail = os.path.getsize(counter) % 3 == 0
+if fail:
+    sys.stderr.write("RuntimeError: race in compile\n")
+    sys.exit(1)
+print(json.dumps({"m": 1000.0 * (1 + os.getpid() % 7 / 100)}))
+PY
+cat >"$T/recipe.json" <<'JSON'
+{"format": 1, "command": ["{python}", "{recipe_dir}/bench.py", "{threads.workers}", "{cache.c}"], "metric": "m", "repeats": 3}
+JSON
+system_state "\"threads\": {\"workers\": 1}, \"caches\": {\"c\": {\"role\": \"inductor\", \"state\": \"warm\"}}" >"$T/good.json"
+system_state "\"threads\": {\"workers\": 3}, \"caches\": {\"c\": {\"role\": \"inductor\", \"state\": \"cold\"}}" >"$T/bad.json"
+rc=0
+"$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --no-probe --out "$T/run" >"$T/out.txt" 2>"$T/err.txt" || rc=$?
+[[ $rc -eq 0 || $rc -eq 1 ]] || { echo "expected exit 0 or 1, got $rc"; cat "$T/out.txt" "$T/err.txt"; exit 1; }
+expect_contains "$T/out.txt" "anchors look deterministic"
+expect_contains "$T/out.txt" "runs of part of the cause {threads/workers} disagreed"
+"$PY" - "$T/run/result.json" <<'PY'
+import json, sys
+result = json.load(open(sys.argv[1]))
+assert result["mode"] == "metric", result["mode"]
+PY
+[[ -n "${SHOW:-}" ]] && cat "$T/out.txt"; true
