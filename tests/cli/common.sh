@@ -1,6 +1,6 @@
 # Sourced by every CLI test (bash). Gives: strict mode, an ERR trap naming the failing line,
 # $T (temp dir: removed on success, kept and printed on failure), $ENVBISECT, $SRC,
-# and the helpers not, skip, expect_contains.
+# $T/runcount.py for benchmarks placed in $T, and the helpers not, skip, expect_contains.
 set -Eeuo pipefail
 
 # The envbisect binary under test (ctest passes it); the source tree's root.
@@ -21,6 +21,21 @@ export PY
 
 T="$(mktemp -d "${TMPDIR:-/tmp}/envbisect-cli.XXXXXX")"
 export T
+
+# A benchmark in $T that must behave differently in its n-th run (a race that bites every third
+# run, a machine that slows down after the anchors) counts its runs with `from runcount import
+# count_run`: the count lives beside it, outside every candidate's environment.
+cat >"$T/runcount.py" <<'PY'
+import os
+
+
+def count_run(name):
+    """Count one more run under `name`; return how many so far, this one included."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".log")
+    with open(path, "a") as f:
+        f.write("x")
+    return os.path.getsize(path)
+PY
 
 _cli_on_exit() {
   local rc=$?

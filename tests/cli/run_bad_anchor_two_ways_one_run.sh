@@ -8,13 +8,11 @@ source "$(dirname "$0")/common.sh"
 [[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
 cat >"$T/bench.py" <<'PY'
 import json, os, sys
+from runcount import count_run
 threads = int(sys.argv[1])
 here = os.path.dirname(os.path.abspath(__file__))
 if threads >= 3:
-    counter = os.path.join(here, "runs-race.log")
-    with open(counter, "a") as f:
-        f.write("x")
-    sys.stderr.write("RuntimeError: race in compile\n" if os.path.getsize(counter) % 2 else "Hang: no step for 3 s\n")
+    sys.stderr.write("RuntimeError: race in compile\n" if count_run("runs-race") % 2 else "Hang: no step for 3 s\n")
     sys.exit(1)
 if os.environ.get("F") == "b" and os.path.exists(os.path.join(here, "broken-mix")):
     sys.stderr.write("ImportError: cannot import name 'flex_attention'\n")

@@ -30,6 +30,16 @@ void write(const fs::path& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
+// A store entry of NAME VERSION unpacked in DIR (its manifest and files written by the test).
+envbisect::StoreEntry store_entry(const fs::path& dir, const std::string& name, const std::string& version) {
+  envbisect::StoreEntry entry;
+  entry.dir = dir.string();
+  entry.name = name;
+  entry.version = version;
+  entry.dist_info = name + "-" + version + ".dist-info";
+  return entry;
+}
+
 }  // namespace
 
 TEST_CASE("console scripts call the entry point with the environment's python, as pip writes them", "[env][install_files]") {
@@ -208,11 +218,7 @@ TEST_CASE("a file whose path in the environment is longer than the system allows
     rel += "/" + std::string(250, 'd');
   }
   const std::string file = rel + "/x.py";
-  envbisect::StoreEntry entry;
-  entry.dir = (dir.path / "e").string();
-  entry.name = "deep";
-  entry.version = "1.0";
-  entry.dist_info = "deep-1.0.dist-info";
+  const envbisect::StoreEntry entry = store_entry(dir.path / "e", "deep", "1.0");
   std::string manifest;
   for (std::size_t slash = rel.find('/'); slash != std::string::npos; slash = rel.find('/', slash + 1)) {
     manifest += "sd " + rel.substr(0, slash) + "\n";
@@ -242,11 +248,7 @@ TEST_CASE("a wheel's data file may not replace the environment's pyvenv.cfg", "[
   // "p-2.0.data/data/pyvenv.cfg" with "home = /usr/bin" and "include-system-site-packages = true"
   // replaced the venv's own: the candidate ran the state's executable on another Python's stdlib.
   TempDir dir("install");
-  envbisect::StoreEntry entry;
-  entry.dir = (dir.path / "e").string();
-  entry.name = "p";
-  entry.version = "2.0";
-  entry.dist_info = "p-2.0.dist-info";
+  const envbisect::StoreEntry entry = store_entry(dir.path / "e", "p", "2.0");
   write(dir.path / "e" / "manifest", "sd p\nsf p/__init__.py\npf pyvenv.cfg\n");
   write(dir.path / "e" / "site" / "p" / "__init__.py", "");
   write(dir.path / "e" / "data" / "pyvenv.cfg", "home = /usr/bin\ninclude-system-site-packages = true\n");
@@ -269,11 +271,7 @@ TEST_CASE("a file already in the environment is replaced when plain, refused whe
   // The link is tried first and the target looked at only on EEXIST: what is there must still be
   // checked before it is replaced, or a link placed there would lead the write elsewhere.
   TempDir dir("install");
-  envbisect::StoreEntry entry;
-  entry.dir = (dir.path / "e").string();
-  entry.name = "p";
-  entry.version = "2.0";
-  entry.dist_info = "p-2.0.dist-info";
+  const envbisect::StoreEntry entry = store_entry(dir.path / "e", "p", "2.0");
   write(dir.path / "e" / "manifest", "sd p\nsf p/a.py\nsf p/b.py\nsd p-2.0.dist-info\nsf p-2.0.dist-info/RECORD\n");
   write(dir.path / "e" / "site" / "p-2.0.dist-info" / "RECORD", "p/a.py,,\np/b.py,,\np-2.0.dist-info/RECORD,,\n");
   write(dir.path / "e" / "site" / "p" / "a.py", "a = 2\n");
