@@ -180,11 +180,10 @@ Isolation search_cause(Judge& judge, Evaluator& evaluator, const std::vector<Del
       return judge.decide(candidate, "recheck", describe_set(deltas, candidate.applied));
     }
     const int more = judge.one_run() ? 1 : min_runs;
-    if (!judge.affordable(candidate, judge.seen_runs(candidate) + more)) {
+    if (!judge.see_affordable(candidate, judge.seen_runs(candidate) + more)) {
       unanswered.push_back(unit_set);
       return Verdict::skip;
     }
-    judge.see(candidate, judge.seen_runs(candidate) + more);
     return judge.decide(candidate, "recheck", describe_set(deltas, candidate.applied));
   };
   const bool one_run = judge.one_run();
@@ -314,10 +313,9 @@ AfterIsolation after_isolation(Judge& judge, const StageContext& stages, const s
   const int good_runs = judge.declared_pass_fail() ? 0 : judge.seen_runs(judge.good());
   RerunCandidate rerun = [&](const Candidate& candidate, const std::string& label, int runs) {
     const int wanted = std::max(judge.seen_runs(candidate) + 1, runs);
-    if (!judge.affordable(candidate, wanted)) {
+    if (!judge.see_affordable(candidate, wanted)) {
       return Verdict::skip;
     }
-    judge.see(candidate, wanted);
     return judge.decide(candidate, "verify", label);
   };
   after.boundary = verify_boundary(stages, axes, isolation, after.refinements, cause_state, rerun, good_runs);
@@ -327,10 +325,9 @@ AfterIsolation after_isolation(Judge& judge, const StageContext& stages, const s
   DecideCandidate held = [&](const Candidate& candidate, const std::string& stage, const std::string& label) {
     Verdict verdict = judge.decide(candidate, stage, label);
     if (verdict == Verdict::good && judge.one_run() && judge.seen_runs(candidate) < good_runs) {
-      if (!judge.affordable(candidate, good_runs)) {
+      if (!judge.see_affordable(candidate, good_runs)) {
         return Verdict::skip;
       }
-      judge.see(candidate, good_runs);
       verdict = judge.decide(candidate, stage, label + " (runs like the good anchor)");
     }
     return verdict;

@@ -27,6 +27,14 @@ Judge::Judge(Evaluator& evaluator, Journal& journal, Progress& progress, JudgeOp
     : m_evaluator(evaluator), m_journal(journal), m_progress(progress), m_options(std::move(options)),
       m_good(std::move(good)), m_bad(std::move(bad)), m_one_run(m_options.pass_fail), m_budget(m_options.budget_s) {}
 
+bool Judge::see_affordable(const Candidate& candidate, int runs) {
+  if (!affordable(candidate, runs)) {
+    return false;
+  }
+  see(candidate, runs);
+  return true;
+}
+
 bool Judge::affordable(const Candidate& candidate, int runs) {
   if (stop_reached()) {
     m_budget_spent = true;
@@ -104,10 +112,9 @@ std::optional<stats::Assessment> Judge::assess_until_decided(const Candidate& ca
   // One run judges a pass/fail candidate (--repeats of them with --deterministic, which must agree);
   // otherwise run it until the statistics decide.
   const int first = m_one_run && !m_options.pass_fail ? 1 : policy.min_runs;
-  if (!affordable(candidate, first)) {
+  if (!see_affordable(candidate, first)) {
     return std::nullopt;
   }
-  see(candidate, first);
   stats::Assessment assessment = m_one_run ? stats::assess_pass_fail(samples(candidate))
                                            : stats::assess(samples(candidate), samples(m_good), samples(m_bad), policy);
   const bool detected = m_one_run && !m_options.pass_fail;  // one-run mode envbisect chose, not declared
@@ -119,10 +126,9 @@ std::optional<stats::Assessment> Judge::assess_until_decided(const Candidate& ca
       std::cout << label << " failed unlike any bad anchor run (" << unlike << "): its exit status alone cannot call it "
                 << "bad; judged on " << policy.min_runs << " or more runs by their failures\n";
       for (int runs = std::max(seen_runs(candidate), policy.min_runs);; ++runs) {
-        if (!affordable(candidate, runs)) {
+        if (!see_affordable(candidate, runs)) {
           return std::nullopt;
         }
-        see(candidate, runs);
         assessment = stats::assess_pass_fail(samples(candidate));
         if (assessment.verdict != Verdict::bad) {
           break;  // a run passed: the runs disagree (below)
@@ -143,17 +149,15 @@ std::optional<stats::Assessment> Judge::assess_until_decided(const Candidate& ca
     std::cout << "runs of " << label << " disagreed: the test is not deterministic after all; statistical "
                                         "verdicts from here on, and the search starts again on them\n";
     m_journal.append({{"type", "mode"}, {"mode", "metric"}, {"why", label + ": its runs disagreed"}});
-    if (!affordable(candidate, std::max(seen_runs(candidate), policy.min_runs))) {
+    if (!see_affordable(candidate, std::max(seen_runs(candidate), policy.min_runs))) {
       return std::nullopt;
     }
-    see(candidate, std::max(seen_runs(candidate), policy.min_runs));
     assessment = stats::assess(samples(candidate), samples(m_good), samples(m_bad), policy);
   }
   while (!assessment.decided) {
-    if (!affordable(candidate, seen_runs(candidate) + 1)) {
+    if (!see_affordable(candidate, seen_runs(candidate) + 1)) {
       return std::nullopt;
     }
-    see(candidate, seen_runs(candidate) + 1);
     assessment = stats::assess(samples(candidate), samples(m_good), samples(m_bad), policy);
   }
   return assessment;

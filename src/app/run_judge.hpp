@@ -65,6 +65,9 @@ public:
   // they do not, the budget is spent from here on: print why, once, and return false.
   bool affordable(const Candidate& candidate, int runs);
 
+  // Bring the candidate to `runs` runs (see()) when they are affordable(); return whether they were.
+  bool see_affordable(const Candidate& candidate, int runs);
+
   // Return whether the budget stopped the run: decide() answers skip without measuring or journaling.
   bool budget_spent() const { return m_budget_spent; }
 
