@@ -58,6 +58,9 @@ ExitCode run_locate(const LocateOptions& options, std::ostream& out, std::ostrea
   if (!others.empty()) {
     err << "  builds of " << normalise_dist_name(name) << " found there: " << join(others, ", ") << "\n";
   }
+  for (const std::string& unreadable : unreadable_wheel_files(sources, name)) {
+    err << "  not read: " << unreadable << "\n";
+  }
   return ExitCode::inconclusive;
 }
 

@@ -74,8 +74,12 @@ std::string local_missing(const WheelSources& sources, const std::string& name, 
            (python_version.empty() ? std::string("(unknown version)") : python_version) +
            " can install; the builds found are for another interpreter or platform: " + join(other_interpreter, ", ");
   }
-  return name + "==" + pin.version + " is in no wheel folder or uv cache" +
-         (found.empty() ? " (no build of " + name + " at all)" : " (found: " + join(found, ", ") + ")");
+  std::string text = name + "==" + pin.version + " is in no wheel folder or uv cache" +
+                     (found.empty() ? " (no build of " + name + " at all)" : " (found: " + join(found, ", ") + ")");
+  if (const std::vector<std::string> unreadable = unreadable_wheel_files(sources, name); !unreadable.empty()) {
+    text += "; not read: " + join(unreadable, "; ");
+  }
+  return text;
 }
 
 // Return the note naming the builds of one version that were not taken.

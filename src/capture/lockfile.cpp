@@ -23,20 +23,6 @@ namespace {
   throw Error(label + ": " + where + ": " + what, ExitCode::bad_input);
 }
 
-std::string percent_decode(const std::string& text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size() && std::isxdigit(static_cast<unsigned char>(text[i + 1])) != 0 &&
-        std::isxdigit(static_cast<unsigned char>(text[i + 2])) != 0) {
-      out += static_cast<char>(std::stoi(text.substr(i + 1, 2), nullptr, 16));
-      i += 2;
-    } else {
-      out += text[i];
-    }
-  }
-  return out;
-}
-
 // The file name at the end of a URL or path ("…/torch-2.11.0%2Bcu128-cp312-….whl#sha256=…").
 std::string file_name_of(const std::string& url) {
   std::string path = url.substr(0, url.find_first_of("?#"));

@@ -344,6 +344,42 @@ std::vector<std::string> other_builds(const WheelSources& sources, const Distrib
   return others;
 }
 
+std::vector<std::string> unreadable_wheel_files(const WheelSources& sources, std::string_view name) {
+  const std::string wanted = normalise_dist_name(std::string(name));
+  std::vector<std::string> found;
+  for (const std::string& dir : sources.wheel_dirs) {
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) {
+      continue;
+    }
+    std::vector<std::string> files;
+    while (const dirent* e = ::readdir(d)) {
+      files.emplace_back(e->d_name);
+    }
+    ::closedir(d);
+    std::sort(files.begin(), files.end());
+    for (const std::string& file : files) {
+      if (!file.ends_with(".whl") || parse_wheel_name(file)) {
+        continue;
+      }
+      // Whose file is it? The text before the first "-" (or before "%2D", an encoded one).
+      const std::string decoded = percent_decode(file);
+      const std::string stem = decoded.substr(0, decoded.find('-'));
+      if (normalise_dist_name(stem) != wanted) {
+        continue;
+      }
+      const std::string path = dir + "/" + file;
+      if (decoded != file && parse_wheel_name(decoded)) {
+        found.push_back(path + ": its name is URL-encoded (as saved from a download URL); rename it to " + decoded);
+      } else {
+        found.push_back(path + ": not a valid wheel file name (PEP 427: name-version[-build]-python-abi-platform.whl, " +
+                        "a PEP 440 version)");
+      }
+    }
+  }
+  return found;
+}
+
 std::string describe_missing_pin(const WheelSources& sources, std::string_view name, std::string_view version,
                                  const WheelPin& pin) {
   std::string text = std::string(name) + "==" + std::string(version);
@@ -365,6 +401,9 @@ std::string describe_missing_pin(const WheelSources& sources, std::string_view n
   }
   if (!seen.empty()) {
     text += "; found " + join(seen, ", ");
+  }
+  if (const std::vector<std::string> unreadable = unreadable_wheel_files(sources, name); !unreadable.empty()) {
+    text += "; not read: " + join(unreadable, "; ");
   }
   return text;
 }

@@ -82,4 +82,10 @@ std::vector<std::string> other_builds(const WheelSources& sources, const Distrib
 std::string describe_missing_pin(const WheelSources& sources, std::string_view name, std::string_view version,
                                  const WheelPin& pin);
 
+// Return, for each file in the wheel folders that names itself a wheel of `name` but cannot be read as
+// one, the file and why ("…/torch-2.11.0%2Bcu128-cp312-….whl: its name is URL-encoded (as saved from
+// a download URL); rename it to torch-2.11.0+cu128-cp312-….whl"). Such files are never used: pip and
+// uv refuse them too, and a name is not guessed. For the messages that say a build was not found.
+std::vector<std::string> unreadable_wheel_files(const WheelSources& sources, std::string_view name);
+
 }  // namespace envbisect

@@ -32,6 +32,10 @@ std::string trim(std::string_view text);
 // printable ASCII and valid UTF-8 stay as they are. A backslash stays a backslash.
 std::string escape_control(std::string_view text);
 
+// Return `text` with each "%XX" (two hex digits) replaced by the byte it encodes (RFC 3986); a "%"
+// not followed by two hex digits stays as it is. "torch-2.11.0%2Bcu128" -> "torch-2.11.0+cu128".
+std::string percent_decode(std::string_view text);
+
 // Return the JSON pointer token escaped per RFC 6901 ("a/b" -> "a~1b").
 std::string pointer_token(std::string_view token);
 

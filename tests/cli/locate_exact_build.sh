@@ -24,3 +24,12 @@ rc=0
 [[ ! -s "$T/out" ]]
 expect_contains "$T/err" "fauxtorch==2.11.0+cu126 cannot be restored"
 expect_contains "$T/err" "2.11.0+cu130"
+
+# A wheel saved from its download URL keeps "%2B" for "+" in its name: pip and uv refuse such a name,
+# and so does envbisect, but the message names the file and the name to give it.
+cp "$T/build/fauxtorch-2.11.0+cu128-py3-none-any.whl" "$T/wheels/fauxtorch-2.11.0%2Bcu128-py3-none-any.whl"
+rc=0
+"$ENVBISECT" locate fauxtorch==2.11.0+cu128 --wheels "$T/wheels" > "$T/out" 2> "$T/err" || rc=$?
+[[ $rc -eq 1 ]]
+expect_contains "$T/err" "not read: $T/wheels/fauxtorch-2.11.0%2Bcu128-py3-none-any.whl: its name is URL-encoded"
+expect_contains "$T/err" "rename it to fauxtorch-2.11.0+cu128-py3-none-any.whl"

@@ -2,6 +2,7 @@
 #include "env/wheel_source.hpp"
 #include "exec/runner.hpp"
 #include "util/hash.hpp"
+#include "util/strings.hpp"
 
 #include "env_test_support.hpp"
 
@@ -176,4 +177,28 @@ TEST_CASE("a copy of the same wheel in a second folder is no other build", "[env
       envbisect::other_builds(WheelSources{{builds.first.string(), builds.second.string()}, {}}, *chosen, "3.11");
   REQUIRE(others.size() == 1);
   CHECK(others[0] == builds.wheel(builds.second));
+}
+
+TEST_CASE("a URL-encoded wheel file name is never used, and the not-found message says how to rename it",
+          "[env][wheel_source]") {
+  CHECK(envbisect::percent_decode("torch-2.11.0%2Bcu128-cp312") == "torch-2.11.0+cu128-cp312");
+  CHECK(envbisect::percent_decode("a%2b%zz%2") == "a+%zz%2");  // lower-case hex decodes; a bad escape stays
+  TempDir dir{"wheel-encoded"};
+  build_wheels(dir.path, {{"alpha", "1.0+cu128", {{"alpha/__init__.py", "X = 1\n"}}, {}},
+                          {"beta", "1.0", {{"beta/__init__.py", "X = 1\n"}}, {}}});
+  fs::rename(dir.path / "alpha-1.0+cu128-py3-none-any.whl", dir.path / "alpha-1.0%2Bcu128-py3-none-any.whl");
+  std::ofstream(dir.path / "alpha-1.0-oops.whl") << "not a wheel";
+  const WheelSources sources{{dir.path.string()}, {}};
+  // The encoded file is not a build of alpha 1.0+cu128: pip and uv refuse its name too.
+  CHECK_FALSE(envbisect::find_distribution(sources, "alpha", "1.0+cu128", "3.11"));
+  const std::vector<std::string> unreadable = envbisect::unreadable_wheel_files(sources, "Alpha");
+  REQUIRE(unreadable.size() == 2);
+  CHECK(unreadable[0] == (dir.path / "alpha-1.0%2Bcu128-py3-none-any.whl").string() +
+                             ": its name is URL-encoded (as saved from a download URL); rename it to "
+                             "alpha-1.0+cu128-py3-none-any.whl");
+  CHECK(unreadable[1].rfind((dir.path / "alpha-1.0-oops.whl").string() + ": not a valid wheel file name", 0) == 0);
+  // Other packages' files and valid wheels are not listed.
+  CHECK(envbisect::unreadable_wheel_files(sources, "beta").empty());
+  const std::string why = envbisect::describe_missing_pin(sources, "alpha", "1.0+cu128", WheelPin{"", std::string(64, 'a')});
+  CHECK(why.find("rename it to alpha-1.0+cu128-py3-none-any.whl") != std::string::npos);
 }
