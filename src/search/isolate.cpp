@@ -309,6 +309,17 @@ private:
   std::vector<DeltaSet> m_unstable;
 };
 
+// How a re-measurement came out, for a note: " was not good again when re-measured", or for a skip
+// (the budget, or runs that were all untestable) " could not be measured again (skip)"; with no
+// `expected`, " was bad when re-measured".
+std::string remeasured(Verdict again, const std::string& expected) {
+  if (again == Verdict::skip) {
+    return " could not be measured again (skip)";
+  }
+  return expected.empty() ? " was " + std::string(to_string(again)) + " when re-measured"
+                          : " was not " + expected + " again when re-measured";
+}
+
 std::string join_parts(const std::vector<std::string>& parts, const std::string& separator) {
   std::string out;
   for (const std::string& part : parts) {
@@ -452,10 +463,11 @@ Isolation isolate(std::size_t delta_count, const Oracle& oracle, const IsolateOp
   // outlier, an unlucky anchor) must not become a cause.
   if (options.recheck && monotone && result.verified_forward && result.verified_reverse) {
     for (std::size_t i = 0; i < result.causes.size(); ++i) {
-      if (result.causes[i] != all && options.recheck(result.causes[i]) != Verdict::bad) {
+      const Verdict again = result.causes[i] != all ? options.recheck(result.causes[i]) : Verdict::bad;
+      if (again != Verdict::bad) {
         result.verified_forward = false;
         result.cause_verdicts[i] = Verdict::unstable;
-        notes.push_back("cause " + isolator.name(result.causes[i]) + " was not bad again when re-measured");
+        notes.push_back("cause " + isolator.name(result.causes[i]) + remeasured(again, "bad"));
       }
     }
     // A cause of several members is minimal only if each member is needed: without it, good again.
@@ -464,18 +476,20 @@ Isolation isolate(std::size_t delta_count, const Oracle& oracle, const IsolateOp
         // Partial causes united into one: without one of them the rest is partial (not bad) at most.
         const DeltaSet without = subtract(cause, DeltaSet{cause[k]});
         const Verdict again = options.recheck(without);
-        if (result.united ? again == Verdict::bad : (again == Verdict::bad || again == Verdict::intermediate)) {
+        // A re-measurement that could not be made (skip) leaves the member's need unconfirmed too.
+        if (again == Verdict::skip ||
+            (result.united ? again == Verdict::bad : (again == Verdict::bad || again == Verdict::intermediate))) {
           result.verified_forward = false;
           result.could_be.push_back(without);
-          notes.push_back(isolator.name(without) + " was " + std::string(to_string(again)) + " when re-measured: " +
-                          isolator.name(DeltaSet{cause[k]}) + " may not be needed");
+          notes.push_back(isolator.name(without) + remeasured(again, "") + ": " + isolator.name(DeltaSet{cause[k]}) +
+                          " may not be needed");
         }
       }
     }
     const DeltaSet rest = subtract(all, reverted);
-    if (!rest.empty() && options.recheck(rest) != Verdict::good) {
+    if (const Verdict again = rest.empty() ? Verdict::good : options.recheck(rest); again != Verdict::good) {
       result.verified_reverse = false;
-      notes.push_back("bad minus " + isolator.name(reverted) + " was not good again when re-measured");
+      notes.push_back("bad minus " + isolator.name(reverted) + remeasured(again, "good"));
     }
   }
   result.forward_is_anchor = result.cause == all;

@@ -556,3 +556,29 @@ TEST_CASE("isolate checks that each member of a multi-member cause is needed", "
   CHECK(result.note.find("{6} was bad when re-measured: {1} may not be needed") != std::string::npos);
   CHECK(std::find(result.could_be.begin(), result.could_be.end(), DeltaSet{6}) != result.could_be.end());
 }
+
+TEST_CASE("a re-measurement that could not be made is said so, and leaves the answer unverified", "[search][isolate]") {
+  const auto pair = [](const DeltaSet& applied) { return contains_all(applied, {1, 6}) ? Verdict::bad : Verdict::good; };
+  // Bad minus the cause could not be measured again (the budget ran out): not "was not good".
+  envbisect::IsolateOptions options;
+  options.recheck = [&](const DeltaSet& applied) { return contains_all(applied, {1, 6}) ? Verdict::bad : Verdict::skip; };
+  const Isolation rest_skipped = envbisect::isolate(8, pair, options);
+  INFO(rest_skipped.note);
+  CHECK_FALSE(rest_skipped.found);
+  CHECK_FALSE(rest_skipped.verified_reverse);
+  CHECK(rest_skipped.note.find("could not be measured again (skip)") != std::string::npos);
+  CHECK(rest_skipped.note.find("was not good again") == std::string::npos);
+  // A member's need re-measured as skip is unconfirmed, not confirmed.
+  options.recheck = [&](const DeltaSet& applied) {
+    return applied == DeltaSet{6} ? Verdict::skip : pair(applied);
+  };
+  const Isolation member_skipped = envbisect::isolate(8, pair, options);
+  INFO(member_skipped.note);
+  CHECK_FALSE(member_skipped.found);
+  CHECK(member_skipped.note.find("{6} could not be measured again (skip): {1} may not be needed") != std::string::npos);
+  // The cause itself: the note says it could not be measured, not that it was good.
+  options.recheck = [&](const DeltaSet& applied) { return applied == DeltaSet{1, 6} ? Verdict::skip : pair(applied); };
+  const Isolation cause_skipped = envbisect::isolate(8, pair, options);
+  CHECK_FALSE(cause_skipped.found);
+  CHECK(cause_skipped.note.find("cause {1,6} could not be measured again (skip)") != std::string::npos);
+}
