@@ -277,6 +277,39 @@ json start_record(const json& run_doc, const std::vector<Delta>& deltas, const s
   return start;
 }
 
+// Return how many runs a point called good inside the cause must have passed, on statistical verdicts:
+// the good anchor's run count when the preflight judged it (`preflight_runs`; later anchor runs only
+// keep the anchors fresh) where failures are seen to come at a rate -- a candidate's runs
+// disagreed, or the cause or the bad anchor failed in some of its runs and passed in others (a race
+// that a smaller thread count or a warm cache makes rarer, not absent) -- else 0 (no hold). Says so
+// once on the terminal and in the journal.
+int good_runs_to_hold(Judge& judge, Journal& journal, const Candidate& cause, int preflight_runs) {
+  if (judge.samples(judge.good()).failure_count() > 0) {
+    return 0;  // the good anchor fails too: the failure channel already weighs every run
+  }
+  auto some = [&](const Candidate& candidate) {
+    const stats::SampleSet runs = judge.samples(candidate);
+    const std::size_t failed = runs.failure_count();
+    return failed > 0 && failed < runs.size() ? std::to_string(failed) + " of its " + std::to_string(runs.size())
+                                              : std::string();
+  };
+  std::string why;
+  if (const std::string counts = some(cause); !counts.empty()) {
+    why = "the cause failed in " + counts + " runs";
+  } else if (const std::string anchor = some(judge.bad()); !anchor.empty()) {
+    why = "the bad anchor failed in " + anchor + " runs";
+  } else if (judge.fell_back()) {
+    why = "a candidate's runs disagreed";
+  } else {
+    return 0;
+  }
+  const int hold = preflight_runs;
+  std::cout << why << ": failures come at a rate here, so a point or probe called good inside the cause must pass "
+            << hold << " runs, as the good anchor did (a smaller dose of a race fails in fewer runs, not none)\n";
+  journal.append({{"type", "hold"}, {"good_runs", hold}, {"why", why}});
+  return hold;
+}
+
 // What the stages after isolation found: where the cause bites inside its axes and across the
 // modifiers, and the pass/fail boundary re-run (null unless one run per candidate decided).
 struct AfterIsolation {
@@ -290,20 +323,39 @@ struct AfterIsolation {
 // One run per candidate is trusted only once the two candidates the answer rests on say the same
 // again; its probes come after that re-run, and a cell they find good is held to the good anchor's
 // run count like the answer's own good side (a race that bites in half the runs passes one run often).
+// On statistics, a cause that failed in only some of its runs holds every point and cell called good
+// inside it to that count too: against a bad anchor that fails every run, three clean runs read as
+// good, yet a smaller thread count may fail in one run of four (the 1-GPU incident did, and one run
+// named a boundary that its other runs contradicted).
 AfterIsolation after_isolation(Judge& judge, const StageContext& stages, const std::vector<Axis>& axes,
-                               const Isolation& isolation, const EnvState& cause_state, const RunOptions& options) {
+                               const Isolation& isolation, const EnvState& cause_state, const RunOptions& options,
+                               int preflight_runs) {
   AfterIsolation after;
   if (!isolation.found || judge.budget_spent()) {
     return after;
   }
-  after.refinements = refine_cause(stages, axes, isolation.cause, cause_state);
   const ProbeMode probe_mode = probe_mode_from(options.probe);
   if (!judge.one_run()) {
+    const int hold = good_runs_to_hold(judge, stages.journal, stages.evaluator.candidate(isolation.cause), preflight_runs);
+    DecideCandidate held = [&](const Candidate& candidate, const std::string& stage, const std::string& label) {
+      Verdict verdict = stages.decide(candidate, stage, label);
+      if (verdict == Verdict::good && judge.seen_runs(candidate) < hold) {
+        if (!judge.see_affordable(candidate, hold)) {
+          return Verdict::skip;
+        }
+        verdict = judge.decide(candidate, stage, label + " (runs like the good anchor)");
+      }
+      return verdict;
+    };
+    const StageContext inside{stages.deltas, stages.evaluator, stages.journal, held, stages.decisions, stages.slots,
+                              stages.min_runs, stages.stopped};
+    after.refinements = refine_cause(inside, axes, isolation.cause, cause_state);
     if (!options.no_probe && !judge.budget_spent()) {
-      after.probes = probe_modifiers(stages, isolation.cause, cause_state, probe_mode);
+      after.probes = probe_modifiers(inside, isolation.cause, cause_state, probe_mode);
     }
     return after;
   }
+  after.refinements = refine_cause(stages, axes, isolation.cause, cause_state);
   if (judge.budget_spent()) {
     return after;
   }
@@ -470,6 +522,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   progress.unit(recipe.unit);
   progress.phase("anchors");
   const stats::Preflight preflight = preflight_anchors(judge, evaluator, journal, run_dir, mode, policy, pass_fail);
+  const int preflight_runs = judge.anchor_runs();  // the good anchor's runs when it was judged good
 
   // Search: every question becomes a candidate measured until its verdict is decided, and a journaled
   // decision. Every few decisions the anchors run once more, to catch drift on a shared machine.
@@ -486,14 +539,14 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
                                          const std::string& label) { return judge.decide(candidate, stage, label); };
   StageContext stages{deltas, evaluator, journal, decide_candidate, judge.verdict_log(), options.execution.slots,
                       policy.min_runs, [&judge] { return judge.budget_spent() || judge.stop_reached(); }};
-  AfterIsolation after = after_isolation(judge, stages, axes, isolation, cause_state, options);
+  AfterIsolation after = after_isolation(judge, stages, axes, isolation, cause_state, options, preflight_runs);
   if (one_run_search && !judge.one_run() && !judge.budget_spent() && !judge.stop_reached()) {
     // The boundary re-run or a probe found runs that disagree after the search had ended: the cause,
     // its refinement and probes rest on one-run verdicts. Every question is asked again on statistics
     // (runs kept).
     isolation = search_cause(judge, evaluator, deltas, units, options, policy.min_runs);
     cause_state = apply_deltas(good, bad, deltas, isolation.cause);
-    after = after_isolation(judge, stages, axes, isolation, cause_state, options);
+    after = after_isolation(judge, stages, axes, isolation, cause_state, options, preflight_runs);
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // The anchors were re-measured during the search: judge them again on all their runs before any
