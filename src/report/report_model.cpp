@@ -409,12 +409,25 @@ std::string delta_name(const ReportModel& model, std::size_t index) {
 }
 
 const Decision* find_isolate_decision(const ReportModel& model, const std::vector<std::size_t>& applied) {
+  const Decision* first = nullptr;
   for (const Decision& decision : model.decisions) {
     if ((decision.stage.empty() || decision.stage == "isolate") && decision.applied == applied) {
-      return &decision;
+      first = &decision;
+      break;
     }
   }
-  return nullptr;
+  // The latest of the same candidate: one first judged on one run and later re-measured (the run left
+  // one-run mode, a recheck replicated it, the boundary re-run held it to the anchor's count) rests on
+  // its later decision, made on every run it had by then.
+  const Decision* latest = first;
+  for (const Decision& decision : model.decisions) {
+    if (first != nullptr && decision.candidate == first->candidate && decision.n > latest->n &&
+        (decision.stage.empty() || decision.stage == "isolate" || decision.stage == "recheck" ||
+         decision.stage == "verify")) {
+      latest = &decision;
+    }
+  }
+  return latest;
 }
 
 std::vector<std::size_t> cause_indices(const ReportModel& model) {

@@ -215,8 +215,8 @@ const CandidateView* find_candidate(const ReportModel& model, const std::string&
 // Return "dimension/name" of the delta at `index`, or "#index" when the journal has no such delta.
 std::string delta_name(const ReportModel& model, std::size_t index);
 
-// Return the decision of the last session that tested exactly `applied` in stage isolate (or with no
-// stage), or nullptr.
+// Return the latest decision of the last session about the candidate that first tested exactly
+// `applied` in stage isolate (or with no stage): its isolate, recheck or verify decisions, or nullptr.
 const Decision* find_isolate_decision(const ReportModel& model, const std::vector<std::size_t>& applied);
 
 // Return the result's cause as indices into the model's deltas (deltas matched by dimension and name).

@@ -114,6 +114,26 @@ TEST_CASE("the verdict cites the decisions that verified it both ways", "[report
   CHECK(summary.modifiers[0] == "with the cause applied, threads/drafter_threads (inductor:cold) 1: good, 3: bad");
 }
 
+TEST_CASE("the verdict cites the latest decision about the cause, not its first one-run look", "[report]") {
+  // run14 on one H200: {threads} was called bad on one run, the run left one-run mode and re-measured
+  // it on 15 runs; the Verdict section still cited the one-run decision as the evidence.
+  std::vector<json> journal = records();
+  const json recheck = json::parse(
+      R"({"type":"decision","n":4,"stage":"recheck","label":"{packages/torch}","applied":[1],"candidate":"cccccccccccccccc0000","verdict":"bad","runs":6,"median":21.0,"reason":"bad: on six runs"})");
+  const json refine = json::parse(
+      R"({"type":"decision","n":5,"stage":"refine","label":"packages/torch = 2.10","applied":[1],"candidate":"9999999999999999","verdict":"good","runs":3,"median":99.0,"reason":"good"})");
+  journal.insert(journal.end() - 1, recheck);
+  journal.insert(journal.end() - 1, refine);
+  json run = {{"good", "/in/good.json"}, {"bad", "/in/bad.json"}, {"recipe", "/in/recipe.json"}};
+  ReportModel model = model_from_journal(journal, run, "/runs/x");
+  VerdictSummary summary = summarize(model);
+  REQUIRE(summary.forward_decision != nullptr);
+  CHECK(summary.forward_decision->n == 4);
+  CHECK(summary.forward_decision->runs == 6);
+  REQUIRE(summary.reverse_decision != nullptr);
+  CHECK(summary.reverse_decision->n == 2);
+}
+
 TEST_CASE("a cause that is every difference re-read the anchors: no report calls it verified both ways", "[report]") {
   // One difference (a commit range, an env var): good + cause is the bad anchor and bad - cause the good
   // one. The terminal says "not a verification"; the report once said "verified both ways".
