@@ -22,6 +22,7 @@
 #include "app/restore_check.hpp"
 #include "app/run_execute.hpp"
 #include "app/run_guard.hpp"
+#include "app/run_hold.hpp"
 #include "app/run_judge.hpp"
 #include "app/run_budget.hpp"
 #include "app/run_plan.hpp"
@@ -277,39 +278,6 @@ json start_record(const json& run_doc, const std::vector<Delta>& deltas, const s
   return start;
 }
 
-// Return how many runs a point called good inside the cause must have passed, on statistical verdicts:
-// the good anchor's run count when the preflight judged it (`preflight_runs`; later anchor runs only
-// keep the anchors fresh) where failures are seen to come at a rate -- a candidate's runs
-// disagreed, or the cause or the bad anchor failed in some of its runs and passed in others (a race
-// that a smaller thread count or a warm cache makes rarer, not absent) -- else 0 (no hold). Says so
-// once on the terminal and in the journal.
-int good_runs_to_hold(Judge& judge, Journal& journal, const Candidate& cause, int preflight_runs) {
-  if (judge.samples(judge.good()).failure_count() > 0) {
-    return 0;  // the good anchor fails too: the failure channel already weighs every run
-  }
-  auto some = [&](const Candidate& candidate) {
-    const stats::SampleSet runs = judge.samples(candidate);
-    const std::size_t failed = runs.failure_count();
-    return failed > 0 && failed < runs.size() ? std::to_string(failed) + " of its " + std::to_string(runs.size())
-                                              : std::string();
-  };
-  std::string why;
-  if (const std::string counts = some(cause); !counts.empty()) {
-    why = "the cause failed in " + counts + " runs";
-  } else if (const std::string anchor = some(judge.bad()); !anchor.empty()) {
-    why = "the bad anchor failed in " + anchor + " runs";
-  } else if (judge.fell_back()) {
-    why = "a candidate's runs disagreed";
-  } else {
-    return 0;
-  }
-  const int hold = preflight_runs;
-  std::cout << why << ": failures come at a rate here, so a point or probe called good inside the cause must pass "
-            << hold << " runs, as the good anchor did (a smaller dose of a race fails in fewer runs, not none)\n";
-  journal.append({{"type", "hold"}, {"good_runs", hold}, {"why", why}});
-  return hold;
-}
-
 // What the stages after isolation found: where the cause bites inside its axes and across the
 // modifiers, and the pass/fail boundary re-run (null unless one run per candidate decided).
 struct AfterIsolation {
@@ -336,17 +304,8 @@ AfterIsolation after_isolation(Judge& judge, const StageContext& stages, const s
   }
   const ProbeMode probe_mode = probe_mode_from(options.probe);
   if (!judge.one_run()) {
-    const int hold = good_runs_to_hold(judge, stages.journal, stages.evaluator.candidate(isolation.cause), preflight_runs);
-    DecideCandidate held = [&](const Candidate& candidate, const std::string& stage, const std::string& label) {
-      Verdict verdict = stages.decide(candidate, stage, label);
-      if (verdict == Verdict::good && judge.seen_runs(candidate) < hold) {
-        if (!judge.see_affordable(candidate, hold)) {
-          return Verdict::skip;
-        }
-        verdict = judge.decide(candidate, stage, label + " (runs like the good anchor)");
-      }
-      return verdict;
-    };
+    const DecideCandidate held = hold_good_verdicts(
+        judge, good_runs_to_hold(judge, stages.journal, stages.evaluator.candidate(isolation.cause), preflight_runs));
     const StageContext inside{stages.deltas, stages.evaluator, stages.journal, held, stages.decisions, stages.slots,
                               stages.min_runs, stages.stopped};
     after.refinements = refine_cause(inside, axes, isolation.cause, cause_state);
@@ -374,16 +333,7 @@ AfterIsolation after_isolation(Judge& judge, const StageContext& stages, const s
   if (options.no_probe || !judge.one_run() || judge.budget_spent()) {
     return after;  // a re-run that disagreed sends the run back to statistics, which probes again
   }
-  DecideCandidate held = [&](const Candidate& candidate, const std::string& stage, const std::string& label) {
-    Verdict verdict = judge.decide(candidate, stage, label);
-    if (verdict == Verdict::good && judge.one_run() && judge.seen_runs(candidate) < good_runs) {
-      if (!judge.see_affordable(candidate, good_runs)) {
-        return Verdict::skip;
-      }
-      verdict = judge.decide(candidate, stage, label + " (runs like the good anchor)");
-    }
-    return verdict;
-  };
+  const DecideCandidate held = hold_good_verdicts(judge, good_runs);
   const StageContext probing{stages.deltas, stages.evaluator, stages.journal, held, stages.decisions, stages.slots,
                              stages.min_runs, [&judge] { return judge.stop_reached() || !judge.one_run(); }};
   after.probes = probe_modifiers(probing, isolation.cause, cause_state, probe_mode);
