@@ -4,7 +4,9 @@
 #include <array>
 #include <cstdio>
 #include <csignal>
+#include <cctype>
 #include <cstring>
+#include <sstream>
 #include <utility>
 
 #include "util/strings.hpp"
@@ -12,6 +14,19 @@
 namespace envbisect {
 
 namespace {
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
 
 constexpr std::array<std::pair<FailureCause, const char*>, 9> k_names = {{
     {FailureCause::none, ""},
@@ -26,10 +41,7 @@ constexpr std::array<std::pair<FailureCause, const char*>, 9> k_names = {{
 }};
 
 // A line as a message quotes it: trimmed, at most 200 characters.
-std::string quoted_line(const std::string& text) {
-  std::string trimmed = trim(text);
-  const std::size_t newline = trimmed.rfind('\n');
-  std::string line = newline == std::string::npos ? trimmed : trim(trimmed.substr(newline + 1));
+std::string quoted(std::string line) {
   if (line.size() > 200) {
     line = line.substr(0, 197) + "...";
   }
@@ -44,12 +56,102 @@ std::string seconds_text(double seconds) {
   return text;
 }
 
-// The stderr line that names the error, else nothing: a message cites it as "; stderr: ...".
-std::string stderr_clause(const std::string& stderr_tail) {
-  return trim(stderr_tail).empty() ? "" : "; last stderr line: " + quoted_line(stderr_tail);
+// The last line of `text`, quoted.
+std::string quoted_line(const std::string& text) {
+  const std::vector<std::string> lines = split_lines(trim(text));
+  return quoted(lines.empty() ? "" : trim(lines.back()));
+}
+
+// The stderr line that names the error, else nothing: "; last stderr line: ..." when it is the last,
+// "; stderr: ..." when a later line (a traceback frame, a thread dump) was passed over.
+std::string stderr_clause(const std::string& stderr_tail, const std::string& error_class = "") {
+  const std::vector<std::string> lines = split_lines(trim(stderr_tail));
+  if (lines.empty()) {
+    return "";
+  }
+  const std::string line = telling_stderr_line(stderr_tail, error_class);
+  return (line == trim(lines.back()) ? "; last stderr line: " : "; stderr: ") + quoted(line);
+}
+
+bool is_word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.';
+}
+
+// "RuntimeError: ...", "torch._dynamo.exc.BackendCompilerFailed: ...", "KeyboardInterrupt",
+// "CUDA error: ...", "error: ...", "Segmentation fault", "Fatal Python error: ...".
+bool reads_as_error(const std::string& line) {
+  std::size_t word = 0;
+  while (word < line.size() && is_word_char(line[word])) {
+    ++word;
+  }
+  // The dotted name's last part, capitalised, ending as Python's exception names do, then ":" or nothing.
+  const std::string head = line.substr(0, word);
+  const std::size_t dot = head.rfind('.');
+  const std::string name = dot == std::string::npos ? head : head.substr(dot + 1);
+  bool exception_name = !name.empty() && std::isupper(static_cast<unsigned char>(name[0])) != 0 &&
+                        (word == line.size() || line[word] == ':');
+  if (exception_name) {
+    exception_name = false;
+    for (const char* suffix : {"Error", "Exception", "Interrupt", "Failed", "Exit"}) {
+      exception_name = exception_name || ends_with(name, suffix);
+    }
+  }
+  if (exception_name) {
+    return true;
+  }
+  std::string lower = line;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const char* marker : {"error:", "fatal:", "segmentation fault", "aborted", "killed", "out of memory"}) {
+    const std::size_t at = lower.find(marker);
+    // A marker near the start ("CUDA error: ...", "fatal: ..."), not in the middle of a log line.
+    if (at != std::string::npos && at < 40) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// A line faulthandler or a traceback prints around the error: a frame, its source line is not
+// recognisable, but the frame and the thread headers are.
+bool is_frame_line(const std::string& line) {
+  return starts_with(line, "File \"") || starts_with(line, "Traceback (most recent call last)") ||
+         starts_with(line, "Thread 0x") || starts_with(line, "Current thread 0x") ||
+         starts_with(line, "Stack (most recent call first)") || starts_with(line, "During handling of") ||
+         starts_with(line, "The above exception was") || line == "^" || line.find_first_not_of("^~ ") == std::string::npos;
 }
 
 }  // namespace
+
+std::string telling_stderr_line(const std::string& text, const std::string& error_class) {
+  std::vector<std::string> lines;
+  for (const std::string& raw : split_lines(text)) {
+    if (std::string line = trim(raw); !line.empty()) {
+      lines.push_back(std::move(line));
+    }
+  }
+  if (lines.empty()) {
+    return "";
+  }
+  const std::string hint = trim(error_class);
+  if (!hint.empty()) {
+    for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+      if (starts_with(*it, hint) && (it->size() == hint.size() || (*it)[hint.size()] == ':')) {
+        return *it;
+      }
+    }
+  }
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+    if (reads_as_error(*it)) {
+      return *it;
+    }
+  }
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+    if (!is_frame_line(*it)) {
+      return *it;
+    }
+  }
+  return lines.back();
+}
 
 std::string to_string(FailureCause cause) {
   for (const auto& [value, name] : k_names) {
@@ -92,7 +194,7 @@ Diagnosis diagnose_attempt(const ProcessResult& process, const BenchReport& repo
   if (process.exit_code != 0) {
     const std::string error = report.error_class.empty() ? "" : "; error class \"" + report.error_class + "\"";
     return {FailureCause::exited_nonzero,
-            "exited " + std::to_string(process.exit_code) + error + stderr_clause(stderr_tail)};
+            "exited " + std::to_string(process.exit_code) + error + stderr_clause(stderr_tail, report.error_class)};
   }
   if (pass_fail || report.metric) {
     return {};

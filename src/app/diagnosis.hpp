@@ -41,6 +41,13 @@ FailureCause failure_cause_from(const std::string& name);
 Diagnosis diagnose_attempt(const ProcessResult& process, const BenchReport& report, const std::string& stdout_tail,
                            const std::string& stderr_tail, const Recipe& recipe, bool pass_fail);
 
+// Return the stderr line that names what went wrong, for a message and for telling failures apart: the
+// last line that starts with `error_class` (what the benchmark said it was), else the last line that
+// reads as an error ("RuntimeError: ...", "CUDA error: ...", "Segmentation fault"), else the last line
+// that is not a traceback frame or a thread dump header (faulthandler prints those after the error),
+// else the last line. Trimmed; "" for empty text.
+std::string telling_stderr_line(const std::string& text, const std::string& error_class = "");
+
 // Return the diagnosis of a candidate whose environment could not be built, with the builder's reason.
 Diagnosis diagnose_build(const std::string& reason);
 

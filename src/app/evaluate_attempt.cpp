@@ -76,12 +76,6 @@ RunStatus status_of(const ProcessResult& process, const BenchReport& report, boo
   return RunStatus::ok;
 }
 
-std::string last_line(const std::string& text) {
-  std::string trimmed = trim(text);
-  std::size_t newline = trimmed.rfind('\n');
-  return newline == std::string::npos ? trimmed : trimmed.substr(newline + 1);
-}
-
 std::string read_tail(const std::string& path) {
   return read_file_tail(path, 65536);  // from the end: a benchmark may print gigabytes
 }
@@ -109,7 +103,7 @@ RunResult result_of(const ProcessResult& process, const ProcessSpec& spec, const
   if (result.status != RunStatus::ok && result.error_class.empty()) {
     result.error_class = !process.spawned ? process.spawn_error
                          : process.timed_out ? "timeout"
-                                             : last_line(stderr_tail);
+                                             : telling_stderr_line(stderr_tail);
   }
   if (result.status != RunStatus::ok) {
     const Diagnosis diagnosis = diagnose_attempt(process, report, stdout_tail, stderr_tail, recipe, recipe.pass_fail);

@@ -116,3 +116,44 @@ TEST_CASE("anchors that all fail the same way are an input error, a declared ski
   REQUIRE(build);
   CHECK(*build == "the bad anchor's environment could not be built: p-2.0.whl: refusing entry 'p/../../evil.py'");
 }
+
+TEST_CASE("the stderr line a failure cites is the one that names the error, not a frame after it", "[diagnosis]") {
+  // What the 1-GPU incident benchmark printed: the exception, then faulthandler's dump of every thread.
+  const std::string dump =
+      "Traceback (most recent call last):\n"
+      "  File \"/r/bench.py\", line 204, in producer\n"
+      "    out = model(x)\n"
+      "RuntimeError: Detected that you are using FX to symbolically trace a dynamo-optimized function.\n"
+      "Thread 0x00007f1 (most recent call first):\n"
+      "  File \"/usr/lib/python3.12/threading.py\", line 359 in wait\n"
+      "Current thread 0x00007f2 (most recent call first):\n"
+      "  File \"/r/bench.py\", line 338 in <module>\n";
+  const std::string named =
+      "RuntimeError: Detected that you are using FX to symbolically trace a dynamo-optimized function.";
+  CHECK(telling_stderr_line(dump, "RuntimeError") == named);
+  CHECK(telling_stderr_line(dump) == named);
+  // The error class the benchmark reported wins over a later line that also reads as an error.
+  CHECK(telling_stderr_line("ValueError: first\nwarn: CUDA error: late\n", "ValueError") == "ValueError: first");
+  // Dotted exception names and messages from the C++ side.
+  CHECK(telling_stderr_line("torch._dynamo.exc.BackendCompilerFailed: boom\n  File \"x\", line 1 in f\n") ==
+        "torch._dynamo.exc.BackendCompilerFailed: boom");
+  CHECK(telling_stderr_line("step 10\nCUDA error: an illegal memory access\nstep 11 done\n") ==
+        "CUDA error: an illegal memory access");
+  // Nothing reads as an error: the last line that is not a frame or a thread header.
+  CHECK(telling_stderr_line("loading\nstalled at step 7\nThread 0x1 (most recent call first):\n  File \"a\", line 2 in g\n") ==
+        "stalled at step 7");
+  // A plain last line stays the last line; nothing gives nothing.
+  CHECK(telling_stderr_line("ok\nSegmentation fault\n") == "Segmentation fault");
+  CHECK(telling_stderr_line("  File \"a\", line 2 in g\n") == "File \"a\", line 2 in g");
+  CHECK(telling_stderr_line("  \n").empty());
+  // Not an exception: a lower-case word, or a capitalised word that is not a name ending like one.
+  CHECK(telling_stderr_line("Errors: 0\nraise later\n") == "raise later");
+
+  // The diagnosis says which line it quotes: the last one, or a line before frames it passed over.
+  const Recipe recipe = recipe_reading("tok_per_s");
+  BenchReport report;
+  report.error_class = "RuntimeError";
+  const Diagnosis failed = diagnose_attempt(exited(1), report, "", dump, recipe, false);
+  CHECK(failed.text == "exited 1; error class \"RuntimeError\"; stderr: \"" + named + "\"");
+  CHECK(diagnose_attempt(exited(1), {}, "", "x\nKilled\n", recipe, false).text == "exited 1; last stderr line: \"Killed\"");
+}
