@@ -84,6 +84,19 @@ json preflight_to_json(const stats::Preflight& p) {
           {"failure_p", p.failure_p}, {"checksum_mismatch", p.checksum_mismatch}, {"message", p.message}};
 }
 
+std::string effect_words(const stats::RatioEffect& ratio, const Recipe& recipe) {
+  // A direction is claimed only where the interval shows one: "1.12x slower" from one finished run of
+  // the cause, or "1.00x faster" with an interval around 1, told the reader more than was measured.
+  if (!ratio.low || !ratio.high) {
+    return "too few runs to size a change (" + std::to_string(ratio.to_runs) + " with it, " +
+           std::to_string(ratio.from_runs) + " good)";
+  }
+  if (*ratio.low <= 1.0 && *ratio.high >= 1.0) {
+    return "no change shown (the interval holds 1x)";
+  }
+  return stats::comparison_words(1.0, ratio.ratio, recipe.higher_is_better, recipe.unit);
+}
+
 json cause_effect(const std::vector<double>& from, const std::vector<double>& to, bool of_cause,
                   const Recipe& recipe) {
   const std::optional<stats::RatioEffect> ratio = stats::ratio_effect(from, to);
@@ -95,7 +108,7 @@ json cause_effect(const std::vector<double>& from, const std::vector<double>& to
           {"high", ratio->high ? json(*ratio->high) : json(nullptr)}, {"confidence", ratio->confidence},
           {"from_runs", ratio->from_runs}, {"to_runs", ratio->to_runs},
           {"method", "Hodges-Lehmann ratio on the log scale, exact Mann-Whitney interval"},
-          {"words", stats::comparison_words(1.0, ratio->ratio, recipe.higher_is_better, recipe.unit)}};
+          {"words", effect_words(*ratio, recipe)}};
 }
 
 json result_json(const Findings& findings) {

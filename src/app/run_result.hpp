@@ -9,6 +9,7 @@
 #include "core/delta.hpp"
 #include "core/recipe.hpp"
 #include "search/isolate.hpp"
+#include "stats/effect.hpp"
 #include "stats/verdict.hpp"
 
 namespace envbisect {
@@ -37,6 +38,10 @@ struct Findings {
 
 // Return the journal and result form of an anchors' preflight.
 nlohmann::json preflight_to_json(const stats::Preflight& preflight);
+
+// Return the words for an effect: the comparison ("1.12x slower") only when its 95 % interval
+// excludes 1x; "no change shown" when it holds 1x; "too few runs" when there is no interval.
+std::string effect_words(const stats::RatioEffect& ratio, const Recipe& recipe);
 
 // Return the effect people quote, `to` runs' metrics against `from` runs' (the cause's against the
 // good anchor's when `of_cause`, else the bad anchor's against good's): a Hodges-Lehmann ratio with the
