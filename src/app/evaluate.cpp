@@ -203,6 +203,7 @@ void Evaluator::record(const Candidate& candidate, const RunResult& result) {
   }
   m_journal.append(entry);
   m_last_use[candidate.env_hash] = {{"candidate", candidate.hash}, {"attempt", done.size()}};
+  m_latest_attempt = m_last_use[candidate.env_hash];
   done.push_back(result);
 }
 
@@ -217,9 +218,14 @@ const Evaluator::Built& Evaluator::keep(const std::string& env_hash, std::unique
 }
 
 json Evaluator::damage(const std::vector<std::string>& files, const std::string& env_hash) const {
-  // The last attempt that ran in the environment is the one that changed it (or another run did).
+  // The last attempt that ran in the environment changed it, or one that ran elsewhere since wrote
+  // through a file the environments share (a store file hard-linked into both), or another run did.
   const auto last = m_last_use.find(env_hash);
-  return {{"files", files}, {"after_attempt", last == m_last_use.end() ? json(nullptr) : last->second}};
+  json found = {{"files", files}, {"after_attempt", last == m_last_use.end() ? json(nullptr) : last->second}};
+  if (!m_latest_attempt.is_null() && m_latest_attempt != found["after_attempt"]) {
+    found["latest_attempt"] = m_latest_attempt;
+  }
+  return found;
 }
 
 const Evaluator::Built& Evaluator::build(const Candidate& candidate) {

@@ -122,11 +122,29 @@ stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& 
   return preflight;
 }
 
+// Return whether the candidate was measured again after its first verdict, up to the good anchor's
+// run count at the preflight (`preflight_runs`, the count the hold asks for): a search asked again on
+// statistics (one-run verdicts that disagreed) meets candidates whose first verdict came at one run
+// and which the hold then ran until they had passed that many runs. Those later runs are the
+// re-measurement a re-check asks for; three more would ask the same question a third time (run15:
+// "bad minus the cause" went from 6 runs to 9, 31 s).
+bool remeasured_since_first_verdict(Judge& judge, const Candidate& candidate, int preflight_runs) {
+  for (const json& decision : judge.verdict_log()) {
+    if (decision.value("candidate", std::string()) == candidate.hash) {
+      const int first = decision.value("runs", 0);
+      const int now = judge.seen_runs(candidate);
+      return now > first && now >= preflight_runs;
+    }
+  }
+  return false;
+}
+
 // Isolate the minimal cause among `units` (single deltas, or packages pinned to each other, which
 // move together), each question a candidate the judge decides; return the isolation with every set
-// naming deltas again.
+// naming deltas again. `preflight_runs`: the good anchor's runs at the preflight.
 Isolation search_cause(Judge& judge, Evaluator& evaluator, const std::vector<Delta>& deltas,
-                       const std::vector<std::vector<std::size_t>>& units, const RunOptions& options, int min_runs) {
+                       const std::vector<std::vector<std::size_t>>& units, const RunOptions& options, int min_runs,
+                       int preflight_runs) {
   auto expand = [&](const DeltaSet& unit_set) {
     DeltaSet applied;
     for (std::size_t unit : unit_set) {
@@ -180,8 +198,8 @@ Isolation search_cause(Judge& judge, Evaluator& evaluator, const std::vector<Del
       // Its verdict rests on its replication beside fresh anchor runs, which stands (Judge::decide).
       return judge.decide(candidate, "recheck", describe_set(deltas, candidate.applied));
     }
-    const int more = judge.one_run() ? 1 : min_runs;
-    if (!judge.see_affordable(candidate, judge.seen_runs(candidate) + more)) {
+    const int more = judge.one_run() ? 1 : remeasured_since_first_verdict(judge, candidate, preflight_runs) ? 0 : min_runs;
+    if (more > 0 && !judge.see_affordable(candidate, judge.seen_runs(candidate) + more)) {
       unanswered.push_back(unit_set);
       return Verdict::skip;
     }
@@ -476,7 +494,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
 
   // Search: every question becomes a candidate measured until its verdict is decided, and a journaled
   // decision. Every few decisions the anchors run once more, to catch drift on a shared machine.
-  Isolation isolation = search_cause(judge, evaluator, deltas, units, options, policy.min_runs);
+  Isolation isolation = search_cause(judge, evaluator, deltas, units, options, policy.min_runs, preflight_runs);
   // Whether the search ended on one-run verdicts (runs that disagreed during it made it search again
   // on statistics already, inside search_cause).
   const bool one_run_search = judge.one_run();
@@ -494,7 +512,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
     // The boundary re-run or a probe found runs that disagree after the search had ended: the cause,
     // its refinement and probes rest on one-run verdicts. Every question is asked again on statistics
     // (runs kept).
-    isolation = search_cause(judge, evaluator, deltas, units, options, policy.min_runs);
+    isolation = search_cause(judge, evaluator, deltas, units, options, policy.min_runs, preflight_runs);
     cause_state = apply_deltas(good, bad, deltas, isolation.cause);
     after = after_isolation(judge, stages, axes, isolation, cause_state, options, preflight_runs);
   }

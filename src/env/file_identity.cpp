@@ -78,6 +78,13 @@ std::map<std::string, std::string> by_path(const std::string& text) {
   return lines;
 }
 
+// Whether `path` is a __pycache__ folder or lies below one.
+bool below_pycache(const std::string& path) {
+  const std::string name = "__pycache__";
+  return path == name || path.rfind(name + "/", 0) == 0 || path.find("/" + name + "/") != std::string::npos ||
+         (path.size() > name.size() && path.compare(path.size() - name.size() - 1, name.size() + 1, "/" + name) == 0);
+}
+
 }  // namespace
 
 std::string file_identity(const std::string& dir, const std::set<std::string>& skip, Pycache pycache) {
@@ -90,7 +97,8 @@ std::string file_identity(const std::string& dir, const std::set<std::string>& s
   return out;
 }
 
-std::vector<std::string> identity_changes(const std::string& recorded, const std::string& now, std::size_t max) {
+std::vector<std::string> identity_changes(const std::string& recorded, const std::string& now, std::size_t max,
+                                          NewBytecode new_bytecode) {
   std::vector<std::string> changed;
   if (recorded == now) {
     return changed;
@@ -104,7 +112,7 @@ std::vector<std::string> identity_changes(const std::string& recorded, const std
     }
   }
   for (const auto& [path, line] : after) {
-    if (before.count(path) == 0) {
+    if (before.count(path) == 0 && !(new_bytecode == NewBytecode::allowed && below_pycache(path))) {
       changed.push_back(path);
     }
   }

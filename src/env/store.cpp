@@ -256,16 +256,24 @@ std::vector<std::string> entry_changes(const std::string& dir) {
 
 }  // namespace
 
+// An environment's identity includes its bytecode (the store's .pyc files are hard links like the
+// sources); an identity without this first line was recorded without it, by an older envbisect.
+constexpr const char* k_env_identity_header = "#envbisect-identity 2 (bytecode included)\n";
+
+std::string environment_identity(const std::string& env_dir) {
+  return k_env_identity_header + file_identity(env_dir, k_env_skip, Pycache::include);
+}
+
 void record_environment_identity(const std::string& env_dir) {
-  write_file_atomic(env_dir + "/envbisect-identity", file_identity(env_dir, k_env_skip));
+  write_file_atomic(env_dir + "/envbisect-identity", environment_identity(env_dir));
 }
 
 std::vector<std::string> environment_changes(const std::string& env_dir) {
   const std::string recorded = read_file_or_empty(env_dir + "/envbisect-identity");
-  if (recorded.empty()) {
-    return {"envbisect-identity"};
+  if (recorded.rfind(k_env_identity_header, 0) != 0) {
+    return {"envbisect-identity"};  // none, or one that could not see a changed .pyc: rebuild it
   }
-  return identity_changes(recorded, file_identity(env_dir, k_env_skip));
+  return identity_changes(recorded, environment_identity(env_dir), 20, NewBytecode::allowed);
 }
 
 bool path_is_file(const std::string& path) {

@@ -122,7 +122,8 @@ private:
 void record_environment_identity(const std::string& env_dir);
 
 // Return the files of the environment at `env_dir` changed, added or removed since
-// record_environment_identity (at most 20); {"envbisect-identity"} when none was recorded.
+// record_environment_identity (at most 20), bytecode included except .pyc files Python added;
+// {"envbisect-identity"} when none was recorded, or one by an older envbisect that left bytecode out.
 std::vector<std::string> environment_changes(const std::string& env_dir);
 
 // Return the default store root: $XDG_CACHE_HOME/envbisect/store, else ~/.cache/envbisect/store.

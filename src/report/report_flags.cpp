@@ -1,7 +1,9 @@
 #include "report/report_flags.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 #include "stats/effect.hpp"
 #include "util/strings.hpp"
@@ -60,9 +62,21 @@ std::vector<std::string> noise_flags(const ReportModel& model) {
 }
 
 std::vector<std::string> damage_flags(const ReportModel& model) {
+  // One line per set of changed files: a benchmark that writes at every run through a store file
+  // several environments share gets its environments rebuilt before every attempt, which is one finding.
   std::vector<std::string> out;
+  std::vector<std::vector<std::string>> seen_files;
+  std::vector<std::set<std::string>> envs;
+  std::vector<int> times;
   for (const Build& build : model.builds) {
     if (!build.damaged) {
+      continue;
+    }
+    const auto same = std::find(seen_files.begin(), seen_files.end(), build.damaged_files);
+    if (same != seen_files.end()) {
+      const auto at = static_cast<std::size_t>(same - seen_files.begin());
+      ++times[at];
+      envs[at].insert(build.env_hash);
       continue;
     }
     std::string text = "environment " + build.env_hash.substr(0, 12) + " was rebuilt: " +
@@ -75,7 +89,22 @@ std::vector<std::string> damage_flags(const ReportModel& model) {
       text += " after run " + std::to_string(build.damaged_after_attempt) + " of " +
               label_of_candidate(model, build.damaged_after_candidate);
     }
+    if (!build.damaged_latest_candidate.empty()) {
+      text += (build.damaged_after_candidate.empty() ? "; " : ", the last in it; ") + std::string("or by run ") +
+              std::to_string(build.damaged_latest_attempt) + " of " +
+              label_of_candidate(model, build.damaged_latest_candidate) +
+              ", the latest anywhere, through a store file the environments share";
+    }
     out.push_back(text);
+    seen_files.push_back(build.damaged_files);
+    envs.push_back({build.env_hash});
+    times.push_back(1);
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (times[i] > 1) {
+      out[i] += " (the same files changed " + std::to_string(times[i]) + " times in all, in " +
+                std::to_string(envs[i].size()) + (envs[i].size() == 1 ? " environment)" : " environments)");
+    }
   }
   return out;
 }

@@ -133,6 +133,10 @@ Build build_of(const json& record) {
       build.damaged_after_candidate = text_of(*after, "candidate");
       build.damaged_after_attempt = static_cast<int>(integer_of(*after, "attempt", 0));
     }
+    if (auto latest = it->find("latest_attempt"); latest != it->end() && latest->is_object()) {
+      build.damaged_latest_candidate = text_of(*latest, "candidate");
+      build.damaged_latest_attempt = static_cast<int>(integer_of(*latest, "attempt", 0));
+    }
   }
   return build;
 }

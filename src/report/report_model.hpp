@@ -71,6 +71,8 @@ struct Build {
   std::vector<std::string> damaged_files;   // those files, relative to the environment
   std::string damaged_after_candidate;      // the candidate whose run was the last in it, "" when none was
   int damaged_after_attempt = 0;            // that run's number
+  std::string damaged_latest_candidate;     // the run last anywhere, when another: it may have written
+  int damaged_latest_attempt = 0;           // through store files the environments share
 };
 
 // The anchors' preflight ("preflight" record).

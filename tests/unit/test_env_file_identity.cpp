@@ -137,3 +137,34 @@ TEST_CASE("an environment's identity is recorded and its changes are listed", "[
   CHECK(envbisect::environment_changes((dir.path / "env").string()) ==
         std::vector<std::string>{"lib/python3.11/site-packages/a.py"});
 }
+
+TEST_CASE("an environment's bytecode counts: a changed store .pyc is a change, one Python adds is not", "[env][file_identity]") {
+  TempDir dir("identity-pyc");
+  const fs::path site = dir.path / "env/lib/python3.11/site-packages";
+  write(site / "victim/__init__.py", "VALUE = 1\n");
+  write(site / "victim/__pycache__/__init__.cpython-311.pyc", "compiled at unpack time");
+  write(dir.path / "env/envbisect-built.json", "{}");
+  const std::string env = (dir.path / "env").string();
+  envbisect::record_environment_identity(env);
+  CHECK(envbisect::environment_changes(env).empty());
+  // Python writes bytecode where none was valid: a new file, and a new __pycache__ folder.
+  write(site / "victim/__pycache__/__init__.cpython-311.opt-1.pyc", "python -O");
+  write(site / "late/__pycache__/gen.cpython-311.pyc", "generated module");
+  write(site / "late/gen.py", "x = 1\n");
+  CHECK(envbisect::environment_changes(env) == std::vector<std::string>{"lib/python3.11/site-packages/late",
+                                                                          "lib/python3.11/site-packages/late/gen.py"});
+  fs::remove_all(site / "late");
+  CHECK(envbisect::environment_changes(env).empty());
+  // A benchmark rewriting the store's bytecode of another package in place (what root can do
+  // through the hard link): every environment linking it would run other code than its source.
+  write(site / "victim/__pycache__/__init__.cpython-311.pyc", "VALUE = 5, compiled");
+  CHECK(envbisect::environment_changes(env) ==
+        std::vector<std::string>{"lib/python3.11/site-packages/victim/__pycache__/__init__.cpython-311.pyc"});
+  // Removing it is a change too (the store linked it).
+  fs::remove(site / "victim/__pycache__/__init__.cpython-311.pyc");
+  CHECK(envbisect::environment_changes(env) ==
+        std::vector<std::string>{"lib/python3.11/site-packages/victim/__pycache__/__init__.cpython-311.pyc"});
+  // An identity recorded by an envbisect that left bytecode out cannot vouch for it: rebuild.
+  write(dir.path / "env/envbisect-identity", "lib\td\n");
+  CHECK(envbisect::environment_changes(env) == std::vector<std::string>{"envbisect-identity"});
+}

@@ -78,6 +78,29 @@ TEST_CASE("an environment a benchmark changed is flagged with its files and the 
   CHECK(json::parse(render_json(model))["verdict"]["changed_by_a_benchmark"].size() == 2);
 }
 
+TEST_CASE("a change written through a shared store file is one flag that names the latest run anywhere too",
+          "[report][flags]") {
+  // The bad side's benchmark rewrote a store file hard-linked into the good anchor's environment: the
+  // good anchor's environment is found changed before each of its runs, the last run in it being its
+  // own, while the run that wrote was the bad anchor's.
+  const std::string good_anchor = "aaaaaaaaaaaaaaaa0000";
+  const std::string bad_anchor = "bbbbbbbbbbbbbbbb0000";
+  std::vector<json> journal = {records()[0], records()[1], records()[2]};
+  for (int i = 0; i < 3; ++i) {
+    journal.push_back({{"type", "build"}, {"env_hash", i < 2 ? "e0e0e0e0e0e0e0e0" : "e9e9e9e9e9e9e9e9"}, {"ok", true},
+                       {"t", 1010.0 + i},
+                       {"damaged", {{"files", {"lib/python3.11/site-packages/victim/__pycache__/__init__.cpython-311.pyc"}},
+                                    {"after_attempt", {{"candidate", good_anchor}, {"attempt", i + 1}}},
+                                    {"latest_attempt", {{"candidate", bad_anchor}, {"attempt", i + 1}}}}}});
+  }
+  const std::vector<std::string> flags = damage_flags(model_from_journal(journal, json::object(), "/runs/x"));
+  REQUIRE(flags.size() == 1);
+  CHECK(flags[0] == "environment e0e0e0e0e0e0 was rebuilt: 1 file changed "
+                    "(lib/python3.11/site-packages/victim/__pycache__/__init__.cpython-311.pyc) after run 1 of good "
+                    "anchor, the last in it; or by run 1 of bad anchor, the latest anywhere, through a store file the "
+                    "environments share (the same files changed 3 times in all, in 2 environments)");
+}
+
 TEST_CASE("counts in the journal line agree with their nouns", "[report][flags]") {
   std::vector<json> one = records();
   one.resize(2);  // one session, one attempt
