@@ -292,11 +292,17 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
     }
   }
   if (candidate.state.python.use_as_is) {
-    // "venv": "none": the interpreter as it is (a system torch on a GPU box), nothing built or checked.
+    // "venv": "none": the interpreter as it is (a system torch on a GPU box), nothing built; its
+    // version is checked as a build checks it (a state saying 2.7 measured on 3.11 names no cause).
     built->env_dir = parent_dir(parent_dir(candidate.state.python.interpreter));
-    built->venv.ok = true;
     built->venv.builder = "none";
     built->venv.python_path = candidate.state.python.interpreter;
+    if (!candidate.state.python.version.empty()) {
+      built->venv.reason = interpreter_problem(m_runner, candidate.state.python.interpreter,
+                                               candidate.state.python.version,
+                                               m_setup.run_dir + "/logs/build-" + short_hash(candidate.env_hash));
+    }
+    built->venv.ok = built->venv.reason.empty();
     return keep(candidate.env_hash, std::move(built));
   }
   remove_tree(built->env_dir);

@@ -90,6 +90,12 @@ EnvState load_state_file(const std::string& path) {
   for (auto& [name, repo] : state.repos) {
     repo.path = absolute_path(repo.path, state.base_dir);
   }
+  // A captured cache directory is found like a repository: beside the state, not the current folder.
+  for (auto& [name, cache] : state.caches) {
+    if (cache.state != "cold" && cache.state != "warm") {
+      cache.state = absolute_path(cache.state, state.base_dir);
+    }
+  }
   return state;
 }
 
@@ -113,18 +119,21 @@ void resolve_repo_pin(RepoPin& repo) {
 
 }  // namespace
 
-void resolve_present_repo_refs(EnvState& state) {
+std::set<std::string> resolve_present_repo_refs(EnvState& state) {
+  std::set<std::string> as_written;
   for (auto& [name, repo] : state.repos) {
     std::error_code error;
     if (!std::filesystem::is_directory(repo.path, error)) {
+      as_written.insert(name);
       continue;
     }
     try {
       resolve_repo_pin(repo);
     } catch (const Error&) {
-      // Shown as written: a diff does not need the repository.
+      as_written.insert(name);  // shown as written: a diff does not need the repository
     }
   }
+  return as_written;
 }
 
 namespace {
@@ -195,9 +204,43 @@ void check_run_inputs(EnvState& good, const std::string& good_path, EnvState& ba
       }
     }
   }
+  // A captured cache directory is copied into every attempt: it must be a folder, and not the root.
+  for (auto [state, state_problems] : {std::pair{&good, &good_problems}, std::pair{&bad, &bad_problems}}) {
+    for (const auto& [name, cache] : state->caches) {
+      if (cache.state == "cold" || cache.state == "warm") {
+        continue;
+      }
+      std::error_code error;
+      const std::string pointer = "/caches/" + pointer_token(name) + "/state";
+      if (!std::filesystem::is_directory(cache.state, error)) {
+        state_problems->add(pointer, cache.state + " is not a directory (a captured cache is copied into each run)");
+      } else if (std::filesystem::canonical(cache.state, error) == "/") {
+        state_problems->add(pointer, "the root folder cannot be a captured cache (it would be copied into each run)");
+      }
+    }
+  }
   good_problems.absorb(bad_problems);
   good_problems.absorb(problems);
   good_problems.throw_if_any();
+}
+
+void check_store_dir(const std::string& store_dir) {
+  if (store_dir.empty()) {
+    return;
+  }
+  // The store is made on first use, mid-run: a path that cannot become a folder is refused before
+  // anything is written (the nearest existing ancestor must be a folder).
+  std::filesystem::path path = std::filesystem::absolute(store_dir);
+  std::error_code error;
+  while (!path.empty() && !std::filesystem::exists(path, error)) {
+    if (path == path.parent_path()) {
+      break;
+    }
+    path = path.parent_path();
+  }
+  if (!std::filesystem::is_directory(path, error)) {
+    throw Error("--store " + store_dir + ": " + path.string() + " is not a directory", ExitCode::bad_input);
+  }
 }
 
 }  // namespace envbisect

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,9 @@ EnvState load_state_file(const std::string& path);
 Recipe load_recipe_file(const std::string& path, bool deterministic = false);
 
 // Resolve the commit of each repo whose repository is present here to its full id, the text written
-// kept as the pin's ref; a repo absent here, or lacking the commit, stays as written.
-void resolve_present_repo_refs(EnvState& state);
+// kept as the pin's ref; a repo absent here, or lacking the commit, stays as written. Return the
+// names of the repos that stayed as written.
+std::set<std::string> resolve_present_repo_refs(EnvState& state);
 
 // Check that the recipe's placeholders can be filled for both states and that the wheel folders
 // exist, and resolve each repo's commit (a tag, branch or revision) to its full id, keeping what the
@@ -34,5 +36,9 @@ void resolve_present_repo_refs(EnvState& state);
 void check_run_inputs(EnvState& good, const std::string& good_path, EnvState& bad,
                       const std::string& bad_path, const Recipe& recipe, const std::string& recipe_path,
                       const std::vector<std::string>& wheel_dirs);
+
+// Throw Error (bad input) when `store_dir` ("" for the default) cannot be a folder: it, or the
+// nearest part of it that exists, is not a directory.
+void check_store_dir(const std::string& store_dir);
 
 }  // namespace envbisect

@@ -34,6 +34,7 @@ void load_inputs(const RunOptions& options, EnvState& good, EnvState& bad, Recip
     throw Error(join(messages, "\n"), ExitCode::bad_input);
   }
   check_run_inputs(good, options.good_path, bad, options.bad_path, recipe, options.recipe_path, options.wheel_dirs);
+  check_store_dir(options.store_dir);
 }
 
 }  // namespace

@@ -35,6 +35,20 @@ namespace envbisect {
 
 namespace {
 
+// Give every option that takes a value a check refusing an empty one, in every subcommand.
+void reject_empty_values(CLI::App& app) {
+  for (CLI::Option* option : app.get_options()) {
+    if (option->get_type_size() != 0) {
+      option->check(CLI::Validator(
+          [](std::string& value) { return value.empty() ? std::string("an empty value (an unset variable?)") : std::string(); },
+          "", "not empty"));
+    }
+  }
+  for (CLI::App* sub : app.get_subcommands({})) {
+    reject_empty_values(*sub);
+  }
+}
+
 void setup_logging(int verbosity, bool quiet) {
   // NO_COLOR (no-color.org): any non-empty value turns colours off.
   const char* no_color = std::getenv("NO_COLOR");
@@ -329,6 +343,9 @@ int cli_main(int argc, char** argv) {
   completion_cmd->add_option("shell", completion_shell, "bash or zsh")->required()->check(CLI::IsMember({"bash", "zsh"}));
   CLI::App* manual_cmd = app.add_subcommand("manual", "Print the manual page (roff), as installed as envbisect(1)");
 
+  // An empty value is a mistake, never "not given": `--at "$LAST_GREEN"` with the variable unset read
+  // the working tree, `--budget ""` ran unbounded, `--out ""` wrote to a new default folder.
+  reject_empty_values(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

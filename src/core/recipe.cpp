@@ -90,6 +90,10 @@ std::vector<std::string> read_argv(const json& doc, const char* key, Problems& p
   }
   for (std::size_t i = 0; i < it->size(); ++i) {
     const json& arg = (*it)[i];
+    if (i == 0 && arg.is_string() && trim(arg.get_ref<const std::string&>()).empty()) {
+      problems.add(pointer + "/0", "the program to run is empty");
+      continue;
+    }
     if (arg.is_string() && arg.get_ref<const std::string&>().find('\0') != std::string::npos) {
       problems.add(pointer + "/" + std::to_string(i), "contains a NUL character, which no argument can hold");
       continue;
@@ -280,6 +284,47 @@ std::string expand_placeholders(const std::string& text, const std::map<std::str
   return out;
 }
 
+namespace {
+
+// Return `line` with the bare words NaN, Infinity and -Infinity outside strings replaced by null.
+std::string without_bare_non_finite(const std::string& line) {
+  std::string out;
+  out.reserve(line.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < line.size()) {
+        out += line[++i];
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      out += c;
+      continue;
+    }
+    bool replaced = false;
+    for (const std::string word : {"-Infinity", "Infinity", "NaN"}) {
+      if (line.compare(i, word.size(), word) == 0) {
+        out += "null";
+        i += word.size() - 1;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 BenchReport parse_bench_output(const std::string& stdout_text, const Recipe& recipe) {
   BenchReport report;
   // Scan lines from the end: the benchmark's result is its last JSON object line.
@@ -294,6 +339,11 @@ BenchReport parse_bench_output(const std::string& stdout_text, const Recipe& rec
       continue;
     }
     json doc = json::parse(line, nullptr, false);
+    if (doc.is_discarded()) {
+      // Python's json.dumps writes NaN and Infinity bare, which JSON has no words for: read them as
+      // null, so the line is the benchmark's result with a metric that is not a number.
+      doc = json::parse(without_bare_non_finite(line), nullptr, false);
+    }
     if (doc.is_discarded() || !doc.is_object()) {
       continue;
     }

@@ -110,6 +110,11 @@ void parse_python(const json& doc, EnvState& state, Problems& problems) {
   check_fields(*python, "/python", {"version", "interpreter", "venv"}, problems);
   state.python.version = read_string(*python, "version", "/python", problems, false);
   state.python.interpreter = read_string(*python, "interpreter", "/python", problems, false);
+  for (const char* field : {"version", "interpreter"}) {
+    if (python->contains(field) && (*python)[field].is_string() && (*python)[field].get_ref<const std::string&>().empty()) {
+      problems.add(std::string("/python/") + field, "got an empty string; leave the field out for the default");
+    }
+  }
   std::string venv = read_string(*python, "venv", "/python", problems, false);
   if (venv == "none") {
     state.python.use_as_is = true;
@@ -156,7 +161,9 @@ void parse_packages(const json& doc, EnvState& state, Problems& problems) {
       problems.add(pointer, "expected a version string or an object, got " + json_type_name(value));
       continue;
     }
-    if (!pin.version.empty() && !Version::parse(pin.version)) {
+    if (value.is_string() && pin.version.empty()) {
+      problems.add(pointer, "invalid PEP 440 version '': a pin names one version");
+    } else if (!pin.version.empty() && !Version::parse(pin.version)) {
       problems.add(pointer, "invalid PEP 440 version '" + pin.version + "'");
     }
     state.packages.emplace(key, std::move(pin));
@@ -183,6 +190,29 @@ std::string revision_problem(const std::string& text) {
   return "";
 }
 
+// Return why `name` cannot name a repository, cache or thread knob (empty when it can): envbisect
+// makes folders of repository and cache names (RUNDIR/repos/NAME-COMMIT, a cache snapshot per
+// name) and recipes quote them in placeholders, so a name is one path part a shell would not need
+// quoting for: letters, digits, '.', '_', '-' and '+', at most 100, not starting with '.' or '-'
+// ("../../x" would put a checkout or a cache snapshot outside the run folder).
+std::string name_problem(const std::string& name) {
+  if (name.empty()) {
+    return "invalid name: empty";
+  }
+  if (name.size() > 100) {
+    return "invalid name: " + std::to_string(name.size()) + " characters (at most 100)";
+  }
+  if (name.front() == '.' || name.front() == '-') {
+    return "invalid name '" + name + "': starts with '" + name.front() + "'";
+  }
+  for (unsigned char c : name) {
+    if (std::isalnum(c) == 0 && c != '.' && c != '_' && c != '-' && c != '+') {
+      return "invalid name '" + name + "': only letters, digits, '.', '_', '-' and '+' can name a folder";
+    }
+  }
+  return "";
+}
+
 void parse_repos(const json& doc, EnvState& state, Problems& problems) {
   const json* repos = section(doc, "repos", problems);
   if (repos == nullptr) {
@@ -190,6 +220,10 @@ void parse_repos(const json& doc, EnvState& state, Problems& problems) {
   }
   for (const auto& [name, value] : repos->items()) {
     std::string pointer = "/repos/" + pointer_token(name);
+    if (std::string why = name_problem(name); !why.empty()) {
+      problems.add(pointer, why);
+      continue;
+    }
     if (!value.is_object()) {
       problems.add(pointer, "expected an object with path and commit, got " + json_type_name(value));
       continue;
@@ -215,6 +249,10 @@ void parse_caches(const json& doc, EnvState& state, Problems& problems) {
   }
   for (const auto& [name, value] : caches->items()) {
     std::string pointer = "/caches/" + pointer_token(name);
+    if (std::string why = name_problem(name); !why.empty()) {
+      problems.add(pointer, why);
+      continue;
+    }
     if (!value.is_object()) {
       problems.add(pointer, "expected an object with role and state, got " + json_type_name(value));
       continue;
@@ -237,6 +275,10 @@ void parse_caches(const json& doc, EnvState& state, Problems& problems) {
 void parse_scalars(const json& doc, EnvState& state, Problems& problems) {
   if (const json* threads = section(doc, "threads", problems)) {
     for (const auto& [name, value] : threads->items()) {
+      if (std::string why = name_problem(name); !why.empty()) {
+        problems.add("/threads/" + pointer_token(name), why);
+        continue;
+      }
       if (!value.is_number_integer() || value.get<std::int64_t>() < 0) {
         problems.add("/threads/" + pointer_token(name), "expected a non-negative integer, got " + value.dump());
         continue;

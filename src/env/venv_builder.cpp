@@ -162,6 +162,28 @@ std::vector<std::string> install_differences(const std::map<std::string, std::st
   return lines;
 }
 
+std::string interpreter_problem(Runner& runner, const std::string& python, const std::string& wanted,
+                                const std::string& log_dir) {
+  std::error_code ec;
+  fs::create_directories(log_dir, ec);
+  if (ec) {
+    throw Error("cannot create build log directory " + log_dir + ": " + ec.message(), ExitCode::environment);
+  }
+  VenvResult result;
+  const Step probe = run_step(runner, "python-version", {python, "-I", "-c", k_version_snippet}, builder_env(),
+                              log_dir, k_probe_timeout, result);
+  if (!succeeded(probe)) {
+    return failure_reason("checking " + python + "'s version", probe);
+  }
+  std::istringstream probe_output(read_text(probe.stdout_path));
+  std::string version;
+  std::getline(probe_output, version);
+  if (!wanted.empty() && !version_matches(version, wanted)) {
+    return python + " is Python " + version + ", not " + wanted;
+  }
+  return "";
+}
+
 VenvResult build_venv(Runner& runner, const VenvRequest& request) {
   VenvResult result;
   const std::string python = request.python.empty() ? "python3" : request.python;

@@ -42,6 +42,12 @@ struct VenvResult {
 // env_dir already exists.
 VenvResult build_venv(Runner& runner, const VenvRequest& request);
 
+// Return "" when `python` runs (through `runner`) and its version starts with `wanted` ("3.11"; ""
+// accepts any), else why not ("python3 is Python 3.11.7, not 2.7"); its output goes to `log_dir`.
+// For a state that runs an interpreter as it is ("venv": "none"), which no build checks otherwise.
+std::string interpreter_problem(Runner& runner, const std::string& python, const std::string& wanted,
+                                const std::string& log_dir);
+
 // Return one line per difference between the requested and the installed distributions
 // ("missing a==1", "a: wanted 1, installed 2", "unrequested b==3"); empty when they are equal.
 std::vector<std::string> install_differences(const std::map<std::string, std::string>& wanted,

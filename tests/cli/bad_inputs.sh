@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 79 bad inputs (tests/cli/bad_inputs/): each exits with the documented code (2), prints exactly ONE
+# 86 bad inputs (tests/cli/bad_inputs/): each exits with the documented code (2), prints exactly ONE
 # stderr line "envbisect: error: FILE...: FIELD: what is wrong", and writes nothing: no run directory,
 # no store, nothing in the working directory or in $HOME.
 source "$(dirname "$0")/common.sh"
@@ -73,6 +73,12 @@ bad_state repo_no_commit "/repos/dflash/commit: missing"
 bad_state repo_bad_commit "/repos/dflash/commit: expected a commit id, tag, branch or revision (v2.3, main~4), got '--upload-pack=touch', which starts with '-'"
 bad_state repo_missing_dir "/repos/dflash/path: $B/no/such/checkout is not a directory"
 bad_state cache_state "/caches/inductor/state: expected \"cold\", \"warm\" or a snapshot path, got 'lukewarm'"
+# Names that become folders (RUNDIR/repos/NAME-COMMIT, a snapshot per cache) cannot leave the run folder.
+bad_state repo_name_escapes "/repos/..~1..~1escape: invalid name '../../escape': starts with '.'"
+bad_state cache_name_escapes "/caches/..~1..~1..~1c: invalid name '../../../c': starts with '.'"
+# A captured cache is found beside the state and must exist before the run folder is made.
+bad_state cache_snapshot_missing "/caches/inductor/state: $B/no/such/cache is not a directory"
+bad_state package_version_empty "/packages/fauxtorch: invalid PEP 440 version ''"
 bad_state threads_negative "/threads/drafter_threads: expected a non-negative integer, got -3"
 bad_state threads_string "/threads/drafter_threads: expected a non-negative integer, got \"3\""
 bad_state env_number "/env/FLAG_A: expected a string, got an integer"
@@ -176,6 +182,15 @@ check 2 "$T/bad-wheel.json: /packages/alpha" "alpha==2.0+cu130 is in no wheel fo
 check 2 "--repeats" "not in range" -- run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --repeats 0 --out @OUT --store @STORE
 check 2 "--recipe" "required" -- run "$F/good.json" "$F/bad.json" --out @OUT --store @STORE
 check 2 "--builder" "magic" -- run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --builder magic --out @OUT --store @STORE
+# An empty value (an unset variable) is refused, never taken as "not given": --budget "" ran unbounded,
+# state --at "" read the working tree instead of a revision.
+check 2 "--budget" "an empty value (an unset variable?)" -- run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --budget "" --out @OUT --store @STORE
+check 2 "--at" "an empty value (an unset variable?)" -- state "$F/good.json" --at ""
+
+# A store that cannot become a folder is refused before the run folder is made (it was made mid-run).
+touch "$T/a-file"
+check 2 "--store $T/a-file/store" "$T/a-file is not a directory" -- \
+  run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --out @OUT --store "$T/a-file/store"
 
 # Remote staging (--remote-root): refused before anything is written or any host is contacted.
 run_args=(run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --out @OUT --store @STORE)
@@ -190,5 +205,5 @@ check 2 "--remote-bundle $T/no-bundle" "no executable envbisect" -- \
 echo '{"python": "python3", "python_version": "", "packages": {}, "wheel_dirs": [], "index_url": ""}' >"$T/request.json"
 check 2 "$T/request.json: /env_dir" "missing" -- build-env "$T/request.json"
 
-[[ $cases -ge 79 ]] || { echo "only $cases cases"; exit 1; }
+[[ $cases -ge 86 ]] || { echo "only $cases cases"; exit 1; }
 echo "$cases bad inputs: exit 2, one error line naming file and field, nothing written"

@@ -38,6 +38,7 @@ TEST_CASE("bad recipes name the file and the field", "[core][recipe]") {
       {R"({"format": 1, "command": ["x"]})", "recipe.json: /metric: missing"},
       {R"({"format": 1, "metric": "m"})", "recipe.json: /command: missing; expected an argv array"},
       {R"({"format": 1, "metric": "m", "command": "python bench.py"})", "/command: expected a non-empty array of strings"},
+      {R"({"format": 1, "metric": "m", "command": [""]})", "recipe.json: /command/0: the program to run is empty"},
       {R"({"format": 1, "metric": "m", "command": ["{pyhton}"]})", "/command/0: unknown placeholder {pyhton}"},
       {R"({"format": 1, "metric": "m", "command": ["{threads}"]})", "/command/0: unknown placeholder {threads}"},
       {R"({"format": 1, "metric": "m", "command": ["a}b"]})", "/command/0: unbalanced"},

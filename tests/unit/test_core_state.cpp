@@ -75,6 +75,14 @@ TEST_CASE("bad states name the file, the JSON pointer and what was expected", "[
       {R"({"format": 1, "gpus": {"target": [0], "drafter": [0]}})", "GPU 0 is both a target and a drafter GPU"},
       {R"({"format": 1, "gpus": {"target": "0"}})", "/gpus/target: expected an array of GPU indices"},
       {R"({"format": 1, "python": {"versoin": "3.11"}})", "/python/versoin: unknown field 'versoin' (did you mean 'version'?)"},
+      {R"({"format": 1, "packages": {"alpha": ""}})", "good.json: /packages/alpha: invalid PEP 440 version ''"},
+      // Repository and cache names become folders: "../" would put a checkout or a snapshot outside the run.
+      {R"({"format": 1, "repos": {"../../escape": {"path": "x", "commit": "v1"}}})", "good.json: /repos/..~1..~1escape: invalid name '../../escape': starts with '.'"},
+      {R"({"format": 1, "repos": {"a/b": {"path": "x", "commit": "v1"}}})", "/repos/a~1b: invalid name 'a/b': only letters, digits"},
+      {R"({"format": 1, "caches": {"../../../c": {"state": "warm"}}})", "/caches/..~1..~1..~1c: invalid name"},
+      {R"({"format": 1, "caches": {"": {"state": "warm"}}})", "good.json: /caches/: invalid name: empty"},
+      {R"({"format": 1, "threads": {"": 1}})", "good.json: /threads/: invalid name: empty"},
+      {R"({"format": 1, "python": {"interpreter": ""}})", "good.json: /python/interpreter: got an empty string"},
       {R"([1, 2])", "expected a JSON object (an environment state)"},
       {"{\n  \"format\": 1,\n  \"packages\": {,}\n}", "good.json:3:16: malformed JSON"},
   };
