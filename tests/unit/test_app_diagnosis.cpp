@@ -49,6 +49,23 @@ TEST_CASE("a metric that is not a number is told apart from a missing key", "[di
   CHECK(d.text.find("whose \"m\" is not a finite number") != std::string::npos);
 }
 
+TEST_CASE("NaN and Infinity as Python's json.dumps writes them are a metric that is not a number", "[diagnosis]") {
+  const Recipe recipe = recipe_reading("m");
+  for (const std::string out : {"{\"m\": NaN}\n", "{\"m\": Infinity, \"note\": \"NaN in a string\"}\n",
+                                "{\"m\": -Infinity}\n"}) {
+    INFO(out);
+    const BenchReport report = parse_bench_output(out, recipe);
+    CHECK(report.found_json);
+    CHECK_FALSE(report.metric);
+    const Diagnosis d = diagnose_attempt(exited(0), report, out, "", recipe, false);
+    CHECK(d.text.find("whose \"m\" is not a finite number") != std::string::npos);
+  }
+  // A string that holds the words is left alone; the metric beside it is read.
+  const BenchReport fine = parse_bench_output("{\"note\": \"NaN, Infinity\", \"m\": 5}\n", recipe);
+  REQUIRE(fine.metric);
+  CHECK(*fine.metric == 5.0);
+}
+
 TEST_CASE("no JSON line quotes the last line printed", "[diagnosis]") {
   const Recipe recipe = recipe_reading("m");
   const std::string out = "throughput: 1000 tok/s\n\n";

@@ -213,6 +213,13 @@ TEST_CASE("requirements.txt with hashes, and pip freeze output", "[capture][lock
   CHECK(message("x @ https://example.org/x.tar.gz\n").find("not a wheel") != std::string::npos);
   CHECK(message("a==1.0 \\\n").find("ends with a line continuation") != std::string::npos);
   CHECK(message("a==1.0 --hash=sha256:xyz\n").find("expected sha256:<64 hex digits>") != std::string::npos);
+  // Bytes that are not UTF-8 are named by line (they reached the JSON writer: an internal error).
+  CHECK(message("\xff\xfe==1.0\n") == "requirements.txt: line 1: not UTF-8 text");
+  CHECK(message("a==1.0\nb\xed\xa0\x80==1.0\n") == "requirements.txt: line 2: not UTF-8 text");  // a surrogate
+  CHECK(message("a==1.0\nb\xc3==1.0\n") == "requirements.txt: line 2: not UTF-8 text");          // cut off
+  // A byte-order mark (Windows editors write one) is read past, as pip does.
+  CHECK(describe(read_lock(LockFormat::requirements, "\xEF\xBB\xBFtorch==1.0\n", "requirements.txt", env)) ==
+        "torch 1.0  \n");
 }
 
 TEST_CASE("lock formats by file name", "[capture][lockfile]") {
