@@ -140,6 +140,20 @@ ExitCode run_resume(const std::string& run_dir, double budget_s) {
 ExitCode run_replay(const std::string& run_dir) {
   std::vector<json> records;
   RunOptions options = load_run(run_dir, records, Mode::replay);
+  // Only a finished session can be recomputed: an interrupted one did not diverge, it stopped.
+  if (records.empty()) {
+    throw Error(run_dir + ": not a run directory (no journal.jsonl)", ExitCode::bad_input);
+  }
+  bool finished = false;
+  for (const json& record : records) {
+    const std::string type = record.value("type", "");
+    finished = type == "start" ? false : finished || type == "result" || type == "stopped";
+  }
+  if (!finished) {
+    throw Error(run_dir + ": its last session did not finish (interrupted, or still running): replay recomputes a "
+                          "finished session; `envbisect resume " + run_dir + "` continues it",
+                ExitCode::bad_input);
+  }
   // A session its --budget stopped is replayed up to where it stopped, not past it.
   for (const json& record : records) {
     if (record.value("type", "") == "start") {

@@ -5,12 +5,73 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/redact.hpp"
 
 namespace envbisect {
+
+namespace {
+
+enum class Kind { string, integer, number, boolean, object, array, number_or_null };
+
+// The fields the readers of a journal take as one type (record.value() throws on another), as every
+// writer writes them. A hand-edited record with another type is bad input naming its line and field,
+// not an internal error halfway through a replay or resume.
+constexpr std::pair<const char*, Kind> k_field_kinds[] = {
+    {"type", Kind::string},          {"candidate", Kind::string},   {"status", Kind::string},
+    {"error_class", Kind::string},   {"stdout", Kind::string},      {"stderr", Kind::string},
+    {"cause", Kind::string},         {"diagnosis", Kind::string},   {"recipe_hash", Kind::string},
+    {"env_hash", Kind::string},      {"stage", Kind::string},       {"label", Kind::string},
+    {"verdict", Kind::string},       {"attempt", Kind::integer},    {"exit_code", Kind::integer},
+    {"signal", Kind::integer},       {"n", Kind::integer},          {"runs", Kind::integer},
+    {"anchor_runs", Kind::integer},  {"decisions", Kind::integer},  {"good_runs", Kind::integer},
+    {"wall_s", Kind::number},        {"seconds", Kind::number},     {"t", Kind::number},
+    {"metric", Kind::number_or_null}, {"applied", Kind::array},     {"resumed", Kind::boolean},
+    {"result", Kind::object},        {"preflight", Kind::object},   {"run", Kind::object},
+};
+
+bool fits(const nlohmann::json& value, Kind kind) {
+  switch (kind) {
+    case Kind::string: return value.is_string();
+    case Kind::integer: return value.is_number_integer();
+    case Kind::number: return value.is_number();
+    case Kind::boolean: return value.is_boolean();
+    case Kind::object: return value.is_object();
+    case Kind::array: return value.is_array();
+    case Kind::number_or_null: return value.is_number() || value.is_null();
+  }
+  return false;
+}
+
+const char* kind_words(Kind kind) {
+  switch (kind) {
+    case Kind::string: return "a string";
+    case Kind::integer: return "an integer";
+    case Kind::number: return "a number";
+    case Kind::boolean: return "true or false";
+    case Kind::object: return "an object";
+    case Kind::array: return "an array";
+    case Kind::number_or_null: return "a number or null";
+  }
+  return "";
+}
+
+// Throw Error (bad input) naming `path`:`line` and the field when a known field has another type.
+void check_field_kinds(const nlohmann::json& record, const std::string& path, std::size_t line) {
+  for (const auto& [field, kind] : k_field_kinds) {
+    const auto it = record.find(field);
+    if (it != record.end() && !fits(*it, kind)) {
+      throw Error(path + ":" + std::to_string(line) + ": /" + field + ": expected " + kind_words(kind) + ", got " +
+                      it->dump().substr(0, 60) + " (a journal record edited by hand?)",
+                  ExitCode::bad_input);
+    }
+  }
+}
+
+}  // namespace
 
 JournalContents read_journal(const std::string& path) {
   JournalContents contents;
@@ -42,6 +103,7 @@ JournalContents read_journal(const std::string& path) {
                       ": malformed journal record followed by whole records (the journal is damaged, not torn)",
                   ExitCode::bad_input);
     }
+    check_field_kinds(record, path, line_number);
     contents.records.push_back(std::move(record));
     contents.whole_bytes = begin;
   }

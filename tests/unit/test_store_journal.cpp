@@ -63,6 +63,38 @@ TEST_CASE("a malformed line in the middle is an error naming file and line", "[s
   CHECK_THROWS_WITH(read_journal(path), Catch::Contains(path + ":2: malformed journal record"));
 }
 
+TEST_CASE("a whole record whose known field has another type is bad input naming line and field", "[store][journal]") {
+  // A hand-edited attempt ("exit_code": "zero") crashed replay and resume with the JSON library's
+  // text, and resume appended a record first.
+  std::string path = temp_path("types.jsonl");
+  const std::string before = "{\"type\":\"start\"}\n{\"type\":\"attempt\",\"exit_code\":\"zero\"}\n";
+  {
+    std::ofstream out(path);
+    out << before;
+  }
+  try {
+    read_journal(path);
+    FAIL("no error");
+  } catch (const Error& error) {
+    CHECK(error.code() == ExitCode::bad_input);
+    CHECK(std::string(error.what()) ==
+          path + ":2: /exit_code: expected an integer, got \"zero\" (a journal record edited by hand?)");
+  }
+  CHECK_THROWS_AS(Journal(path), Error);
+  CHECK(read_file(path) == before);  // nothing appended
+  {
+    std::ofstream out(path);
+    out << "{\"type\":\"result\",\"result\":5}\n";
+  }
+  CHECK_THROWS_WITH(read_journal(path), Catch::Contains(":1: /result: expected an object, got 5"));
+  // What the writers write passes: a null metric, an integer where a number is read.
+  {
+    std::ofstream out(path);
+    out << "{\"type\":\"attempt\",\"metric\":null,\"wall_s\":3,\"t\":1.5,\"applied\":[0]}\n";
+  }
+  CHECK(read_journal(path).records.size() == 1);
+}
+
 TEST_CASE("a missing journal reads as empty", "[store][journal]") {
   CHECK(read_journal("/tmp/envbisect-unit-journal/none.jsonl").records.empty());
 }
