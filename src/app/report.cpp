@@ -231,6 +231,13 @@ ExitCode run_report(const ReportOptions& options) {
   }
   report::ReportModel model = load_report_model(options.run_dir);
   std::string out_dir = options.out_dir.empty() ? model.run_dir : options.out_dir;
+  // Another run's folder keeps its own report: writing this one there would mislabel it.
+  if (!options.out_dir.empty() && path_exists(out_dir + "/journal.jsonl") &&
+      std::filesystem::weakly_canonical(out_dir) != std::filesystem::weakly_canonical(model.run_dir)) {
+    throw Error("--out " + out_dir + ": holds another run (its journal.jsonl); its report would be replaced by this "
+                "run's. Choose an empty folder",
+                ExitCode::bad_input);
+  }
   make_dirs(out_dir);
 
   // Render and write each requested format; each file is replaced atomically.

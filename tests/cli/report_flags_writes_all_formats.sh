@@ -43,4 +43,13 @@ RC=0; "$ENVBISECT" report "$T/run" --format pdf > /dev/null 2>&1 || RC=$?
 [[ $RC -eq 2 ]]
 RC=0; "$ENVBISECT" report "$T/nowhere" > /dev/null 2>&1 || RC=$?
 [[ $RC -eq 2 ]]
+# --out into another run's folder would replace that run's report with this one's: refused, untouched.
+cp -r "$T/run" "$T/other-run"
+cp "$T/other-run/report.html" "$T/other-before.html"
+RC=0; "$ENVBISECT" report "$T/run" --out "$T/other-run" > /dev/null 2>"$T/err.txt" || RC=$?
+[[ $RC -eq 2 ]] || { echo "expected exit 2 for --out into another run, got $RC"; exit 1; }
+expect_contains "$T/err.txt" "holds another run"
+cmp "$T/other-before.html" "$T/other-run/report.html"
+# Its own folder, named by --out, is fine.
+"$ENVBISECT" report "$T/run" --out "$T/run" > /dev/null
 echo "report_flags_writes_all_formats: ok"
