@@ -56,23 +56,20 @@ std::vector<std::string> download_dirs_for(const std::string& downloads_dir, con
 std::string local_missing(const WheelSources& sources, const std::string& name, const PackagePin& pin,
                           const WheelPin& wheel_pin, const std::string& python_version) {
   if (!wheel_pin.empty()) {
-    return describe_missing_pin(sources, name, pin.version, wheel_pin);
+    return describe_missing_pin(sources, name, pin.version, wheel_pin, python_version);
   }
   std::vector<std::string> found;
-  std::vector<std::string> other_interpreter;
   for (const Distribution& other : list_distributions(sources, name)) {
     if (std::find(found.begin(), found.end(), other.version) == found.end()) {
       found.push_back(other.version);
     }
-    if (other.version == pin.version && !other.tags.empty()) {
-      other_interpreter.push_back(other.path + " (tags " + other.tags + ")");
-    }
   }
-  if (!other_interpreter.empty()) {
-    // The version is there, only built for another interpreter or platform: say so, not "missing".
+  if (const std::vector<std::string> misfits = misfit_builds(sources, name, pin.version, python_version);
+      !misfits.empty()) {
+    // The version is there, only built for another interpreter or platform: say so and why, not "missing".
     return name + "==" + pin.version + " has no wheel this state's Python " +
            (python_version.empty() ? std::string("(unknown version)") : python_version) +
-           " can install; the builds found are for another interpreter or platform: " + join(other_interpreter, ", ");
+           " can install; the builds found are for another interpreter or platform: " + join(misfits, "; ");
   }
   std::string text = name + "==" + pin.version + " is in no wheel folder or uv cache" +
                      (found.empty() ? " (no build of " + name + " at all)" : " (found: " + join(found, ", ") + ")");

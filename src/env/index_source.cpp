@@ -58,10 +58,9 @@ IndexChoice choose_index_file(const std::vector<IndexFile>& files, std::string_v
   const std::string wanted_name = normalise_dist_name(name);
   const std::string wanted = normalised_version(version);
   const std::string label = std::string(name) + "==" + std::string(version);
-  std::optional<MarkerEnvironment> environment;
-  if (!python_version.empty()) {
-    environment = linux_marker_environment(std::string(python_version));
-  }
+  // No version: any interpreter, but the platform still counts (no musllinux, no glibc past the target's).
+  const MarkerEnvironment environment =
+      python_version.empty() ? MarkerEnvironment{} : linux_marker_environment(std::string(python_version));
   IndexChoice choice;
   long best = -1;
   std::vector<std::string> offered;
@@ -88,15 +87,9 @@ IndexChoice choose_index_file(const std::vector<IndexFile>& files, std::string_v
       misfits.push_back(file.filename + ": the index gives sha256 " + file.sha256 + ", the state pins " + lower(pin.sha256));
       continue;
     }
-    long score = 0;
-    if (environment) {
-      score = wheel_tag_score(*wheel, *environment);
-      if (score < 0) {
-        misfits.push_back(file.filename + ": " + wheel_misfit_reason(*wheel, *environment));
-        continue;
-      }
-    } else if (!wheel_tags_compatible(wheel->python_tag + "-" + wheel->abi_tag + "-" + wheel->platform_tag, "")) {
-      misfits.push_back(file.filename + ": not for Linux x86_64");
+    const long score = wheel_tag_score(*wheel, environment);
+    if (score < 0) {
+      misfits.push_back(file.filename + ": " + wheel_misfit_reason(*wheel, environment));
       continue;
     }
     if (score > best) {

@@ -144,7 +144,13 @@ Found find_requested(const VenvRequest& request, const WheelSources& sources, co
       continue;
     }
     if (!pin.empty()) {
-      found.missing.push_back(describe_missing_pin(sources, name, pinned, pin));
+      found.missing.push_back(describe_missing_pin(sources, name, pinned, pin, short_version));
+      continue;
+    }
+    // The version may be there, built for another interpreter or platform: say which files and why.
+    if (const std::vector<std::string> misfits = misfit_builds(sources, name, pinned, short_version); !misfits.empty()) {
+      found.missing.push_back(name + "==" + pinned + " has no wheel CPython " + short_version +
+                              " can install here: " + join(misfits, "; "));
       continue;
     }
     std::vector<std::string> versions;

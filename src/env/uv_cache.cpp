@@ -85,7 +85,19 @@ std::vector<UvArchive> scan_uv_cache(const std::string& cache_dir, const std::st
     if (meta.name.empty() || meta.version.empty()) {
       continue;
     }
-    found.push_back({dir, info, meta.name, meta.version});
+    // The WHEEL file says which interpreters and platforms the unpacked wheel was built for.
+    std::vector<std::string> tags;
+    std::ifstream wheel(dir + "/" + info + "/WHEEL", std::ios::binary);
+    for (std::string line; std::getline(wheel, line);) {
+      if (line.rfind("Tag:", 0) == 0) {
+        const std::size_t start = line.find_first_not_of(" \t", 4);
+        const std::size_t end = line.find_last_not_of(" \t\r");
+        if (start != std::string::npos && end >= start) {
+          tags.push_back(line.substr(start, end - start + 1));
+        }
+      }
+    }
+    found.push_back({dir, info, meta.name, meta.version, std::move(tags)});
   }
   return found;
 }

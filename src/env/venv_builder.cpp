@@ -267,9 +267,10 @@ VenvResult build_venv(Runner& runner, const VenvRequest& request) {
     }
     // The pin chooses the file: name it, or the installer would take any build of that version.
     const WheelSources sources{request.wheel_dirs, {}};
-    const auto dist = find_distribution(sources, name, pinned, version.substr(0, version.rfind('.')), pin->second);
+    const std::string short_version = version.substr(0, version.rfind('.'));
+    const auto dist = find_distribution(sources, name, pinned, short_version, pin->second);
     if (!dist) {
-      result.reason = describe_missing_pin(sources, name, pinned, pin->second);
+      result.reason = describe_missing_pin(sources, name, pinned, pin->second, short_version);
       return result;
     }
     install.push_back(dist->path);

@@ -11,8 +11,10 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/marker.hpp"
 #include "core/version.hpp"
 #include "core/wheel_name.hpp"
+#include "core/wheel_tags.hpp"
 #include "env/requirement.hpp"
 #include "env/uv_cache.hpp"
 #include "util/error.hpp"
@@ -23,21 +25,6 @@
 namespace envbisect {
 
 namespace {
-
-// Return the dot-separated parts of a compressed tag set ("py2.py3" -> {"py2", "py3"}).
-std::vector<std::string> split_dots(std::string_view text) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find('.', start);
-    if (end == std::string_view::npos) {
-      end = text.size();
-    }
-    parts.emplace_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return parts;
-}
 
 // Return the normalised form of a version text, or the text itself when it is not PEP 440.
 std::string normalised_version(std::string_view text) {
@@ -199,6 +186,7 @@ std::vector<Distribution> scan_sources(const WheelSources& sources, const std::s
       dist.kind = SourceKind::uv_archive;
       dist.path = archive.dir;
       dist.dist_info = archive.dist_info;
+      dist.tags = join(archive.tags, " ");
       found.push_back(std::move(dist));
     }
   }
@@ -234,41 +222,76 @@ std::vector<Distribution> list_distributions(const WheelSources& sources, std::s
   return scan_sources(sources, wanted);
 }
 
-bool wheel_tags_compatible(std::string_view tags, std::string_view python_version) {
-  const std::size_t first = tags.find('-');
-  const std::size_t second = first == std::string_view::npos ? first : tags.find('-', first + 1);
-  if (second == std::string_view::npos) {
-    return false;
+namespace {
+
+// Return the environment wheels are matched against: CPython `python_version` on Linux x86_64 with the
+// glibc every other wheel choice assumes (MarkerEnvironment's); any interpreter when the version is "".
+MarkerEnvironment target_environment(std::string_view python_version) {
+  if (python_version.empty()) {
+    return MarkerEnvironment{};
   }
-  std::string nodot;
-  for (const char c : python_version) {
-    if (c != '.') {
-      nodot += c;
-    }
+  try {
+    return linux_marker_environment(std::string(python_version));
+  } catch (const Error&) {
+    throw Error("Python version '" + std::string(python_version) +
+                    "': expected N.N or N.N.N to choose among the wheels of a version",
+                ExitCode::bad_input);
   }
-  const std::string major = nodot.substr(0, 1);
-  bool python_ok = false;
-  for (const std::string& tag : split_dots(tags.substr(0, first))) {
-    python_ok = python_ok || nodot.empty() || tag == "py" + major || tag == "py" + nodot || tag == "cp" + nodot ||
-                (tag.rfind("cp" + major, 0) == 0 && tags.find("abi3") != std::string_view::npos);
-  }
-  bool abi_ok = false;
-  for (const std::string& tag : split_dots(tags.substr(first + 1, second - first - 1))) {
-    abi_ok = abi_ok || tag == "none" || tag == "abi3" || nodot.empty() || tag.rfind("cp" + nodot, 0) == 0;
-  }
-  bool platform_ok = false;
-  for (const std::string& tag : split_dots(tags.substr(second + 1))) {
-    platform_ok = platform_ok || tag == "any" || tag == "linux_x86_64" ||
-                  ((tag.rfind("manylinux", 0) == 0 || tag.rfind("musllinux", 0) == 0) &&
-                   tag.size() > 6 && tag.compare(tag.size() - 6, 6, "x86_64") == 0);
-  }
-  return python_ok && abi_ok && platform_ok;
 }
+
+// Return the tag triples a build carries: a wheel's from its file name, a uv archive's from its WHEEL file.
+std::vector<WheelName> tag_triples(const Distribution& dist) {
+  std::vector<WheelName> triples;
+  std::size_t start = 0;
+  while (start < dist.tags.size()) {
+    std::size_t end = dist.tags.find(' ', start);
+    end = end == std::string::npos ? dist.tags.size() : end;
+    const std::string triple = dist.tags.substr(start, end - start);
+    start = end + 1;
+    const std::size_t first = triple.find('-');
+    const std::size_t second = first == std::string::npos ? first : triple.find('-', first + 1);
+    if (second == std::string::npos) {
+      continue;
+    }
+    WheelName name;
+    name.python_tag = triple.substr(0, first);
+    name.abi_tag = triple.substr(first + 1, second - first - 1);
+    name.platform_tag = triple.substr(second + 1);
+    triples.push_back(std::move(name));
+  }
+  return triples;
+}
+
+// Return how pip and uv would rank `dist` for `target` (wheel_tag_score; -1: they would not install
+// it). A uv archive whose WHEEL file names no tag ranks lowest but is kept: uv itself unpacked it.
+long fit_score(const Distribution& dist, const MarkerEnvironment& target) {
+  const std::vector<WheelName> triples = tag_triples(dist);
+  if (triples.empty()) {
+    return dist.kind == SourceKind::uv_archive && dist.tags.empty() ? 0 : -1;
+  }
+  long best = -1;
+  for (const WheelName& triple : triples) {
+    best = std::max(best, wheel_tag_score(triple, target));
+  }
+  return best;
+}
+
+// Return why `dist` does not fit `target`: the first triple's reason ("" when it fits).
+std::string misfit_of(const Distribution& dist, const MarkerEnvironment& target) {
+  if (fit_score(dist, target) >= 0) {
+    return "";
+  }
+  const std::vector<WheelName> triples = tag_triples(dist);
+  return triples.empty() ? "its tags '" + dist.tags + "' cannot be read" : wheel_misfit_reason(triples.front(), target);
+}
+
+}  // namespace
 
 std::optional<Distribution> find_distribution(const WheelSources& sources, std::string_view name,
                                               std::string_view version, std::string_view python_version,
                                               const WheelPin& pin, const std::string& index_dir) {
   const std::string wanted = normalised_version(version);
+  const MarkerEnvironment target = target_environment(python_version);
   std::vector<Distribution> found = list_distributions(sources, name);
   // A pin naming an existing wheel file by its path makes that file a source too (after the folders).
   if (!pin.wheel.empty() && pin.wheel.front() == '/' && ::access(pin.wheel.c_str(), R_OK) == 0) {
@@ -282,11 +305,14 @@ std::optional<Distribution> find_distribution(const WheelSources& sources, std::
     }
   }
   std::optional<Distribution> chosen;
+  long chosen_score = -1;
   for (Distribution& dist : found) {
     if (normalised_version(dist.version) != wanted) {
       continue;
     }
-    if (dist.kind == SourceKind::wheel && !wheel_tags_compatible(dist.tags, python_version)) {
+    // A build pip or uv would refuse on this interpreter is never this state's build, even alone.
+    const long score = fit_score(dist, target);
+    if (score < 0) {
       continue;
     }
     if (!pin.empty()) {
@@ -298,16 +324,18 @@ std::optional<Distribution> find_distribution(const WheelSources& sources, std::
         continue;
       }
     }
-    if (!chosen) {
+    // Wheel folders before uv caches; then the tags pip and uv prefer (a platform build over `any`, the
+    // newest manylinux that fits); then, PEP 427, the highest build tag ("p-2.0-10-..." over
+    // "p-2.0-9-...", either over none), as pip's candidate order takes them; then the first found.
+    const bool better =
+        !chosen || (dist.kind == SourceKind::wheel && chosen->kind == SourceKind::uv_archive) ||
+        (dist.kind == chosen->kind &&
+         (score > chosen_score ||
+          (score == chosen_score && dist.kind == SourceKind::wheel &&
+           build_tag_less(build_tag_of(chosen->path), build_tag_of(dist.path)))));
+    if (better) {
       chosen = std::move(dist);
-      continue;
-    }
-    // PEP 427: of files alike but for the build tag (one folder, same tags), the highest tag is the
-    // build, as pip and uv take it ("p-2.0-10-..." over "p-2.0-9-...", either over no tag).
-    if (chosen->kind == SourceKind::wheel && dist.kind == SourceKind::wheel && chosen->tags == dist.tags &&
-        parent_of(chosen->path) == parent_of(dist.path) &&
-        build_tag_less(build_tag_of(chosen->path), build_tag_of(dist.path))) {
-      chosen = std::move(dist);
+      chosen_score = score;
     }
   }
   return chosen;
@@ -317,10 +345,14 @@ std::vector<std::string> other_builds(const WheelSources& sources, const Distrib
                                       std::string_view python_version, const std::string& index_dir) {
   std::vector<std::string> others;
   const std::string wanted = normalised_version(chosen.version);
+  const MarkerEnvironment target = target_environment(python_version);
+  const long chosen_score = fit_score(chosen, target);
   std::string chosen_content;
   for (const Distribution& dist : list_distributions(sources, chosen.name)) {
+    // Only a build that ties with the chosen one on its tags could be meant: pip and uv never take a
+    // lower-ranked one while it is there (a musllinux wheel next to py3-none-any is no rival).
     if (dist.path == chosen.path || dist.kind != chosen.kind || normalised_version(dist.version) != wanted ||
-        (dist.kind == SourceKind::wheel && !wheel_tags_compatible(dist.tags, python_version))) {
+        fit_score(dist, target) != chosen_score) {
       continue;
     }
     // Only other bytes make another build: a copy of the same wheel in a second folder is the same one.
@@ -342,6 +374,22 @@ std::vector<std::string> other_builds(const WheelSources& sources, const Distrib
     others.push_back(dist.path);
   }
   return others;
+}
+
+std::vector<std::string> misfit_builds(const WheelSources& sources, std::string_view name, std::string_view version,
+                                       std::string_view python_version) {
+  const std::string wanted = normalised_version(version);
+  const MarkerEnvironment target = target_environment(python_version);
+  std::vector<std::string> misfits;
+  for (const Distribution& dist : list_distributions(sources, name)) {
+    if (normalised_version(dist.version) != wanted) {
+      continue;
+    }
+    if (const std::string why = misfit_of(dist, target); !why.empty()) {
+      misfits.push_back(dist.path + " (tags " + dist.tags + "): " + why);
+    }
+  }
+  return misfits;
 }
 
 std::vector<std::string> unreadable_wheel_files(const WheelSources& sources, std::string_view name) {
@@ -381,7 +429,7 @@ std::vector<std::string> unreadable_wheel_files(const WheelSources& sources, std
 }
 
 std::string describe_missing_pin(const WheelSources& sources, std::string_view name, std::string_view version,
-                                 const WheelPin& pin) {
+                                 const WheelPin& pin, std::string_view python_version) {
   std::string text = std::string(name) + "==" + std::string(version);
   if (!pin.wheel.empty()) {
     text += " from wheel " + pin.wheel;
@@ -401,6 +449,10 @@ std::string describe_missing_pin(const WheelSources& sources, std::string_view n
   }
   if (!seen.empty()) {
     text += "; found " + join(seen, ", ");
+  }
+  if (const std::vector<std::string> misfits = misfit_builds(sources, name, version, python_version); !misfits.empty()) {
+    text += "; not installable into CPython " + (python_version.empty() ? std::string("(any)") : std::string(python_version)) +
+            ": " + join(misfits, "; ");
   }
   if (const std::vector<std::string> unreadable = unreadable_wheel_files(sources, name); !unreadable.empty()) {
     text += "; not read: " + join(unreadable, "; ");

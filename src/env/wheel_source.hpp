@@ -19,7 +19,7 @@ struct Distribution {
   SourceKind kind = SourceKind::wheel;
   std::string path;       // the .whl file, or the uv archive directory
   std::string dist_info;  // uv archives: the dist-info folder name; wheels: ""
-  std::string tags;       // wheels: "py3-none-any"; uv archives: ""
+  std::string tags;       // wheels: "py3-none-any"; uv archives: their WHEEL file's tags, space-separated ("" when none)
 };
 
 // Every build in a set of sources, by PEP 503 name, each list in list_distributions' order.
@@ -44,10 +44,6 @@ std::string describe(const Distribution& dist);
 // order found. Missing folders give nothing.
 std::vector<Distribution> list_distributions(const WheelSources& sources, std::string_view name);
 
-// Return whether a wheel's tags ("cp311-cp311-manylinux_2_28_x86_64") can be installed into CPython
-// `python_version` ("3.11") on Linux x86_64; an empty version accepts every python tag.
-bool wheel_tags_compatible(std::string_view tags, std::string_view python_version);
-
 // What a state pins beyond the version: the wheel file (a file name, or a path) and its sha256.
 struct WheelPin {
   std::string wheel;   // "" when not pinned
@@ -61,26 +57,39 @@ struct WheelPin {
 std::string wheel_sha256(const std::string& path, const std::string& index_dir = "");
 
 // Return the build of `name` whose version equals `version` exactly (PEP 440 normalised, local label
-// included: "2.11.0+cu128" never matches "2.11.0+cu130" nor "2.11.0") and that suits
-// `python_version`; wheel folders win over uv caches, then the first found, except that of wheel
-// files in one folder that differ only in their build tag the highest tag wins (PEP 427). With a
-// `pin`, only a wheel file can match: one named like pin.wheel (an existing absolute path is a source itself) and
-// whose content hashes to pin.sha256; hashes are remembered in `index_dir` when given.
+// included: "2.11.0+cu128" never matches "2.11.0+cu130" nor "2.11.0") that pip and uv would install
+// into a standard CPython `python_version` ("3.11"; "" accepts every interpreter, the platform still
+// counts) on Linux x86_64 with glibc 2.36 (wheel_tag_score): never a musllinux wheel, a manylinux one
+// needing a newer glibc, another interpreter's, or a debug or free-threaded ABI; a uv archive by its
+// WHEEL file's tags. Of those: wheel folders win over uv caches, then the tags pip and uv prefer
+// (cpXY ABI over abi3 over none, a platform build over `any`, the newest manylinux that fits), then
+// the highest build tag (PEP 427), then the first found. With a `pin`, only a wheel file can match:
+// one named like pin.wheel (an existing absolute path is a source itself) and whose content hashes to
+// pin.sha256; hashes are remembered in `index_dir` when given. Throw Error (bad_input) when
+// `python_version` is not N.N or N.N.N.
 std::optional<Distribution> find_distribution(const WheelSources& sources, std::string_view name,
                                               std::string_view version, std::string_view python_version,
                                               const WheelPin& pin = WheelPin{}, const std::string& index_dir = "");
 
 // Return the paths of the other builds find_distribution could have meant by `chosen`'s name and
-// version for `python_version`: wheel files with other bytes than `chosen` (when it is a wheel), or
-// uv archives with another RECORD (when it is one); copies of the same bytes are not listed. Hashes
-// are remembered in `index_dir` when given.
+// version for `python_version`: those that tie with `chosen` on their tags (a build that ranks lower
+// is never taken while `chosen` is there) and hold other bytes: wheel files (when `chosen` is one) or
+// uv archives with another RECORD (when it is one); copies of the same bytes are not listed. Hashes are
+// remembered in `index_dir` when given.
 std::vector<std::string> other_builds(const WheelSources& sources, const Distribution& chosen,
                                       std::string_view python_version, const std::string& index_dir = "");
 
-// Return the message for a pinned build that find_distribution did not find: the package, the
-// version, the wheel file name and sha256 wanted, and every folder and cache looked in.
+// Return, for each build of `name`==`version` (PEP 440 compared) in the sources that
+// find_distribution refuses for `python_version`, "PATH (tags TAGS): why" (wheel_misfit_reason), in
+// list_distributions' order: for the messages that say a build was not found.
+std::vector<std::string> misfit_builds(const WheelSources& sources, std::string_view name, std::string_view version,
+                                       std::string_view python_version);
+
+// Return the message for a pinned build that find_distribution did not find for `python_version`: the
+// package, the version, the wheel file name and sha256 wanted, every folder and cache looked in, and
+// the files of that version that CPython `python_version` cannot install, with why (misfit_builds).
 std::string describe_missing_pin(const WheelSources& sources, std::string_view name, std::string_view version,
-                                 const WheelPin& pin);
+                                 const WheelPin& pin, std::string_view python_version);
 
 // Return, for each file in the wheel folders that names itself a wheel of `name` but cannot be read as
 // one, the file and why ("…/torch-2.11.0%2Bcu128-cp312-….whl: its name is URL-encoded (as saved from

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Inputs that make every anchor run fail (a metric key the benchmark never prints, no JSON line, a
 # corrupt wheel, a wheel with a `../` entry, a wheel holding one entry twice (the last copy once won
-# silently), a wheel built for another interpreter) end the run with exit 2 and one message naming
+# silently), a wheel built for another interpreter, or for this one but musl libc, a newer glibc or a
+# debug ABI) end the run with exit 2 and one message naming
 # the real cause, before the search: not exit 3 with advice about repeats, not "an anchor run exited
 # 125". The journal and the report carry the same diagnosis.
 source "$(dirname "$0")/common.sh"
@@ -33,6 +34,12 @@ elif case == "duplicate":
     wheel("2.0", [("p/__init__.py", "SLOW = False\n")], slow=True)
 elif case == "interpreter":
     wheel("2.0", slow=True, tag="cp312-cp312-manylinux_2_17_x86_64")
+elif case == "musl":
+    wheel("2.0", slow=True, tag="cp311-cp311-musllinux_1_2_x86_64")
+elif case == "glibc":
+    wheel("2.0", slow=True, tag="cp311-cp311-manylinux_2_99_x86_64")
+elif case == "debug_abi":
+    wheel("2.0", slow=True, tag="cp311-cp311d-manylinux_2_17_x86_64")
 else:
     wheel("2.0", slow=True)
 PY
@@ -73,6 +80,13 @@ check dotdot "the bad anchor's environment could not be built" "refusing entry '
 check duplicate "the bad anchor's environment could not be built" "holds the entry 'p/__init__.py' twice"
 check interpreter "p==2.0 has no wheel this state's Python 3.11 can install" \
   "p-2.0-cp312-cp312-manylinux_2_17_x86_64.whl (tags cp312-cp312-manylinux_2_17_x86_64)"
+# Wheels of the right interpreter that still cannot run here were once installed silently.
+check musl "p==2.0 has no wheel this state's Python 3.11 can install" \
+  "(tags cp311-cp311-musllinux_1_2_x86_64): built for platform musllinux_1_2_x86_64 (musl libc, not glibc)"
+check glibc "p==2.0 has no wheel this state's Python 3.11 can install" \
+  "(needs glibc 2.99), the target is Linux x86_64 with glibc 2.36"
+check debug_abi "p==2.0 has no wheel this state's Python 3.11 can install" \
+  "ABI cp311d (a debug CPython's ABI) does not fit a standard CPython 3.11"
 
 # The journal holds the cause of each attempt and why the run stopped; the report says the same.
 "$PY" - "$T/nokey/run/journal.jsonl" <<'PY'

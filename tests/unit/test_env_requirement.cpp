@@ -103,12 +103,3 @@ TEST_CASE("packages pinned to each other with == form one group", "[env_requirem
   REQUIRE(groups.size() == 1);
   CHECK(groups[0] == std::set<std::string>{"torch", "torchvision", "triton"});
 }
-
-TEST_CASE("wheel tags are matched against the interpreter", "[env_requirement]") {
-  CHECK(envbisect::wheel_tags_compatible("py3-none-any", "3.11"));
-  CHECK(envbisect::wheel_tags_compatible("cp311-cp311-manylinux_2_28_x86_64", "3.11"));
-  CHECK(envbisect::wheel_tags_compatible("cp39-abi3-manylinux2014_x86_64", "3.11"));
-  CHECK_FALSE(envbisect::wheel_tags_compatible("cp312-cp312-linux_x86_64", "3.11"));
-  CHECK_FALSE(envbisect::wheel_tags_compatible("cp311-cp311-win_amd64", "3.11"));
-  CHECK(envbisect::wheel_tags_compatible("py2.py3-none-any", "3.11"));
-}

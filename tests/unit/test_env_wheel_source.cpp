@@ -58,7 +58,7 @@ TEST_CASE("a sha256 pin chooses the wheel file among builds of one version", "[e
   // No file with that hash: nothing, and the message names the package, the hash and every folder.
   const WheelPin missing{"", std::string(64, 'a')};
   CHECK_FALSE(envbisect::find_distribution(sources, "alpha", "1.0", "3.11", missing));
-  const std::string why = envbisect::describe_missing_pin(sources, "alpha", "1.0", missing);
+  const std::string why = envbisect::describe_missing_pin(sources, "alpha", "1.0", missing, "3.11");
   CHECK(why.find("alpha==1.0") != std::string::npos);
   CHECK(why.find(std::string(64, 'a')) != std::string::npos);
   CHECK(why.find(builds.first.string()) != std::string::npos);
@@ -199,6 +199,130 @@ TEST_CASE("a URL-encoded wheel file name is never used, and the not-found messag
   CHECK(unreadable[1].rfind((dir.path / "alpha-1.0-oops.whl").string() + ": not a valid wheel file name", 0) == 0);
   // Other packages' files and valid wheels are not listed.
   CHECK(envbisect::unreadable_wheel_files(sources, "beta").empty());
-  const std::string why = envbisect::describe_missing_pin(sources, "alpha", "1.0+cu128", WheelPin{"", std::string(64, 'a')});
+  const std::string why = envbisect::describe_missing_pin(sources, "alpha", "1.0+cu128", WheelPin{"", std::string(64, 'a')}, "3.11");
   CHECK(why.find("rename it to alpha-1.0+cu128-py3-none-any.whl") != std::string::npos);
+}
+
+namespace {
+
+// A wheel folder holding okpkg 1.0 under the given file names, each with its own bytes (as the builds
+// of one version for several platforms are): pip and uv choose among them by the tags in the name.
+struct TaggedBuilds {
+  TempDir dir{"wheel-tags"};
+  fs::path folder = dir.path / "wheels";
+  explicit TaggedBuilds(const std::vector<std::string>& files) {
+    build_wheels(dir.path / "base", {{"okpkg", "1.0", {{"okpkg/__init__.py", "X = 1\n"}}, {}}});
+    fs::create_directories(folder);
+    for (const std::string& file : files) {
+      fs::copy_file(dir.path / "base" / "okpkg-1.0-py3-none-any.whl", folder / file);
+      std::ofstream(folder / file, std::ios::app) << file;
+    }
+  }
+  WheelSources sources() const { return WheelSources{{folder.string()}, {}}; }
+  // Return the file find_distribution takes for CPython `python` ("" when none).
+  std::string chosen(const std::string& python = "3.11") const {
+    const auto dist = envbisect::find_distribution(sources(), "okpkg", "1.0", python);
+    return dist ? fs::path(dist->path).filename().string() : std::string();
+  }
+};
+
+// Write a uv cache archive of okpkg 1.0 whose WHEEL file says `tags` (one Tag line each).
+void write_uv_archive(const fs::path& cache, const std::string& id, const std::vector<std::string>& tags) {
+  const fs::path info = cache / "archive-v0" / id / "okpkg-1.0.dist-info";
+  fs::create_directories(info);
+  std::ofstream(info / "METADATA") << "Metadata-Version: 2.1\nName: okpkg\nVersion: 1.0\n";
+  std::ofstream wheel(info / "WHEEL");
+  wheel << "Wheel-Version: 1.0\nRoot-Is-Purelib: false\n";
+  for (const std::string& tag : tags) {
+    wheel << "Tag: " << tag << "\n";
+  }
+  std::ofstream(info / "RECORD") << id << "\n";
+}
+
+}  // namespace
+
+TEST_CASE("a musllinux wheel is never taken on glibc, nor named as a rival build", "[env][wheel_source]") {
+  // musllinux sorts first; before, it was taken and py3-none-any only named in a warning.
+  const TaggedBuilds builds({"okpkg-1.0-cp311-cp311-musllinux_1_2_x86_64.whl", "okpkg-1.0-py3-none-any.whl"});
+  CHECK(builds.chosen() == "okpkg-1.0-py3-none-any.whl");
+  const auto dist = envbisect::find_distribution(builds.sources(), "okpkg", "1.0", "3.11");
+  REQUIRE(dist);
+  CHECK(envbisect::other_builds(builds.sources(), *dist, "3.11").empty());
+  // Without a Python version the platform still counts.
+  CHECK(builds.chosen("") == "okpkg-1.0-py3-none-any.whl");
+}
+
+TEST_CASE("a wheel needing a newer glibc, or a debug or free-threaded ABI, is not found, and the reason says why",
+          "[env][wheel_source]") {
+  const TaggedBuilds glibc({"okpkg-1.0-cp311-cp311-manylinux_2_99_x86_64.whl"});
+  CHECK(glibc.chosen().empty());
+  const std::vector<std::string> misfits = envbisect::misfit_builds(glibc.sources(), "okpkg", "1.0", "3.11");
+  REQUIRE(misfits.size() == 1);
+  CHECK(misfits[0] == (glibc.folder / "okpkg-1.0-cp311-cp311-manylinux_2_99_x86_64.whl").string() +
+                          " (tags cp311-cp311-manylinux_2_99_x86_64): built for platform manylinux_2_99_x86_64 "
+                          "(needs glibc 2.99), the target is Linux x86_64 with glibc 2.36");
+  CHECK(glibc.chosen("").empty());
+
+  const TaggedBuilds abis({"okpkg-1.0-cp311-cp311d-manylinux_2_17_x86_64.whl", "okpkg-1.0-cp311-cp311t-manylinux_2_17_x86_64.whl"});
+  CHECK(abis.chosen().empty());
+  const std::vector<std::string> abi_misfits = envbisect::misfit_builds(abis.sources(), "okpkg", "1.0", "3.11");
+  REQUIRE(abi_misfits.size() == 2);
+  CHECK(abi_misfits[0].find("a debug CPython's ABI") != std::string::npos);
+  CHECK(abi_misfits[1].find("a free-threaded CPython's ABI") != std::string::npos);
+  // A pin on such a file is not found either, and its message says why.
+  const std::string why = envbisect::describe_missing_pin(
+      abis.sources(), "okpkg", "1.0", WheelPin{"okpkg-1.0-cp311-cp311d-manylinux_2_17_x86_64.whl", ""}, "3.11");
+  CHECK_FALSE(envbisect::find_distribution(abis.sources(), "okpkg", "1.0", "3.11",
+                                           WheelPin{"okpkg-1.0-cp311-cp311d-manylinux_2_17_x86_64.whl", ""}));
+  CHECK(why.find("not installable into CPython 3.11") != std::string::npos);
+  CHECK(why.find("a debug CPython's ABI") != std::string::npos);
+}
+
+TEST_CASE("of one version's wheels the tags pip and uv prefer win, then the build tag", "[env][wheel_source]") {
+  // pip lists linux_x86_64 among the platform tags (last), all before any: the platform build wins.
+  CHECK(TaggedBuilds({"okpkg-1.0-cp311-cp311-linux_x86_64.whl", "okpkg-1.0-py3-none-any.whl"}).chosen() ==
+        "okpkg-1.0-cp311-cp311-linux_x86_64.whl");
+  // The newest manylinux the target's glibc (2.36) allows, not the first name.
+  const TaggedBuilds manylinux({"okpkg-1.0-cp311-cp311-manylinux_2_17_x86_64.whl",
+                                "okpkg-1.0-cp311-cp311-manylinux_2_28_x86_64.whl",
+                                "okpkg-1.0-cp311-cp311-manylinux_2_39_x86_64.whl"});
+  CHECK(manylinux.chosen() == "okpkg-1.0-cp311-cp311-manylinux_2_28_x86_64.whl");
+  CHECK(manylinux.chosen("") == "okpkg-1.0-cp311-cp311-manylinux_2_28_x86_64.whl");
+  // The tags rank before the build tag, as in pip's candidate order; among equal tags the build tag decides.
+  const TaggedBuilds mixed({"okpkg-1.0-1-cp311-cp311-manylinux_2_17_x86_64.whl", "okpkg-1.0-7-py3-none-any.whl",
+                            "okpkg-1.0-2-cp311-cp311-manylinux_2_17_x86_64.whl", "okpkg-1.0-cp312-cp312-manylinux_2_28_x86_64.whl"});
+  CHECK(mixed.chosen() == "okpkg-1.0-2-cp311-cp311-manylinux_2_17_x86_64.whl");
+  const auto dist = envbisect::find_distribution(mixed.sources(), "okpkg", "1.0", "3.11");
+  REQUIRE(dist);
+  // Only the build that ties on its tags could be meant; py3-none-any and cp312 are no rivals.
+  const std::vector<std::string> others = envbisect::other_builds(mixed.sources(), *dist, "3.11");
+  REQUIRE(others.size() == 1);
+  CHECK(fs::path(others[0]).filename() == "okpkg-1.0-1-cp311-cp311-manylinux_2_17_x86_64.whl");
+  // Other interpreters take their own build.
+  CHECK(mixed.chosen("3.12") == "okpkg-1.0-cp312-cp312-manylinux_2_28_x86_64.whl");
+  CHECK(mixed.chosen("3.10") == "okpkg-1.0-7-py3-none-any.whl");
+}
+
+TEST_CASE("uv cache archives are chosen by their WHEEL tags, after the wheel folders", "[env][wheel_source]") {
+  TempDir dir{"uv-tags"};
+  const fs::path cache = dir.path / "uv";
+  write_uv_archive(cache, "a-musl", {"cp311-cp311-musllinux_1_2_x86_64"});
+  write_uv_archive(cache, "b-pure", {"py2-none-any", "py3-none-any"});
+  write_uv_archive(cache, "c-glibc", {"cp311-cp311-manylinux_2_17_x86_64", "cp311-cp311-manylinux2014_x86_64"});
+  const WheelSources sources{{}, {cache.string()}};
+  const auto chosen = envbisect::find_distribution(sources, "okpkg", "1.0", "3.11");
+  REQUIRE(chosen);
+  CHECK(fs::path(chosen->path).filename() == "c-glibc");
+  CHECK(chosen->tags == "cp311-cp311-manylinux_2_17_x86_64 cp311-cp311-manylinux2014_x86_64");
+  CHECK(envbisect::other_builds(sources, *chosen, "3.11").empty());
+  CHECK(fs::path(envbisect::find_distribution(sources, "okpkg", "1.0", "3.12")->path).filename() == "b-pure");
+  const std::vector<std::string> misfits = envbisect::misfit_builds(sources, "okpkg", "1.0", "3.11");
+  REQUIRE(misfits.size() == 1);
+  CHECK(misfits[0].find("a-musl (tags cp311-cp311-musllinux_1_2_x86_64): built for platform musllinux_1_2_x86_64") !=
+        std::string::npos);
+  // A wheel folder still comes first, even with a pure-Python wheel.
+  const TaggedBuilds folder({"okpkg-1.0-py3-none-any.whl"});
+  const auto both = envbisect::find_distribution(WheelSources{{folder.folder.string()}, {cache.string()}}, "okpkg", "1.0", "3.11");
+  REQUIRE(both);
+  CHECK(both->kind == envbisect::SourceKind::wheel);
 }
