@@ -70,11 +70,6 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::string parent_of(const std::string& path) {
-  const std::size_t slash = path.rfind('/');
-  return slash == std::string::npos ? std::string() : path.substr(0, slash);
-}
-
 // Return the build tag of the wheel file at `path` ("" when it has none).
 std::string build_tag_of(const std::string& path) {
   const auto parsed = parse_wheel_name(base_name(path));
