@@ -339,6 +339,13 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
   if (!damaged.is_null()) {
     record["damaged"] = damaged;
   }
+  // Two distributions shipping one file: the environment holds only the later one's copy.
+  if (!built->venv.warnings.empty()) {
+    record["warnings"] = built->venv.warnings;
+    for (const std::string& warning : built->venv.warnings) {
+      spdlog::warn("environment {}: {}", short_hash(candidate.env_hash), warning);
+    }
+  }
   m_journal.append(record);
   m_build_seconds += record["seconds"].get<double>();
   ++m_builds;

@@ -203,7 +203,7 @@ std::size_t install_entry(const StoreEntry& entry, const std::string& env_dir, c
           throw Error(entry.name + " " + entry.version + ": the file " + target + " is already " +
                           (S_ISDIR(st.st_mode) ? "a folder" : "a link") + " in the environment", ExitCode::bad_input);
         }
-        notes.push_back(entry.name + " overwrites " + target);
+        notes.push_back(entry.name + " " + entry.version + " overwrites " + target + ", a file another distribution ships");
         ::unlink(target.c_str());
       }
     };

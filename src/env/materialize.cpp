@@ -230,6 +230,7 @@ std::vector<std::string> unmet_in_set(const std::map<std::string, DistMetadata>&
 struct Linked {
   std::size_t files = 0;
   std::optional<std::string> refused;  // set when a wheel cannot be installed safely
+  std::vector<std::string> notes;      // the installer's notes (a file one distribution overwrote)
 };
 
 // Copy `skeleton` to `env_dir` and link every entry into its site-packages folder `site`, appending
@@ -260,6 +261,7 @@ Linked link_venv(const std::string& skeleton, const std::vector<StoreEntry>& ent
   for (const std::string& note : notes) {
     log += "note: " + note + "\n";
   }
+  linked.notes = std::move(notes);
   return linked;
 }
 
@@ -438,6 +440,7 @@ VenvResult materialize_venv(Runner& runner, const VenvRequest& request, const St
     fail_logged(result, log_path, log, *linked.refused);
     return result;
   }
+  result.warnings = linked.notes;
 
   // Check installed == intended from the dist-infos (no interpreter start), and when asked, as
   // importlib.metadata sees it inside the environment.

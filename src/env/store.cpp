@@ -220,6 +220,39 @@ const std::set<std::string> k_entry_skip = {"entry.json", "identity", "hashes"};
 // Top-level names of an environment that are not its content.
 const std::set<std::string> k_env_skip = {"envbisect-built.json", "envbisect-identity"};
 
+// Throw Error (bad input) naming `what` when a symbolic link below `root` points outside it (an
+// absolute target, or one whose ".." climbs out): linked into a candidate's environment, a benchmark
+// writing through it would write outside the environment and the store. uv unpacks wheels as plain
+// files, and a wheel's own link entries become files (unzip), so such a link in a uv archive was put
+// there by something else.
+void refuse_links_leaving(const std::string& root, const std::string& rel, const std::string& what) {
+  const std::string dir = rel.empty() ? root : root + "/" + rel;
+  for (const std::string& name : list_names(dir)) {
+    const std::string child = rel.empty() ? name : rel + "/" + name;
+    struct stat st {};
+    if (::lstat((root + "/" + child).c_str(), &st) != 0) {
+      continue;
+    }
+    if (S_ISDIR(st.st_mode)) {
+      refuse_links_leaving(root, child, what);
+      continue;
+    }
+    if (!S_ISLNK(st.st_mode)) {
+      continue;
+    }
+    std::error_code error;
+    const std::string target = fs::read_symlink(root + "/" + child, error).string();
+    // Where the link leads, lexically, from its own folder: it must stay below the root.
+    const fs::path resolved = fs::path(rel) / target;
+    const std::string normal = resolved.lexically_normal().string();
+    if (error || target.empty() || target.front() == '/' || normal == ".." || normal.rfind("../", 0) == 0) {
+      throw Error(what + ": holds a link that leaves it, " + child + " -> " + target +
+                      " (a benchmark writing through it would write outside its environment)",
+                  ExitCode::bad_input);
+    }
+  }
+}
+
 // Make every regular file below `dir` read-only for everyone (what runs in a candidate is not root,
 // so an append to a module fails instead of changing the store), and append "<sha256> <path>" lines
 // for each to `hashes`.
@@ -382,6 +415,7 @@ StoreEntry Store::ensure(const Distribution& dist, const BeforeSeal& before_seal
         if (dist.kind == SourceKind::wheel) {
           extract_zip(dist.path, temp + "/site");
         } else {
+          refuse_links_leaving(dist.path, "", describe(dist));
           link_tree(dist.path, temp + "/site", TreeMode::link);
         }
         finish_unpack(temp, dist, entry.id, before_seal);

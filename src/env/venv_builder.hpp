@@ -30,6 +30,9 @@ struct VenvResult {
   std::string builder;                               // "uv" or "pip"
   std::map<std::string, std::string> installed;      // what importlib.metadata reports inside the env
   std::vector<std::string> log_paths;
+  // What a person should know about the build even when it succeeded: a file two distributions ship,
+  // the later one's copy kept ("mmm 1.0 overwrites .../aaa/__init__.py"), as pip does silently.
+  std::vector<std::string> warnings;
 };
 
 // Build a venv with exactly the requested packages from local wheels: `uv venv` + `uv pip install

@@ -342,3 +342,62 @@ TEST_CASE("a wheel whose dist-info folder names another distribution is bad inpu
   REQUIRE(foo);
   CHECK(store.ensure(*foo).dist_info == "foo-bar-1.0.dist-info");
 }
+
+TEST_CASE("a uv cache archive holding a link that leaves it is bad input, not linked into a candidate", "[env_store]") {
+  // uv unpacks wheels as plain files; a link to /etc or up out of the archive, recreated in a
+  // candidate, would let its benchmark write outside the environment and the store.
+  TempDir dir("store");
+  const fs::path cache = dir.path / "uv-cache";
+  const fs::path archive = cache / "archive-v0" / "Xk2f9aQ1";
+  envbisect::extract_zip((wheelhouse() / "alpha-1.0+cu128-py3-none-any.whl").string(), archive.string());
+  envbisect::Store store((dir.path / "store").string());
+  const envbisect::WheelSources sources{{}, {cache.string()}};
+  fs::create_symlink("inner.py", archive / "alpha" / "same-folder.py");  // stays inside: fine
+  fs::create_symlink(fs::path("..") / "alpha" / "inner.py", archive / "alpha" / "up-and-back.py");
+  auto alpha = envbisect::find_distribution(sources, "alpha", "1.0+cu128", "3.11");
+  REQUIRE(alpha);
+  CHECK_NOTHROW(store.ensure(*alpha));
+  for (const auto& [name, target] : {std::pair{"shared", fs::path(dir.path / "outside")},
+                                     std::pair{"climb", fs::path("..") / ".." / "outside"}}) {
+    INFO(name);
+    TempDir other("store-links");
+    envbisect::extract_zip((wheelhouse() / "alpha-1.0+cu128-py3-none-any.whl").string(),
+                           (other.path / "archive-v0" / "a1").string());
+    fs::create_symlink(target, other.path / "archive-v0" / "a1" / "alpha" / name);
+    envbisect::Store fresh((other.path / "store").string());
+    alpha = envbisect::find_distribution({{}, {other.path.string()}}, "alpha", "1.0+cu128", "3.11");
+    REQUIRE(alpha);
+    try {
+      fresh.ensure(*alpha);
+      FAIL("linked an archive whose link leaves it");
+    } catch (const envbisect::Error& e) {
+      CHECK(e.code() == envbisect::ExitCode::bad_input);
+      CHECK(std::string(e.what()).find("holds a link that leaves it, alpha/" + std::string(name) + " -> " +
+                                       target.string()) != std::string::npos);
+    }
+    CHECK(count_entries(other.path / "store" / "v1" / "dists") == 0);
+  }
+}
+
+TEST_CASE("a file two distributions ship is a warning of the build, not only a line in its log", "[env_store]") {
+  // mmm ships aaa/__init__.py too: the environment holds mmm's copy (the later one, as pip does), and
+  // a person reading the run must learn that the candidate's aaa is not aaa's build alone.
+  TempDir dir("store");
+  const fs::path wheels = dir.path / "wheels";
+  build_wheels(wheels, {{"aaa", "1.0", {{"aaa/__init__.py", "A = 1\n"}}, {}},
+                        {"mmm", "1.0", {{"mmm/__init__.py", ""}, {"aaa/__init__.py", "A = 666\n"}}, {}}});
+  envbisect::LocalRunner runner;
+  VenvRequest request = request_in(dir, {{"aaa", "1.0"}, {"mmm", "1.0"}});
+  request.wheel_dirs = {wheels.string()};
+  const VenvResult built = envbisect::materialize_venv(runner, request, store_at(dir.path / "store"));
+  REQUIRE(built.ok);
+  // The module and its bytecode compiled in the store: both are mmm's copies.
+  REQUIRE(built.warnings.size() == 2);
+  for (const std::string& warning : built.warnings) {
+    CHECK(warning.rfind("mmm 1.0 overwrites ", 0) == 0);
+    CHECK(warning.find("/aaa/") != std::string::npos);
+  }
+  CHECK(std::any_of(built.warnings.begin(), built.warnings.end(), [](const std::string& w) {
+    return w.find("/aaa/__init__.py, a file another distribution ships") != std::string::npos;
+  }));
+}
