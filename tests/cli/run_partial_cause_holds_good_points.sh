@@ -38,6 +38,7 @@ rc=0
 "$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --out "$T/run" >"$T/out.txt" 2>"$T/err.txt" || rc=$?
 [[ $rc -eq 0 || $rc -eq 1 ]] || { echo "expected exit 0 or 1, got $rc"; cat "$T/out.txt" "$T/err.txt"; exit 1; }
 expect_contains "$T/out.txt" "must pass"
+expect_contains "$T/out.txt" "clean runs still allow a failure rate up to"
 not grep -q "last good 2" "$T/out.txt"
 "$PY" - "$T/run" <<'PY'
 import json, sys
@@ -50,6 +51,8 @@ for r in result.get("refinements", []):
 assert not any(p["value"] == 2 and p["verdict"] == "good" for p in result.get("probes", [])), result["probes"]
 hold = [r for r in journal if r["type"] == "hold"]
 assert len(hold) >= 1 and hold[0]["good_runs"] >= 3, hold
+# What good can then mean: n clean runs rule out failure rates above 1 - 0.05^(1/n), no lower.
+assert abs(hold[0]["rate_bound"] - (1 - 0.05 ** (1 / hold[0]["good_runs"]))) < 1e-9, hold
 last = {}
 for d in journal:
     if d["type"] == "decision" and d["stage"] in ("refine", "probe"):
