@@ -23,6 +23,17 @@ namespace {
   throw Error(label + ": " + where + ": " + what, ExitCode::bad_input);
 }
 
+// Return whether `marker` holds for `target`; a marker that cannot be read is bad input naming the
+// file and the place (the marker parser knows neither).
+bool marker_holds(const std::string& marker, const MarkerEnvironment& target, const std::string& label,
+                  const std::string& where) {
+  try {
+    return evaluate_marker(marker, target);
+  } catch (const Error& error) {
+    fail(label, where, error.what());
+  }
+}
+
 // The file name at the end of a URL or path ("…/torch-2.11.0%2Bcu128-cp312-….whl#sha256=…").
 std::string file_name_of(const std::string& url) {
   std::string path = url.substr(0, url.find_first_of("?#"));
@@ -351,7 +362,7 @@ LockRead read_pylock(const toml::table& lock, const std::string& label, const Ma
     if (package.name.empty()) {
       fail(label, where + "/name", "missing");
     }
-    if (!evaluate_marker(get_string((*table)["marker"]), target)) {
+    if (!marker_holds(get_string((*table)["marker"]), target, label, where + "/marker")) {
       read.notes.push_back(package.name + ": left out, its marker does not hold for this target");
       continue;
     }
@@ -530,7 +541,7 @@ LockRead read_requirements(const std::string& text, const std::string& label, co
       fail(label, where, "no package name in '" + line + "'");
     }
     check_version(package.version, label, where);
-    if (!evaluate_marker(marker, target)) {
+    if (!marker_holds(marker, target, label, where)) {
       read.notes.push_back(where + ": " + package.name + " left out, its marker does not hold for this target");
       continue;
     }

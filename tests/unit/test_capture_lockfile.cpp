@@ -213,6 +213,8 @@ TEST_CASE("requirements.txt with hashes, and pip freeze output", "[capture][lock
   CHECK(message("x @ https://example.org/x.tar.gz\n").find("not a wheel") != std::string::npos);
   CHECK(message("a==1.0 \\\n").find("ends with a line continuation") != std::string::npos);
   CHECK(message("a==1.0 --hash=sha256:xyz\n").find("expected sha256:<64 hex digits>") != std::string::npos);
+  // A marker that cannot be read names the file and line, not only the marker.
+  CHECK(message("a==1.0\ntorch==1.0 ; python_version >= \"3.12\" and\n").rfind("requirements.txt: line 2: marker ", 0) == 0);
   // Bytes that are not UTF-8 are named by line (they reached the JSON writer: an internal error).
   CHECK(message("\xff\xfe==1.0\n") == "requirements.txt: line 1: not UTF-8 text");
   CHECK(message("a==1.0\nb\xed\xa0\x80==1.0\n") == "requirements.txt: line 2: not UTF-8 text");  // a surrogate
