@@ -213,7 +213,11 @@ void print_summary(std::ostream& out, const Findings& findings, const json& resu
       std::snprintf(interval, sizeof interval, "95 %% CI %.3g-%.3g", effect["low"].get<double>(),
                     effect["high"].get<double>());
     }
-    out << "effect of the " << effect["of"].get<std::string>() << ": ";
+    // A cause the run could not verify (stopped at its budget) is what was isolated so far: said so.
+    const bool unverified = effect["of"] == "cause" &&
+                            !(findings.isolation.verified_forward && findings.isolation.verified_reverse);
+    out << "effect of the " << effect["of"].get<std::string>() << (unverified ? " isolated so far (not verified)" : "")
+        << ": ";
     if (effect.contains("failures")) {
       const json& f = effect["failures"];
       out << "fails " << f["to"] << " of " << f["to_runs"] << " runs (good: " << f["from"] << " of " << f["from_runs"]

@@ -2,6 +2,8 @@
 
 #include "app/run_result.hpp"
 
+#include <sstream>
+
 using namespace envbisect;
 
 TEST_CASE("the effect claims a direction only where its interval shows one", "[run_result]") {
@@ -25,4 +27,29 @@ TEST_CASE("the effect claims a direction only where its interval shows one", "[r
   const nlohmann::json slow = cause_effect(good, {36.0, 35.5, 36.4, 35.9, 36.1, 36.3, 35.7}, true, recipe);
   CHECK(slow["high"].get<double>() < 1.0);
   CHECK(slow["words"] == "5.01x slower");  // 180 / 35.95
+}
+
+TEST_CASE("the effect of a cause the run could not verify is labelled as isolated so far", "[run_result]") {
+  // run16's first session stopped at its budget with the pair isolated and unverified, and printed
+  // "effect of the cause: fails 12 of 12 runs" as of a verified cause.
+  Recipe recipe;
+  recipe.metric = "tok_per_s";
+  const std::vector<Delta> deltas;
+  const std::vector<nlohmann::json> log;
+  Isolation isolation;
+  isolation.found = true;
+  isolation.verified_forward = true;
+  isolation.verified_reverse = false;
+  Findings findings{deltas, recipe, isolation, nlohmann::json::array(), nlohmann::json::array(), nullptr,
+                    {{"of", "cause"}, {"failures", {{"from", 0}, {"from_runs", 11}, {"to", 12}, {"to_runs", 12}}}},
+                    {}, {}, log, false, 6, 4, 30, 0, 100.0, nullptr};
+  const nlohmann::json result = {{"outcome", "found"}};
+  std::ostringstream unverified;
+  print_summary(unverified, findings, result, "/runs/x", 6);
+  CHECK(unverified.str().find("effect of the cause isolated so far (not verified): fails 12 of 12 runs (good: 0 of 11)") !=
+        std::string::npos);
+  isolation.verified_reverse = true;
+  std::ostringstream verified;
+  print_summary(verified, findings, result, "/runs/x", 6);
+  CHECK(verified.str().find("effect of the cause: fails 12 of 12 runs (good: 0 of 11)") != std::string::npos);
 }
