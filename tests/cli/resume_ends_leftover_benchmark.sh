@@ -46,8 +46,14 @@ gone_soon "$helper"
 # kill -9 of envbisect and its watchdog at once (a job killed as a whole, the OOM killer): the helper
 # survives, and resume must end it before it starts attempts of its own.
 start resume "$T/run"
-watchdog=$(pgrep -P "$envbisect" -x envbisect)
-kill -9 "$envbisect" "$watchdog"; wait "$envbisect" 2>/dev/null || true
+watchdog=""
+for _ in $(seq 50); do watchdog=$(pgrep -P "$envbisect" -x envbisect || true); [[ -n $watchdog ]] && break; sleep 0.1; done
+[[ -n $watchdog ]] || { echo "no group watchdog under envbisect $envbisect"; exit 1; }
+# The watchdog first: killed second, it can see envbisect's end and clean the group before its own
+# SIGKILL lands, and no helper is left over (a loaded CI machine did that once).
+kill -9 "$watchdog"
+for _ in $(seq 50); do [[ $(cut -d')' -f2 "/proc/$watchdog/stat" 2>/dev/null | awk '{print $1}') =~ ^(Z|)$ ]] && break; sleep 0.1; done
+kill -9 "$envbisect"; wait "$envbisect" 2>/dev/null || true
 gone_soon "$bench"
 alive "$helper"
 rm "$T/hang"
