@@ -400,44 +400,6 @@ LockRead read_pylock(const toml::table& lock, const std::string& label, const Ma
 
 // ---- requirements.txt, pip freeze ----------------------------------------------------------------
 
-// Return whether `text` is valid UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
-bool valid_utf8(const std::string& text) {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    std::size_t extra = 0;
-    std::uint32_t point = 0;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if ((c & 0xE0) == 0xC0) {
-      extra = 1, point = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      extra = 2, point = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      extra = 3, point = c & 0x07;
-    } else {
-      return false;
-    }
-    if (i + extra >= text.size()) {
-      return false;  // cut off by the end of the text
-    }
-    for (std::size_t k = 1; k <= extra; ++k) {
-      const auto next = static_cast<unsigned char>(text[i + k]);
-      if ((next & 0xC0) != 0x80) {
-        return false;
-      }
-      point = (point << 6) | (next & 0x3F);
-    }
-    const std::uint32_t least[] = {0, 0x80, 0x800, 0x10000};
-    if (point < least[extra] || point > 0x10FFFF || (point >= 0xD800 && point <= 0xDFFF)) {
-      return false;
-    }
-    i += extra + 1;
-  }
-  return true;
-}
-
 LockRead read_requirements(const std::string& text, const std::string& label, const MarkerEnvironment& target) {
   LockRead read;
   std::istringstream in(text);
@@ -451,7 +413,7 @@ LockRead read_requirements(const std::string& text, const std::string& label, co
     if (line_number == 1 && physical.rfind("\xEF\xBB\xBF", 0) == 0) {
       physical.erase(0, 3);  // a byte-order mark, as Windows editors write it; pip reads past it too
     }
-    if (!valid_utf8(physical)) {
+    if (!is_valid_utf8(physical)) {
       fail(label, "line " + std::to_string(line_number), "not UTF-8 text");
     }
     if (logical.empty()) {

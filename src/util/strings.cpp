@@ -88,6 +88,40 @@ std::string trim(std::string_view text) {
   return std::string(text.substr(begin, end - begin + 1));
 }
 
+std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
+  // Its length from the lead byte, then continuation bytes, no overlong forms, surrogates or code
+  // points past U+10FFFF.
+  const auto c = static_cast<unsigned char>(text[i]);
+  if (c < 0x80) {
+    return 1;
+  }
+  const std::size_t length = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+  bool valid = length != 0 && i + length <= text.size();
+  for (std::size_t k = 1; valid && k < length; ++k) {
+    valid = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
+  }
+  if (valid && length == 3) {
+    const auto second = static_cast<unsigned char>(text[i + 1]);
+    valid = !(c == 0xe0 && second < 0xa0) && !(c == 0xed && second >= 0xa0);  // overlong, surrogate
+  }
+  if (valid && length == 4) {
+    const auto second = static_cast<unsigned char>(text[i + 1]);
+    valid = !(c == 0xf0 && second < 0x90) && !(c == 0xf4 && second >= 0x90);
+  }
+  return valid ? length : 0;
+}
+
+bool is_valid_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t length = utf8_sequence_length(text, i);
+    if (length == 0) {
+      return false;
+    }
+    i += length;
+  }
+  return true;
+}
+
 std::string escape_control(std::string_view text) {
   static const char* const k_hex = "0123456789abcdef";
   auto byte_escape = [](unsigned char c) { return std::string("\\x") + k_hex[c >> 4] + k_hex[c & 0xf]; };
@@ -105,21 +139,8 @@ std::string escape_control(std::string_view text) {
       ++i;
       continue;
     }
-    // A UTF-8 sequence: its length from the lead byte, then continuation bytes, no overlong forms.
-    const std::size_t length = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-    bool valid = length != 0 && i + length <= text.size();
-    for (std::size_t k = 1; valid && k < length; ++k) {
-      valid = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
-    }
-    if (valid && length == 3) {
-      const auto second = static_cast<unsigned char>(text[i + 1]);
-      valid = !(c == 0xe0 && second < 0xa0) && !(c == 0xed && second >= 0xa0);  // overlong, surrogate
-    }
-    if (valid && length == 4) {
-      const auto second = static_cast<unsigned char>(text[i + 1]);
-      valid = !(c == 0xf0 && second < 0x90) && !(c == 0xf4 && second >= 0x90);
-    }
-    if (!valid) {
+    const std::size_t length = utf8_sequence_length(text, i);
+    if (length == 0) {
       out += byte_escape(c);
       ++i;
       continue;

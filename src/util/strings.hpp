@@ -27,6 +27,13 @@ bool starts_with(std::string_view text, std::string_view prefix);
 // Return `text` without leading and trailing whitespace.
 std::string trim(std::string_view text);
 
+// Return the length (1-4) of the UTF-8 sequence starting at text[i], or 0 when the bytes there are
+// not valid UTF-8 (a stray continuation byte, an overlong form, a surrogate, past U+10FFFF, cut off).
+std::size_t utf8_sequence_length(std::string_view text, std::size_t i);
+
+// Return whether `text` is valid UTF-8 throughout.
+bool is_valid_utf8(std::string_view text);
+
 // Return `text` safe to print on a terminal: control characters (C0, DEL, and C1 written in UTF-8)
 // and bytes that are not valid UTF-8 become visible escapes ("\x1b", "\x07", "\u009b", "\xff");
 // printable ASCII and valid UTF-8 stay as they are. A backslash stays a backslash.
