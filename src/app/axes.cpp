@@ -345,8 +345,10 @@ int isolation_worst_case(std::size_t delta_count, std::size_t culprits) {
   if (delta_count <= 1 || culprits == 0) {
     return 0;  // one difference is the cause: both verifications are the anchors, measured already
   }
+  // The plain prefix bisection's K*(depth+1), one question of room for the informed search to lean
+  // toward likely causes (search/informed.cpp), and one to verify.
   int depth = static_cast<int>(std::ceil(std::log2(static_cast<double>(delta_count))));
-  return static_cast<int>(culprits) * (depth + 1) + 1;
+  return static_cast<int>(culprits) * (depth + 1) + 2;
 }
 
 int bisection_worst_case(std::size_t points) {

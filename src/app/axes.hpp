@@ -85,7 +85,8 @@ EnvState with_axis_point(const EnvState& state, const std::vector<Delta>& deltas
                          std::size_t index);
 
 // Return the worst-case number of evaluations of isolating K culprits among D deltas without skips:
-// the prefix bisection's K*(ceil(log2 D)+1), plus the reverse verification; 0 for one delta (it is the cause,
+// the prefix bisection's K*(ceil(log2 D)+1), one question the informed search may lean by, plus the
+// reverse verification; 0 for one delta (it is the cause,
 // and both verifications are the anchors).
 int isolation_worst_case(std::size_t delta_count, std::size_t culprits);
 

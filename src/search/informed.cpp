@@ -14,9 +14,14 @@ namespace {
 
 // Prior mass of a cause having 1, 2 or 3 members; larger causes fall off by k_tail per member. Causes
 // of one to three interacting deltas are what regressions look like; the weights were tuned on
-// bench/search (docs/PERFORMANCE.md) so that no size among 1..3 pays for another.
-constexpr double k_size_weight[] = {6.0, 3.0, 1.0};
+// bench/search (docs/PERFORMANCE.md) so that every size among 1..3 stays within 1.25 of the
+// information bound at 16 and 40 deltas.
+constexpr double k_size_weight[] = {4.0, 2.0, 1.0};
 constexpr double k_tail = 0.05;
+
+// Questions a whole search may take beyond the plain bisection's K*(ceil(log2 n)+1): room for the
+// trees to lean toward likely causes (isolation_worst_case counts it).
+constexpr std::size_t k_slack = 1;
 
 double size_weight(std::size_t members) {
   if (members == 0) {
@@ -121,8 +126,8 @@ std::optional<DeltaSet> informed_cause(std::size_t delta_count, const InformedAs
     throw Error("informed search takes 1 to " + std::to_string(k_informed_max_deltas) + " deltas, not " +
                 std::to_string(delta_count));
   }
-  // The plain bisection's worst case, kept: K members within K*(depth+1) questions. A stage that finds
-  // member s may go as deep as leaves room for one more question per later stage.
+  // The plain bisection's worst case plus k_slack: K members within K*(depth+1)+k_slack questions. A
+  // stage that finds member s may go as deep as leaves room for one more question per later stage.
   const std::size_t depth = ceil_log2(delta_count);
   std::size_t used = 0;  // questions of the stages so far, along this path (memo hits included)
   DeltaSet found;
@@ -133,8 +138,8 @@ std::optional<DeltaSet> informed_cause(std::size_t delta_count, const InformedAs
     // is bad (it is the cause); with nothing found, length 0 is the good anchor and cannot be it.
     const std::size_t n = window.size();
     const std::size_t stage = found.size() + 1;
-    const std::size_t zero_limit = found.empty() ? 0 : found.size() * (depth + 1) - used;
-    const std::size_t limit = stage * (depth + 1) - 1 - used;
+    const std::size_t zero_limit = found.empty() ? 0 : found.size() * (depth + 1) + k_slack - used;
+    const std::size_t limit = stage * (depth + 1) - 1 + k_slack - used;
     ThresholdTree tree(prefix_length_weights(delta_count, found.size(), n), found.empty() ? 1 : 0, zero_limit, limit);
     if (tree.infeasible()) {
       tree = ThresholdTree(prefix_length_weights(delta_count, found.size(), n), found.empty() ? 1 : 0, n, n);

@@ -55,10 +55,10 @@ private:
 // members, with "are the found deltas enough on their own?" as one of the thresholds (length 0): the
 // shortest bad prefix of the window on top of the found deltas names one more needed delta, or says the
 // found deltas are the cause. The trees are depth-limited so that a cause of K members never takes more
-// than K*(ceil(log2 n)+1) questions, the plain bisection's worst case. Every answer must be good or bad
-// (a monotone world is assumed; verification is the caller's): the first other answer returns nullopt,
-// so that the caller can fall back to its robust search with the answers it memoised. delta_count must
-// be 1..k_informed_max_deltas; throw Error otherwise. Pure: calls only `ask`.
+// than K*(ceil(log2 n)+1)+1 questions, one more than the plain bisection's worst case. Every answer
+// must be good or bad (a monotone world is assumed; verification is the caller's): the first other
+// answer returns nullopt, so that the caller can fall back to its robust search with the answers it
+// memoised. delta_count must be 1..k_informed_max_deltas; throw Error otherwise. Pure: calls only `ask`.
 std::optional<DeltaSet> informed_cause(std::size_t delta_count, const InformedAsk& ask,
                                        const std::function<std::string(const DeltaSet&)>& name);
 

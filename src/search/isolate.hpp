@@ -73,7 +73,7 @@ struct Isolation {
 // inside the deltas before it with that delta applied, until the deltas found are bad on their own:
 // at most K*(ceil(log2 n)+1) questions for K culprits among n, plus the reverse verification. With one
 // slot and at most 64 deltas, the first cause is sought by informed_cause() (thresholds weighted
-// toward small causes, same worst case) while every answer is good or bad; the first other answer
+// toward small causes, at worst one question more) while every answer is good or bad; the first other answer
 // hands over to the robust search, which gets the answers already given from the memo.
 // Honest outcomes: boxed in by untestable mixes, minimality unproven because a smaller set was
 // untestable, or a verification that could not be made is `ambiguous` (never found); causes that are

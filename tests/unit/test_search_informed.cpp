@@ -182,18 +182,19 @@ TEST_CASE("isolate finds two independent causes among few deltas", "[search][iso
   }
 }
 
-TEST_CASE("isolate asks fewer questions on average than the plain bisection, never more at worst", "[search][isolate]") {
+TEST_CASE("isolate asks at most one question more than the plain bisection at worst, fewer on average for pairs and triples", "[search][isolate]") {
   // Every placement of K interacting deltas among D (verification included). Means measured with the
-  // informed search (docs/PERFORMANCE.md, bench/search); the plain prefix bisection took 11.00 and
-  // 14.24 for triples among 8 and 16, and 13.01 for pairs among 40, the rest the same. The worst case
-  // stays K*(ceil(log2 D)+1)+1, what --dry-run and --budget count on.
+  // informed search (docs/PERFORMANCE.md, bench/search); the plain prefix bisection took 4.75, 8.00
+  // and 11.00 for one, two and three among 8, 5.875, 10.16 and 14.24 among 16, 7.35 and 13.01 for one
+  // and two among 40. The worst case is one question more than the plain bisection's,
+  // K*(ceil(log2 D)+1)+2, what --dry-run and --budget count on (isolation_worst_case).
   struct Row {
     std::size_t deltas;
     std::size_t members;
     double mean;
   };
-  for (const Row& row : std::vector<Row>{{8, 1, 4.75}, {8, 2, 7.965}, {8, 3, 10.643}, {16, 1, 5.875},
-                                         {16, 2, 10.159}, {16, 3, 13.965}, {40, 1, 7.35}, {40, 2, 12.738}}) {
+  for (const Row& row : std::vector<Row>{{8, 1, 5.0}, {8, 2, 7.679}, {8, 3, 9.929}, {16, 1, 6.063},
+                                         {16, 2, 9.909}, {16, 3, 13.468}, {40, 1, 7.375}, {40, 2, 12.738}}) {
     double total = 0.0;
     int worst = 0;
     const std::vector<DeltaSet> placements = subsets(row.deltas, row.members);
@@ -209,6 +210,6 @@ TEST_CASE("isolate asks fewer questions on average than the plain bisection, nev
     const int depth = static_cast<int>(std::ceil(std::log2(static_cast<double>(row.deltas))));
     INFO(row.members << " among " << row.deltas << ": mean " << mean << ", worst " << worst);
     CHECK(mean <= row.mean);
-    CHECK(worst <= static_cast<int>(row.members) * (depth + 1) + 1);
+    CHECK(worst <= static_cast<int>(row.members) * (depth + 1) + 2);
   }
 }
