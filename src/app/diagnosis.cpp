@@ -24,10 +24,6 @@ std::vector<std::string> split_lines(const std::string& text) {
   return lines;
 }
 
-bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 constexpr std::array<std::pair<FailureCause, const char*>, 9> k_names = {{
     {FailureCause::none, ""},
     {FailureCause::build_failed, "build_failed"},
@@ -93,7 +89,7 @@ bool reads_as_error(const std::string& line) {
   if (exception_name) {
     exception_name = false;
     for (const char* suffix : {"Error", "Exception", "Interrupt", "Failed", "Exit"}) {
-      exception_name = exception_name || ends_with(name, suffix);
+      exception_name = exception_name || name.ends_with(suffix);
     }
   }
   if (exception_name) {

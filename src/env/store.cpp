@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -21,6 +22,7 @@
 #include "env/link_tree.hpp"
 #include "env/requirement.hpp"
 #include "env/unzip.hpp"
+#include "env/wheel_record.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
@@ -52,10 +54,6 @@ std::vector<std::string> list_names(const std::string& dir) {
 bool is_dir(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-bool has_suffix(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // Mark `path` as used now (its mtime is the last use that gc looks at).
@@ -146,12 +144,12 @@ std::string finish_unpack(const std::string& temp, const Distribution& dist, con
   std::string dist_info;
   std::string data_dir;
   for (const std::string& name : list_names(site)) {
-    if (has_suffix(name, ".dist-info")) {
+    if (name.ends_with(".dist-info")) {
       if (!dist_info.empty()) {
         throw Error(describe(dist) + ": holds two dist-info folders (" + dist_info + ", " + name + ")", ExitCode::bad_input);
       }
       dist_info = name;
-    } else if (has_suffix(name, ".data") && is_dir(site + "/" + name)) {
+    } else if (name.ends_with(".data") && is_dir(site + "/" + name)) {
       data_dir = name;
     }
   }
@@ -212,6 +210,91 @@ std::string finish_unpack(const std::string& temp, const Distribution& dist, con
                                 {"source", dist.path}, {"kind", dist.kind == SourceKind::wheel ? "wheel" : "uv_archive"}};
   write_entry_file(temp + "/entry.json", entry.dump(1) + "\n");
   return dist_info;
+}
+
+// Return where finish_unpack put the wheel member `path`, relative to the entry's temp folder: a .data
+// part where an installer places it, everything else under site/; empty for a .data part it drops.
+std::string unpacked_place(const std::string& path, const std::string& data_dir, const std::string& name) {
+  if (path.rfind(data_dir + "/", 0) != 0) {
+    return "site/" + path;
+  }
+  const std::string rest = path.substr(data_dir.size() + 1);
+  const std::size_t slash = rest.find('/');
+  const std::string part = rest.substr(0, slash);
+  const std::string tail = slash == std::string::npos ? "" : rest.substr(slash + 1);
+  if (tail.empty()) {
+    return "";
+  }
+  if (part == "purelib" || part == "platlib") {
+    return "site/" + tail;
+  }
+  if (part == "scripts" || part == "data") {
+    return part + "/" + tail;
+  }
+  if (part == "headers") {
+    return "data/include/site/" + name + "/" + tail;
+  }
+  return "";
+}
+
+// Throw Error (bad input) naming the wheel when its files, unpacked under `temp` with their sha256 in
+// `hashes` (seal_files' lines), disagree with its RECORD (record_problems): a file changed, added or
+// removed after the wheel was built is not the build its name says. `members`: the archive's files.
+void check_record(const std::string& temp, const Distribution& dist, const std::string& dist_info,
+                  const std::vector<std::string>& members, const std::string& hashes) {
+  const std::string record = temp + "/site/" + dist_info + "/RECORD";
+  if (!path_is_file(record)) {
+    return;  // nothing to check against (finish_unpack has read METADATA, the part needed)
+  }
+  const std::string label = describe(dist) + ": " + dist_info + "/RECORD";
+  const std::vector<RecordRow> rows = parse_record(read_file(record), label);
+  std::map<std::string, std::string> sha256;  // by path below temp
+  for (std::size_t start = 0; start < hashes.size();) {
+    const std::size_t end = std::min(hashes.find('\n', start), hashes.size());
+    const std::size_t space = hashes.find(' ', start);
+    if (space < end) {
+      sha256[hashes.substr(space + 1, end - space - 1)] = hashes.substr(start, space - start);
+    }
+    start = end + 1;
+  }
+  const std::string data_dir = dist_info.substr(0, dist_info.size() - std::strlen(".dist-info")) + ".data";
+  std::map<std::string, std::string> member_at;
+  for (const std::string& member : members) {
+    const std::string place = unpacked_place(member, data_dir, dist.name);
+    if (!place.empty() && !member_at.emplace(place, member).second) {
+      throw Error(describe(dist) + ": " + member_at[place] + " and " + member + " would both be " + place,
+                  ExitCode::bad_input);
+    }
+  }
+  RecordLookup lookup;
+  lookup.digest_hex = [&](const std::string& path, const std::string& algorithm) -> std::optional<std::string> {
+    const std::string place = unpacked_place(path, data_dir, dist.name);
+    if (place.empty()) {
+      return std::nullopt;
+    }
+    if (algorithm == "sha256") {
+      const auto found = sha256.find(place);
+      return found == sha256.end() ? std::string("(none)") : found->second;
+    }
+    return file_digest_hex(temp + "/" + place, algorithm);
+  };
+  lookup.size = [&](const std::string& path) -> std::uint64_t {
+    struct stat st {};
+    const std::string place = unpacked_place(path, data_dir, dist.name);
+    return !place.empty() && ::stat((temp + "/" + place).c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+  };
+  const std::vector<std::string> problems = record_problems(rows, dist_info, members, lookup);
+  if (!problems.empty()) {
+    std::string shown;
+    for (std::size_t i = 0; i < problems.size() && i < 3; ++i) {
+      shown += (i == 0 ? "" : "; ") + problems[i];
+    }
+    if (problems.size() > 3) {
+      shown += "; and " + std::to_string(problems.size() - 3) + " more";
+    }
+    throw Error(label + " does not match the wheel's files, so this is not the build it names (changed after "
+                "it was built?): " + shown, ExitCode::bad_input);
+  }
 }
 
 // Top-level names of an entry that are not its content: touched at each use, or written after.
@@ -412,17 +495,21 @@ StoreEntry Store::ensure(const Distribution& dist, const BeforeSeal& before_seal
       const std::string temp = temp_dir_for(entry.id);
       try {
         make_dirs(temp);
+        std::vector<std::string> members;
         if (dist.kind == SourceKind::wheel) {
-          extract_zip(dist.path, temp + "/site");
+          members = extract_zip(dist.path, temp + "/site");
         } else {
           refuse_links_leaving(dist.path, "", describe(dist));
           link_tree(dist.path, temp + "/site", TreeMode::link);
         }
-        finish_unpack(temp, dist, entry.id, before_seal);
+        const std::string dist_info = finish_unpack(temp, dist, entry.id, before_seal);
         // Read-only wheel files (a uv archive's are the uv cache's own inodes: left as they are),
         // their hashes for `store verify`, and their identity for the check at each reuse.
         std::string hashes;
         seal_files(temp, "", hashes, dist.kind == SourceKind::wheel);
+        if (dist.kind == SourceKind::wheel) {
+          check_record(temp, dist, dist_info, members, hashes);
+        }
         write_entry_file(temp + "/hashes", hashes);
         write_entry_file(temp + "/identity", file_identity(temp, k_entry_skip, Pycache::include));
         // One flush per entry: a crash that loses file data since changes sizes or times, and the
@@ -515,7 +602,7 @@ std::vector<Damage> Store::verify() {
   std::sort(names.begin(), names.end());
   for (const std::string& name : names) {
     const std::string dir = envs + "/" + name;
-    if (!has_suffix(name, ".lock") && path_is_file(dir + "/envbisect-built.json")) {
+    if (!name.ends_with(".lock") && path_is_file(dir + "/envbisect-built.json")) {
       if (std::vector<std::string> files = environment_changes(dir); !files.empty()) {
         found.push_back({"envs/" + name, files});
       }
@@ -554,7 +641,7 @@ GcReport Store::gc(std::chrono::seconds older_than) {
     }
   }
   for (const std::string& name : list_names(base + "/skeletons")) {
-    if (!has_suffix(name, ".lock") && too_old(base + "/skeletons/" + name + "/origin")) {
+    if (!name.ends_with(".lock") && too_old(base + "/skeletons/" + name + "/origin")) {
       remove_tree(base + "/skeletons/" + name);
       ++report.skeletons_removed;
     }
@@ -564,7 +651,7 @@ GcReport Store::gc(std::chrono::seconds older_than) {
   const FileLock no_runs(store_runs_lock_path(m_root), LockMode::exclusive, LockWait::no);
   const std::string envs = m_root + "/envs";
   for (const std::string& name : list_names(envs)) {
-    if (has_suffix(name, ".lock")) {
+    if (name.ends_with(".lock")) {
       continue;
     }
     if (!no_runs.held()) {

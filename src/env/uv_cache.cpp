@@ -30,10 +30,6 @@ std::vector<std::string> list_dir(const std::string& dir) {
   return names;
 }
 
-bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 }  // namespace
 
 std::string default_uv_cache_dir() {
@@ -61,7 +57,7 @@ std::vector<UvArchive> scan_uv_cache(const std::string& cache_dir, const std::st
     const std::string dir = archive_root + "/" + id;
     std::vector<std::string> dist_infos;
     for (const std::string& entry : list_dir(dir)) {
-      if (ends_with(entry, ".dist-info")) {
+      if (entry.ends_with(".dist-info")) {
         dist_infos.push_back(entry);
       }
     }

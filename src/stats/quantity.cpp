@@ -8,11 +8,7 @@ namespace envbisect::stats {
 
 namespace {
 
-bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-bool is_rate(const std::string& unit) { return ends_with(unit, "/s") || ends_with(unit, "/sec"); }
+bool is_rate(const std::string& unit) { return unit.ends_with("/s") || unit.ends_with("/sec"); }
 
 bool is_duration(const std::string& unit) {
   static const std::array<const char*, 9> k_durations = {"s", "sec", "ms", "us", "\u00b5s", "ns", "min", "h", "seconds"};

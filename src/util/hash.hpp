@@ -8,6 +8,11 @@ namespace envbisect {
 // Return the SHA-256 of `data` as 64 lower-case hex digits.
 std::string sha256_hex(std::string_view data);
 
+// Return the digest of the file at `path` by `algorithm` ("sha256", "sha384" or "sha512") as
+// lower-case hex. Throw Error (environment) when the file cannot be read, Error (bad_input) for
+// another algorithm.
+std::string file_digest_hex(const std::string& path, const std::string& algorithm);
+
 // Incremental SHA-256 for data that arrives in pieces (files), computed by OpenSSL's libcrypto
 // (5-8x the throughput of a portable C++ loop on these machines: bench/hash/run.sh).
 class Sha256 {

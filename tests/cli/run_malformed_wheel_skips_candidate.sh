@@ -1,30 +1,35 @@
 #!/usr/bin/env bash
 # Malformed wheels among the versions being bisected (a file that is also a folder, a console script
-# named "..", a symlink entry with children, a "../" path) make those candidates untestable (skip,
+# named "..", a symlink entry with children, a "../" path, a file changed after the wheel was built so
+# that it no longer matches its RECORD) make those candidates untestable (skip,
 # with the reason in the journal) and the search goes on: the run ends with its answer, not exit 4,
 # and so does its resume.
 source "$(dirname "$0")/common.sh"
 W="$T/wheels"
 mkdir -p "$W"
 "$PY" - "$W" <<'PY'
-import sys, zipfile
+import base64, hashlib, sys, zipfile
 out = sys.argv[1]
-def wheel(version, extra, slow=False):
+def wheel(version, extra, slow=False, changed=False):
     di = f"p-{version}.dist-info/"
     files = {"p/__init__.py": f"SLOW = {slow}\ndef main():\n    pass\n",
              di + "METADATA": f"Metadata-Version: 2.1\nName: p\nVersion: {version}\n",
              di + "WHEEL": "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
     with zipfile.ZipFile(f"{out}/p-{version}-py3-none-any.whl", "w") as z:
+        record = ""
         for name, text in list(files.items()) + extra:
             info = zipfile.ZipInfo(name[0] if isinstance(name, tuple) else name)
             info.external_attr = (name[1] if isinstance(name, tuple) else 0o100644) << 16
-            z.writestr(info, text)
-        z.writestr(di + "RECORD", "")
+            digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+            record += f"{info.filename},sha256={digest},{len(text.encode())}\n" if changed else ""
+            z.writestr(info, text + ("# changed after the build\n" if changed and name == "p/__init__.py" else ""))
+        z.writestr(di + "RECORD", record)
 wheel("1.0", [])
 wheel("2.0", [("p/a", "file"), ("p/a/b.py", "child")])
 wheel("3.0", [("p-3.0.dist-info/entry_points.txt", "[console_scripts]\n.. = p:main\n")])
 wheel("4.0", [(("p/link", 0o120777), "/etc"), ("p/link/passwd", "child")])
 wheel("5.0", [("p/../../evil.py", "x")])
+wheel("5.5", [], changed=True)
 wheel("6.0", [], slow=True)
 PY
 cat >"$T/bench.py" <<'PY'
@@ -46,11 +51,13 @@ failed = [r["reason"] for r in records if r["type"] == "build" and not r["ok"]]
 skips = [r["error_class"] for r in records if r["type"] == "attempt" and r["status"] == "skip"]
 assert failed and len(skips) == len(failed), (failed, skips)
 expected = {"2.0": "is both a file and a folder", "3.0": "'..' is not a file name",
-            "4.0": "is both a file and a folder", "5.0": "refusing entry"}
+            "4.0": "is both a file and a folder", "5.0": "refusing entry",
+            "5.5": "p/__init__.py: its sha256 is"}
 for reason in failed:
     version = [v for v in expected if f"p-{v}" in reason or f"p {v}" in reason]
     assert version and expected[version[0]] in reason, reason
 assert all(s.startswith("environment: ") for s in skips), skips
+assert any("p-5.5" in reason for reason in failed), failed  # between 5.0 and 6.0: always built
 PY
 rc2=0
 "$ENVBISECT" resume "$T/run" >"$T/resume.txt" 2>"$T/resume.err" || rc2=$?

@@ -401,3 +401,51 @@ TEST_CASE("a file two distributions ship is a warning of the build, not only a l
     return w.find("/aaa/__init__.py, a file another distribution ships") != std::string::npos;
   }));
 }
+
+TEST_CASE("a wheel whose files disagree with its RECORD is bad input, and the store keeps nothing of it", "[env_store]") {
+  // A file changed or added after the wheel was built: not the build the state names (PEP 427 asks
+  // installers to refuse it). The .data parts are checked where they land.
+  TempDir dir("store");
+  const fs::path wheels = dir.path / "wheels";
+  auto files = [](const std::string& name) {
+    const std::string di = name + "-1.0.dist-info";
+    return std::map<std::string, std::string>{
+        {name + "/__init__.py", "X = 1\n"},
+        {name + "-1.0.data/purelib/" + name + "_extra.py", "Y = 2\n"},
+        {name + "-1.0.data/scripts/" + name + "-run", "#!python\nprint(1)\n"},
+        {name + "-1.0.data/headers/" + name + ".h", "int x;\n"},
+        {di + "/METADATA", "Metadata-Version: 2.1\nName: " + name + "\nVersion: 1.0\n"},
+        {di + "/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}};
+  };
+  build_wheels(wheels, {{"good", "1.0", files("good"), {}, WheelLayout::as_given_hashed},
+                        {"changed", "1.0", files("changed"), {}, WheelLayout::as_given_hashed},
+                        {"added", "1.0", files("added"), {}, WheelLayout::as_given_hashed},
+                        {"moved", "1.0", files("moved"), {}, WheelLayout::as_given_hashed}});
+  envbisect::env_test::rewrite_wheel_member(wheels / "changed-1.0-py3-none-any.whl", "changed/__init__.py", "X = 666\n");
+  envbisect::env_test::rewrite_wheel_member(wheels / "added-1.0-py3-none-any.whl", "added/sitecustomize.py", "import os\n");
+  envbisect::env_test::rewrite_wheel_member(wheels / "moved-1.0-py3-none-any.whl", "moved-1.0.data/scripts/moved-run",
+                                            "#!python\nprint(2)\n");
+  envbisect::Store store((dir.path / "store").string());
+  auto dist = [&](const std::string& name) {
+    const auto found = envbisect::find_distribution({{wheels.string()}, {}}, name, "1.0", "3.11");
+    REQUIRE(found);
+    return *found;
+  };
+  CHECK(store.ensure(dist("good")).dist_info == "good-1.0.dist-info");
+  for (const auto& [name, problem] : std::vector<std::pair<std::string, std::string>>{
+           {"changed", "changed/__init__.py: its sha256 is "},
+           {"added", "added/sitecustomize.py: not in RECORD"},
+           {"moved", "moved-1.0.data/scripts/moved-run: its sha256 is "}}) {
+    INFO(name);
+    try {
+      store.ensure(dist(name));
+      FAIL("unpacked a wheel that disagrees with its RECORD");
+    } catch (const envbisect::Error& e) {
+      CHECK(e.code() == envbisect::ExitCode::bad_input);
+      const std::string message = e.what();
+      CHECK(message.find(name + "-1.0.dist-info/RECORD does not match the wheel's files") != std::string::npos);
+      CHECK(message.find(problem) != std::string::npos);
+    }
+  }
+  CHECK(count_entries(dir.path / "store" / "v1" / "dists") == 1);
+}
