@@ -1,5 +1,7 @@
 #include "app/state_from.hpp"
 
+#include <sys/stat.h>
+
 #include <ostream>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +18,16 @@ namespace envbisect {
 ExitCode run_state_from(const StateFromOptions& options, std::ostream& out, std::ostream& err) {
   // Decide the target first: a bad --python is an input error before any file is read.
   const MarkerEnvironment target = linux_marker_environment(options.python, options.machine);
+  // -o naming the lock itself (or a link to it) would replace the lock with the state.
+  struct stat lock_stat {};
+  struct stat out_stat {};
+  if (!options.out_path.empty() && ::stat(options.lock_path.c_str(), &lock_stat) == 0 &&
+      ::stat(options.out_path.c_str(), &out_stat) == 0 && lock_stat.st_dev == out_stat.st_dev &&
+      lock_stat.st_ino == out_stat.st_ino) {
+    throw Error("--out: " + options.out_path + " is the lock file " + options.lock_path +
+                    " itself; writing the state there would replace the lock (give another file)",
+                ExitCode::bad_input);
+  }
 
   // The lock's text: the file on disk, or the blob in the repository's history at --at.
   std::string text;

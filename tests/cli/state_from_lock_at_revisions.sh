@@ -83,3 +83,13 @@ bad "no wheel of torch 2.11.0+cu128 fits CPython 3.11 on Linux aarch64" "$R/uv.l
 printf 'torch>=2\n' >"$T/requirements.txt"
 bad "requirements.txt: line 1: 'torch>=2' is not pinned with ==" "$T/requirements.txt"
 bad "--python: expected a Python version" "$R/uv.lock" --python three
+
+# -o naming the lock itself, or a link to it, is refused before anything is written: the lock stays.
+cp "$R/uv.lock" "$T/keep.lock" && ln -s "$T/keep.lock" "$T/link.lock"
+for out in "$T/keep.lock" "$T/link.lock"; do
+  rc=0
+  "$ENVBISECT" state "$T/keep.lock" -o "$out" >/dev/null 2>"$T/self.txt" || rc=$?
+  [[ $rc -eq 2 ]] || { echo "state -o $out: expected exit 2, got $rc"; cat "$T/self.txt"; exit 1; }
+  expect_contains "$T/self.txt" "--out: $out is the lock file $T/keep.lock itself"
+  cmp "$R/uv.lock" "$T/keep.lock"
+done
