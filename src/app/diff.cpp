@@ -18,8 +18,8 @@ ExitCode run_diff(const DiffOptions& options, std::ostream& out) {
   // Load both states first; a bad file stops here with every problem listed.
   EnvState good = load_state_file(options.good_path);
   EnvState bad = load_state_file(options.bad_path);
-  const EnvState good_as_written = good;
-  const EnvState bad_as_written = bad;
+  const auto good_repos_as_written = good.repos;  // what resolving may change: the repos' commits
+  const auto bad_repos_as_written = bad.repos;
   const std::set<std::string> good_unresolved = resolve_present_repo_refs(good);  // two refs naming one commit
   const std::set<std::string> bad_unresolved = resolve_present_repo_refs(bad);    // are no difference
   // A ref resolved on one side only cannot be compared with the other side's text ("v1" against the id
@@ -31,12 +31,12 @@ ExitCode run_diff(const DiffOptions& options, std::ostream& out) {
     }
     const bool good_missing = good_unresolved.count(name) > 0;
     const std::string& path = good_missing ? options.good_path : options.bad_path;
-    const RepoPin& missing = good_missing ? good_as_written.repos.at(name) : bad_as_written.repos.at(name);
+    const RepoPin& missing = good_missing ? good_repos_as_written.at(name) : bad_repos_as_written.at(name);
     std::cerr << "envbisect: warning: " << path << ": /repos/" << pointer_token(name) << ": " << missing.path
               << (std::filesystem::is_directory(missing.path) ? " lacks " + missing.commit : std::string(" is not a directory"))
               << "; both sides compared as written\n";
-    repo = good_as_written.repos.at(name);
-    other->second = bad_as_written.repos.at(name);
+    repo = good_repos_as_written.at(name);
+    other->second = bad_repos_as_written.at(name);
   }
   std::vector<Delta> deltas = diff_states(good, bad);
 
