@@ -84,6 +84,36 @@ system_state() {
   echo "{\"format\": 1, \"python\": {\"interpreter\": \"/usr/bin/python3\", \"venv\": \"none\"}, $1}"
 }
 
+# race_bench [cache] <<'PY' ... PY: write $T/bench.py and $T/recipe.json for a benchmark that fails
+# like the incident's compile race. It takes {threads.workers} as `threads` (and with `cache`,
+# {cache.c}: `warm` says whether an earlier run compiled into it, and this run does); the Python on
+# stdin may set `fail` (with `count_run`, `here`, `os` at hand); a failing run writes the race's
+# RuntimeError and exits 1, any other prints a metric of about 1000.
+race_bench() {
+  local with_cache="${1:-}" rule args='"{threads.workers}"'
+  rule="$(cat)"
+  {
+    echo 'import json, os, sys'
+    echo 'from runcount import count_run'
+    echo 'threads = int(sys.argv[1])'
+    echo 'here = os.path.dirname(os.path.abspath(__file__))'
+    echo 'fail = False'
+    if [[ $with_cache == cache ]]; then
+      echo 'cache = sys.argv[2]'
+      echo 'warm = os.path.exists(os.path.join(cache, "compiled"))'
+      echo 'open(os.path.join(cache, "compiled"), "w").write("kernels")'
+      args+=', "{cache.c}"'
+    fi
+    printf '%s\n' "$rule"
+    echo 'if fail:'
+    echo '    sys.stderr.write("RuntimeError: race in compile\n")'
+    echo '    sys.exit(1)'
+    echo 'print(json.dumps({"m": 1000.0 * (1 + os.getpid() % 7 / 100)}))'
+  } >"$T/bench.py"
+  echo "{\"format\": 1, \"command\": [\"{python}\", \"{recipe_dir}/bench.py\", $args], \"metric\": \"m\", \"repeats\": 3}" \
+    >"$T/recipe.json"
+}
+
 # eight_var_state VALUE: a state on /usr/bin/python3 as it is (no venv) whose env E0..E7 all hold VALUE;
 # two of them with different values differ in eight variables.
 eight_var_state() {

@@ -6,23 +6,11 @@
 # workers fail every run; a cold cache with one worker fails its second run only.
 source "$(dirname "$0")/common.sh"
 [[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
-cat >"$T/bench.py" <<'PY'
-import json, os, sys
-from runcount import count_run
-threads, cache = int(sys.argv[1]), sys.argv[2]
-warm = os.path.exists(os.path.join(cache, "compiled"))
-open(os.path.join(cache, "compiled"), "w").write("kernels")
+race_bench cache <<'PY'
 fail = threads >= 3
 if not fail and not warm:
     fail = count_run("cold-runs") == 2
-if fail:
-    sys.stderr.write("RuntimeError: race in compile\n")
-    sys.exit(1)
-print(json.dumps({"m": 1000.0 * (1 + os.getpid() % 7 / 100)}))
 PY
-cat >"$T/recipe.json" <<'JSON'
-{"format": 1, "command": ["{python}", "{recipe_dir}/bench.py", "{threads.workers}", "{cache.c}"], "metric": "m", "repeats": 3}
-JSON
 system_state "\"threads\": {\"workers\": 1}, \"caches\": {\"c\": {\"role\": \"inductor\", \"state\": \"warm\"}}" >"$T/good.json"
 system_state "\"threads\": {\"workers\": 4}, \"caches\": {\"c\": {\"role\": \"inductor\", \"state\": \"cold\"}}" >"$T/bad.json"
 rc=0

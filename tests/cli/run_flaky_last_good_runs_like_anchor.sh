@@ -6,21 +6,11 @@
 # and the run fall back to statistics (two is a partial cause, never "good").
 source "$(dirname "$0")/common.sh"
 [[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
-cat >"$T/bench.py" <<'PY'
-import json, os, sys
-from runcount import count_run
-threads = int(sys.argv[1])
+race_bench <<'PY'
 fail = threads >= 3
 if threads == 2:
     fail = count_run("runs-2") % 3 == 0
-if fail:
-    sys.stderr.write("RuntimeError: race in compile\n")
-    sys.exit(1)
-print(json.dumps({"m": 1000.0 * (1 + os.getpid() % 7 / 100)}))
 PY
-cat >"$T/recipe.json" <<'JSON'
-{"format": 1, "command": ["{python}", "{recipe_dir}/bench.py", "{threads.workers}"], "metric": "m", "repeats": 3}
-JSON
 state() {
   system_state "\"threads\": {\"workers\": $1}"
 }

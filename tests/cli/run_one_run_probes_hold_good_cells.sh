@@ -7,25 +7,12 @@
 # and holding it to the anchor's count must show the race and send the run back to statistics.
 source "$(dirname "$0")/common.sh"
 [[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
-cat >"$T/bench.py" <<'PY'
-import json, os, sys
-from runcount import count_run
-threads, cache = int(sys.argv[1]), sys.argv[2]
-warm = os.path.exists(os.path.join(cache, "compiled"))
-open(os.path.join(cache, "compiled"), "w").write("kernels")
+race_bench cache <<'PY'
 cause = os.environ.get("E") == "b"
 fail = cause and threads >= 3
-here = os.path.dirname(os.path.abspath(__file__))
 if cause and threads == 2 and not warm and os.path.exists(os.path.join(here, "race-on")):
     fail = count_run("race-cold-2") % 3 == 0
-if fail:
-    sys.stderr.write("RuntimeError: race in compile\n")
-    sys.exit(1)
-print(json.dumps({"m": 1000.0 * (1 + os.getpid() % 7 / 100)}))
 PY
-cat >"$T/recipe.json" <<'JSON'
-{"format": 1, "command": ["{python}", "{recipe_dir}/bench.py", "{threads.workers}", "{cache.c}"], "metric": "m", "repeats": 3}
-JSON
 state() {
   system_state "\"threads\": {\"workers\": $1}, \"caches\": {\"c\": {\"role\": \"inductor\", \"state\": \"$2\"}}, \"env\": {\"E\": \"$3\"}"
 }

@@ -8,27 +8,14 @@
 # every fourth: the probe of two with a warm cache must reach its fourth run and never say good.
 source "$(dirname "$0")/common.sh"
 [[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
-cat >"$T/bench.py" <<'PY'
-import json, os, sys
-from runcount import count_run
-threads, cache = int(sys.argv[1]), sys.argv[2]
-warm = os.path.exists(os.path.join(cache, "compiled"))
-open(os.path.join(cache, "compiled"), "w").write("kernels")
-fail = False
+race_bench cache <<'PY'
 if threads >= 2 and not warm:
     fail = True
 elif threads >= 3:
     fail = count_run("warm-3") % 2 == 1
 elif threads == 2:
     fail = count_run("warm-2") % 4 == 0
-if fail:
-    sys.stderr.write("RuntimeError: race in compile\n")
-    sys.exit(1)
-print(json.dumps({"m": 1000.0 * (1 + os.getpid() % 7 / 100)}))
 PY
-cat >"$T/recipe.json" <<'JSON'
-{"format": 1, "command": ["{python}", "{recipe_dir}/bench.py", "{threads.workers}", "{cache.c}"], "metric": "m", "repeats": 3}
-JSON
 state() {
   system_state "\"threads\": {\"workers\": $1}, \"caches\": {\"c\": {\"role\": \"inductor\", \"state\": \"$2\"}}"
 }
