@@ -26,6 +26,7 @@
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
+#include "util/strings.hpp"
 
 namespace envbisect {
 
@@ -161,6 +162,32 @@ std::string finish_unpack(const std::string& temp, const Distribution& dist, con
   // and accepts, as here, a folder whose normalised name starts with the distribution's and a '-'.
   if (normalise_dist_name(dist_info.substr(0, dist_info.size() - 10)).rfind(dist.name + "-", 0) != 0) {
     throw Error(describe(dist) + ": its dist-info folder " + dist_info + " is not named for " + dist.name,
+                ExitCode::bad_input);
+  }
+  // PEP 427: an installer must refuse a wheel whose Wheel-Version has a major version it does not
+  // know (pip and uv know 1), and pip and uv refuse one without a WHEEL file or without the field.
+  std::string wheel_text;
+  try {
+    wheel_text = read_file(site + "/" + dist_info + "/WHEEL");
+  } catch (const Error&) {
+    throw Error(describe(dist) + ": no readable " + dist_info + "/WHEEL (pip and uv refuse such a wheel)",
+                ExitCode::bad_input);
+  }
+  std::string wheel_version;
+  for (std::size_t start = 0; start < wheel_text.size();) {
+    const std::size_t end = std::min(wheel_text.find('\n', start), wheel_text.size());
+    const std::string line = wheel_text.substr(start, end - start);
+    if (line.rfind("Wheel-Version:", 0) == 0) {
+      wheel_version = trim(line.substr(std::strlen("Wheel-Version:")));
+      break;
+    }
+    start = end + 1;
+  }
+  const std::string major = wheel_version.substr(0, wheel_version.find('.'));
+  if (major != "1") {
+    throw Error(describe(dist) + ": " + dist_info + "/WHEEL says " +
+                    (wheel_version.empty() ? std::string("no Wheel-Version") : "Wheel-Version " + wheel_version) +
+                    "; pip and uv install wheels of version 1.x only",
                 ExitCode::bad_input);
   }
   std::string metadata_text;

@@ -449,3 +449,45 @@ TEST_CASE("a wheel whose files disagree with its RECORD is bad input, and the st
   }
   CHECK(count_entries(dir.path / "store" / "v1" / "dists") == 1);
 }
+
+TEST_CASE("a wheel of another major Wheel-Version, or without WHEEL, is bad input as pip and uv make it", "[env_store]") {
+  // PEP 427: an installer must refuse a Wheel-Version whose major version it does not know.
+  TempDir dir("store");
+  const fs::path wheels = dir.path / "wheels";
+  auto files = [](const std::string& name, const std::string& wheel_file) {
+    const std::string di = name + "-1.0.dist-info";
+    std::map<std::string, std::string> out{{name + "/__init__.py", ""},
+                                           {di + "/METADATA", "Metadata-Version: 2.1\nName: " + name + "\nVersion: 1.0\n"}};
+    if (!wheel_file.empty()) {
+      out[di + "/WHEEL"] = wheel_file;
+    }
+    return out;
+  };
+  build_wheels(wheels, {{"minor", "1.0", files("minor", "Wheel-Version: 1.9\r\nRoot-Is-Purelib: true\r\n"), {},
+                         WheelLayout::as_given},
+                        {"major", "1.0", files("major", "Wheel-Version: 2.0\nRoot-Is-Purelib: true\n"), {},
+                         WheelLayout::as_given},
+                        {"unversioned", "1.0", files("unversioned", "Root-Is-Purelib: true\n"), {}, WheelLayout::as_given},
+                        {"nowheel", "1.0", files("nowheel", ""), {}, WheelLayout::as_given}});
+  envbisect::Store store((dir.path / "store").string());
+  auto dist = [&](const std::string& name) {
+    const auto found = envbisect::find_distribution({{wheels.string()}, {}}, name, "1.0", "3.11");
+    REQUIRE(found);
+    return *found;
+  };
+  CHECK(store.ensure(dist("minor")).dist_info == "minor-1.0.dist-info");
+  for (const auto& [name, problem] : std::vector<std::pair<std::string, std::string>>{
+           {"major", "major-1.0.dist-info/WHEEL says Wheel-Version 2.0; pip and uv install wheels of version 1.x only"},
+           {"unversioned", "unversioned-1.0.dist-info/WHEEL says no Wheel-Version"},
+           {"nowheel", "no readable nowheel-1.0.dist-info/WHEEL"}}) {
+    INFO(name);
+    try {
+      store.ensure(dist(name));
+      FAIL("unpacked it");
+    } catch (const envbisect::Error& e) {
+      CHECK(e.code() == envbisect::ExitCode::bad_input);
+      CHECK(std::string(e.what()).find(problem) != std::string::npos);
+    }
+  }
+  CHECK(count_entries(dir.path / "store" / "v1" / "dists") == 1);
+}
