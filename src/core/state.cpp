@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "core/json_input.hpp"
 #include "core/version.hpp"
+#include "core/wheel_name.hpp"
 #include "util/strings.hpp"
 
 namespace envbisect {
@@ -102,6 +104,23 @@ void parse_container(const json& doc, EnvState& state, Problems& problems) {
   }
 }
 
+// "3.11" or "3.11.4": what uv, venv and the interpreter lookup take as a version.
+bool is_python_version(const std::string& text) {
+  std::size_t parts = 0;
+  std::size_t digits = 0;
+  for (char c : text) {
+    if (c >= '0' && c <= '9') {
+      ++digits;
+    } else if (c == '.' && digits > 0) {
+      ++parts;
+      digits = 0;
+    } else {
+      return false;
+    }
+  }
+  return digits > 0 && (parts == 1 || parts == 2);
+}
+
 void parse_python(const json& doc, EnvState& state, Problems& problems) {
   const json* python = section(doc, "python", problems);
   if (python == nullptr) {
@@ -114,6 +133,9 @@ void parse_python(const json& doc, EnvState& state, Problems& problems) {
     if (python->contains(field) && (*python)[field].is_string() && (*python)[field].get_ref<const std::string&>().empty()) {
       problems.add(std::string("/python/") + field, "got an empty string; leave the field out for the default");
     }
+  }
+  if (!state.python.version.empty() && !is_python_version(state.python.version)) {
+    problems.add("/python/version", "expected a Python version such as 3.11 or 3.11.4, got '" + state.python.version + "'");
   }
   std::string venv = read_string(*python, "venv", "/python", problems, false);
   if (venv == "none") {
@@ -165,6 +187,17 @@ void parse_packages(const json& doc, EnvState& state, Problems& problems) {
       problems.add(pointer, "invalid PEP 440 version '': a pin names one version");
     } else if (!pin.version.empty() && !Version::parse(pin.version)) {
       problems.add(pointer, "invalid PEP 440 version '" + pin.version + "'");
+    } else if (pin.wheel && !pin.wheel->empty() && !pin.version.empty()) {
+      // A wheel pin names one file of this package at this version, found in the wheel sources.
+      const std::optional<WheelName> wheel = parse_wheel_name(*pin.wheel);
+      const std::string wheel_pointer = "/packages/" + pointer_token(name) + "/wheel";
+      if (!wheel || pin.wheel->find('/') != std::string::npos) {
+        problems.add(wheel_pointer, "expected a wheel file name (NAME-VERSION-PY-ABI-PLATFORM.whl, no folder), got '" +
+                                        *pin.wheel + "'");
+      } else if (wheel->name != key || !(wheel->version == *Version::parse(pin.version))) {
+        problems.add(wheel_pointer, "'" + *pin.wheel + "' is " + wheel->name + " " + wheel->version_text + ", not " +
+                                        name + " " + pin.version);
+      }
     }
     state.packages.emplace(key, std::move(pin));
   }
@@ -303,6 +336,10 @@ void parse_scalars(const json& doc, EnvState& state, Problems& problems) {
     for (const auto& [name, value] : data->items()) {
       if (value.is_string()) {
         state.data.emplace(name, value.get<std::string>());
+      } else if (value.is_number_float() && std::isfinite(value.get<double>()) &&
+                 std::floor(value.get<double>()) == value.get<double>() && std::fabs(value.get<double>()) < 9007199254740992.0) {
+        // 1e2, 100.0 and 100 are one number: written as the integer, as a benchmark reads it.
+        state.data.emplace(name, std::to_string(static_cast<long long>(value.get<double>())));
       } else if (value.is_number() || value.is_boolean()) {
         state.data.emplace(name, value.dump());
       } else {
@@ -331,6 +368,10 @@ std::vector<int> read_gpu_list(const json& gpus, const char* key, Problems& prob
     if (!index.is_number_integer() || index.get<std::int64_t>() < 0 || index.get<std::int64_t>() > k_max_gpu_index) {
       problems.add(pointer + "/" + std::to_string(i),
                    "expected a GPU index (an integer from 0 to " + std::to_string(k_max_gpu_index) + "), got " + index.dump());
+      continue;
+    }
+    if (std::find(out.begin(), out.end(), index.get<int>()) != out.end()) {
+      problems.add(pointer + "/" + std::to_string(i), "GPU " + index.dump() + " is listed twice");
       continue;
     }
     out.push_back(index.get<int>());

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 86 bad inputs (tests/cli/bad_inputs/): each exits with the documented code (2), prints exactly ONE
+# 90 bad inputs (tests/cli/bad_inputs/): each exits with the documented code (2), prints exactly ONE
 # stderr line "envbisect: error: FILE...: FIELD: what is wrong", and writes nothing: no run directory,
 # no store, nothing in the working directory or in $HOME.
 source "$(dirname "$0")/common.sh"
@@ -87,6 +87,10 @@ bad_state env_nul "/env/FLAG_A: contains a NUL character"
 bad_state gpus_not_array "/gpus/target: expected an array of GPU indices, got a string"
 bad_state gpu_index_wraps "/gpus/target/0: expected a GPU index (an integer from 0 to 65535), got 4294967296"
 bad_state gpu_both_roles "/gpus/drafter: GPU 1 is both a target and a drafter GPU"
+bad_state gpu_twice "/gpus/target/2: GPU 0 is listed twice"
+bad_state python_version_x "/python/version: expected a Python version such as 3.11 or 3.11.4, got '3.11.x'"
+bad_state wheel_pin_path "/packages/fauxtorch/wheel: expected a wheel file name (NAME-VERSION-PY-ABI-PLATFORM.whl, no folder), got '../../etc/passwd'"
+bad_state wheel_pin_other_project "/packages/fauxtorch/wheel: 'numpy-2.11.0-py3-none-any.whl' is numpy 2.11.0, not fauxtorch 2.11.0"
 bad_state python_venv "/python/venv: expected \"fresh\""
 bad_state python_not_object "/python: expected an object, got a string"
 bad_state data_object "/data/train_samples: expected a string, number or boolean, got an object"
@@ -205,5 +209,5 @@ check 2 "--remote-bundle $T/no-bundle" "no executable envbisect" -- \
 echo '{"python": "python3", "python_version": "", "packages": {}, "wheel_dirs": [], "index_url": ""}' >"$T/request.json"
 check 2 "$T/request.json: /env_dir" "missing" -- build-env "$T/request.json"
 
-[[ $cases -ge 86 ]] || { echo "only $cases cases"; exit 1; }
+[[ $cases -ge 90 ]] || { echo "only $cases cases"; exit 1; }
 echo "$cases bad inputs: exit 2, one error line naming file and field, nothing written"

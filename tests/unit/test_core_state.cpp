@@ -27,7 +27,7 @@ TEST_CASE("a full state parses and round-trips", "[core][state]") {
   std::string text = R"({
     "format": 1, "name": "good",
     "python": {"version": "3.11"},
-    "packages": {"FauxTorch": "2.11.0+cu128", "faux_transformers": {"version": "5.8.1", "wheel": "x.whl"}},
+    "packages": {"FauxTorch": "2.11.0+cu128", "faux_transformers": {"version": "5.8.1", "wheel": "faux_transformers-5.8.1-py3-none-any.whl"}},
     "repos": {"dflash": {"path": "repos/dflash", "commit": "0123abcd"}},
     "caches": {"inductor": {"role": "inductor", "state": "warm"}},
     "threads": {"drafter_threads": 3},
@@ -37,7 +37,7 @@ TEST_CASE("a full state parses and round-trips", "[core][state]") {
   })";
   EnvState state = parse_state(text, "good.json");
   CHECK(state.packages.at("fauxtorch").version == "2.11.0+cu128");
-  CHECK(state.packages.at("faux-transformers").wheel == std::optional<std::string>("x.whl"));
+  CHECK(state.packages.at("faux-transformers").wheel == std::optional<std::string>("faux_transformers-5.8.1-py3-none-any.whl"));
   CHECK(state.repos.at("dflash").commit == "0123abcd");
   CHECK(state.caches.at("inductor").state == "warm");
   CHECK(state.threads.at("drafter_threads") == 3);
@@ -74,6 +74,13 @@ TEST_CASE("bad states name the file, the JSON pointer and what was expected", "[
       {R"({"format": 1, "data": {"x": [1]}})", "/data/x: expected a string, number or boolean"},
       {R"({"format": 1, "gpus": {"target": [0], "drafter": [0]}})", "GPU 0 is both a target and a drafter GPU"},
       {R"({"format": 1, "gpus": {"target": "0"}})", "/gpus/target: expected an array of GPU indices"},
+      {R"({"format": 1, "gpus": {"target": [0, 1, 0]}})", "good.json: /gpus/target/2: GPU 0 is listed twice"},
+      {R"({"format": 1, "python": {"version": "3.11.x"}})", "good.json: /python/version: expected a Python version such as 3.11 or 3.11.4, got '3.11.x'"},
+      {R"({"format": 1, "python": {"version": "3"}})", "/python/version: expected a Python version such as 3.11"},
+      {R"({"format": 1, "packages": {"torch": {"version": "1.0", "wheel": "../../etc/passwd"}}})", "good.json: /packages/torch/wheel: expected a wheel file name (NAME-VERSION-PY-ABI-PLATFORM.whl, no folder), got '../../etc/passwd'"},
+      {R"({"format": 1, "packages": {"torch": {"version": "1.0", "wheel": "other-1.0-py3-none-any.whl"}}})", "good.json: /packages/torch/wheel: 'other-1.0-py3-none-any.whl' is other 1.0, not torch 1.0"},
+      {R"({"format": 1, "packages": {"torch": {"version": "1.0", "wheel": "torch-2.0-py3-none-any.whl"}}})", "/packages/torch/wheel: 'torch-2.0-py3-none-any.whl' is torch 2.0, not torch 1.0"},
+      {R"({"format": 1, "packages": {"torch": {"wheel": "torch-2.0-py3-none-any.whl"}}})", "good.json: /packages/torch/version: missing; expected a string"},
       {R"({"format": 1, "python": {"versoin": "3.11"}})", "/python/versoin: unknown field 'versoin' (did you mean 'version'?)"},
       {R"({"format": 1, "packages": {"alpha": ""}})", "good.json: /packages/alpha: invalid PEP 440 version ''"},
       // Repository and cache names become folders: "../" would put a checkout or a snapshot outside the run.
@@ -90,6 +97,9 @@ TEST_CASE("bad states name the file, the JSON pointer and what was expected", "[
     INFO(c.text);
     CHECK_THAT(error_of(c.text), Catch::Contains(c.expected));
   }
+  // Without a version there is nothing to hold a wheel pin against: one problem, not two.
+  CHECK(error_of(R"({"format": 1, "packages": {"torch": {"wheel": "torch-2.0-py3-none-any.whl"}}})") ==
+        "good.json: /packages/torch/version: missing; expected a string");
 }
 
 TEST_CASE("a repo's commit may be a tag, branch or revision, kept as written until resolved", "[core][state]") {
@@ -218,4 +228,17 @@ TEST_CASE("a NUL in a data value is bad input naming the field", "[core][state]"
   CHECK(error.find("good.json: /data/dataset: contains a NUL character") != std::string::npos);
   CHECK(error_of(R"({"format": 1, "python": {"interpreter": "/usr/bin/python3\u0000x"}})")
             .find("/python/interpreter: contains a NUL character") != std::string::npos);
+}
+
+TEST_CASE("data numbers are compared as numbers: 1e2, 100.0 and 100 are one value", "[core][state]") {
+  const EnvState good = parse_state(R"({"format": 1, "data": {"a": 1e2, "b": 100.0, "c": 0.5, "d": true, "e": -0.0}})", "g");
+  CHECK(good.data.at("a") == "100");
+  CHECK(good.data.at("b") == "100");
+  CHECK(good.data.at("c") == "0.5");
+  CHECK(good.data.at("d") == "true");
+  CHECK(good.data.at("e") == "0");
+  const EnvState bad = parse_state(R"({"format": 1, "data": {"a": 100, "b": 100, "c": 5e-1, "d": true, "e": 0}})", "b");
+  CHECK(diff_states(good, bad).empty());
+  const EnvState other = parse_state(R"({"format": 1, "data": {"a": 101, "b": 100, "c": 0.5, "d": true, "e": 0}})", "o");
+  REQUIRE(diff_states(good, other).size() == 1);
 }
