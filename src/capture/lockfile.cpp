@@ -285,6 +285,14 @@ std::vector<OfferedWheel> uv_wheels(const UvEntry& entry, const std::string& lab
 
 LockRead read_uv_lock(const toml::table& lock, const std::string& label, const MarkerEnvironment& target) {
   LockRead read;
+  // uv writes `version = 1` and refuses a lock of a version it does not know; so does this reader,
+  // whose meaning of the fields is version 1's.
+  const std::optional<std::int64_t> version = lock["version"].value<std::int64_t>();
+  if (!version || *version != 1) {
+    fail(label, "/version", lock.contains("version") ? "uv.lock version " + (version ? std::to_string(*version) : "'?'") +
+                                                           "; this envbisect reads version 1"
+                                                     : "missing (uv writes version = 1)");
+  }
   const std::vector<UvEntry> entries = uv_entries(lock, label);
   std::vector<const UvEntry*> roots;
   for (const UvEntry& entry : entries) {
@@ -341,6 +349,11 @@ LockRead read_pylock(const toml::table& lock, const std::string& label, const Ma
   LockRead read;
   if (!lock.contains("lock-version")) {
     fail(label, "/lock-version", "missing (is this a PEP 751 pylock.toml?)");
+  }
+  // PEP 751: a tool must refuse a lock-version whose major version it does not support (1).
+  const std::string lock_version = lock["lock-version"].value<std::string>().value_or("");
+  if (lock_version != "1" && lock_version.rfind("1.", 0) != 0) {
+    fail(label, "/lock-version", "'" + lock_version + "'; this envbisect reads PEP 751 lock-version 1.x");
   }
   const toml::array* packages = lock["packages"].as_array();
   if (packages == nullptr) {

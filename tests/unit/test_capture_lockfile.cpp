@@ -143,6 +143,9 @@ TEST_CASE("uv.lock: malformed input is one error naming the place", "[capture][l
   };
   CHECK(message("version = 1\n[[package]\nname = 'x'\n").find("uv.lock: line 2") == 0);
   CHECK(message("version = 1\n").find("uv.lock: /package: no [[package]]") == 0);
+  // A lock of a version this reader does not know is refused, as uv refuses it.
+  CHECK(message("version = 99\n[[package]]\nname = 'x'\n") == "uv.lock: /version: uv.lock version 99; this envbisect reads version 1");
+  CHECK(message("[[package]]\nname = 'x'\n") == "uv.lock: /version: missing (uv writes version = 1)");
   CHECK(message("version = 1\n[[package]]\nname = 'p'\nsource = { editable = '.' }\ndependencies = [{ name = 'gone' }]\n")
             .find("depends on gone, which the lock does not hold") != std::string::npos);
   CHECK(message("version = 1\n[[package]]\nname = 'p'\nsource = { editable = '.' }\ndependencies = [{ name = 'q' }]\n"
@@ -177,6 +180,10 @@ wheels = [{ name = "colorama-0.4.6-py2.py3-none-any.whl", hashes = { sha256 = ")
   CHECK(read.notes.size() == 2);  // colorama left out; torch: one wheel chosen of two
   CHECK_THROWS_AS(read_lock(LockFormat::pylock, "[[packages]]\nname='x'\n", "pylock.toml", linux_marker_environment("3.12")),
                   Error);
+  // PEP 751: a lock-version of another major version is refused.
+  CHECK_THROWS_WITH(read_lock(LockFormat::pylock, "lock-version = \"2.0\"\n[[packages]]\nname='x'\n", "pylock.toml",
+                              linux_marker_environment("3.12")),
+                    "pylock.toml: /lock-version: '2.0'; this envbisect reads PEP 751 lock-version 1.x");
 }
 
 TEST_CASE("requirements.txt with hashes, and pip freeze output", "[capture][lockfile]") {
