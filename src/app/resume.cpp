@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <cstdint>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -56,6 +58,78 @@ ExitCode compare_replay(const std::vector<json>& previous, const std::vector<jso
 
 namespace {
 
+// Reads run.json's fields, each checked as the option that wrote it is: a hand-edited value of another
+// type or out of range is exit 2 naming the file and the field, not an internal error or a run with
+// "-5 anchor runs".
+class RunFile {
+public:
+  RunFile(const json& doc, std::string file) : m_doc(doc), m_file(std::move(file)) {}
+
+  std::string text(const json& in, const std::string& pointer, const std::string& key, const std::string& fallback,
+                   const std::vector<std::string>& allowed = {}) const {
+    const auto it = in.find(key);
+    if (it == in.end()) {
+      return fallback;
+    }
+    if (!it->is_string()) {
+      fail(pointer + key, "expected a string, got " + it->dump());
+    }
+    const std::string value = it->get<std::string>();
+    if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
+      std::string list;
+      for (const std::string& a : allowed) {
+        list += (list.empty() ? "" : ", ") + a;
+      }
+      fail(pointer + key, "expected one of " + list + ", got '" + value + "'");
+    }
+    return value;
+  }
+
+  int number(const json& in, const std::string& pointer, const std::string& key, int fallback, int low, int high) const {
+    const auto it = in.find(key);
+    if (it == in.end()) {
+      return fallback;
+    }
+    if (!it->is_number_integer() || it->get<std::int64_t>() < low || it->get<std::int64_t>() > high) {
+      fail(pointer + key, "expected an integer from " + std::to_string(low) + " to " + std::to_string(high) + ", got " +
+                              it->dump());
+    }
+    return it->get<int>();
+  }
+
+  bool flag(const std::string& key) const {
+    const auto it = m_doc.find(key);
+    if (it == m_doc.end()) {
+      return false;
+    }
+    if (!it->is_boolean()) {
+      fail("/" + key, "expected true or false, got " + it->dump());
+    }
+    return it->get<bool>();
+  }
+
+  std::vector<std::string> texts(const std::string& key) const {
+    const auto it = m_doc.find(key);
+    if (it == m_doc.end()) {
+      return {};
+    }
+    if (!it->is_array() || !std::all_of(it->begin(), it->end(), [](const json& v) { return v.is_string(); })) {
+      fail("/" + key, "expected an array of strings, got " + it->dump());
+    }
+    return it->get<std::vector<std::string>>();
+  }
+
+  [[noreturn]] void fail(const std::string& pointer, const std::string& what) const {
+    throw Error(m_file + ": " + pointer + ": " + what +
+                    " (run.json is written by `envbisect run`; start a new run rather than editing it)",
+                ExitCode::bad_input);
+  }
+
+private:
+  const json& m_doc;
+  std::string m_file;
+};
+
 // Read back the options a run started with, and its journal; refuse when the inputs changed since.
 RunOptions load_run(const std::string& run_dir, std::vector<json>& records, Mode mode) {
   std::string run_file = run_dir + "/run.json";
@@ -67,36 +141,42 @@ RunOptions load_run(const std::string& run_dir, std::vector<json>& records, Mode
     throw Error(run_file + ": malformed run description", ExitCode::bad_input);
   }
   RunOptions options;
-  options.good_path = doc.value("good", "");
-  options.bad_path = doc.value("bad", "");
-  options.recipe_path = doc.value("recipe", "");
-  options.wheel_dirs = doc.value("wheels", std::vector<std::string>{});
-  options.uv_caches = doc.value("uv_caches", std::vector<std::string>{});
-  options.store_dir = doc.value("store", "");
-  options.builder = doc.value("builder", "store");
-  options.index_url = doc.value("index_url", "");
-  options.repeats = doc.value("repeats", 0);
-  options.max_runs = doc.value("max_runs", options.max_runs);
-  options.no_probe = doc.value("no_probe", false);
-  options.probe = doc.value("probe", options.probe);
-  options.anchor_runs = doc.value("anchor_runs", options.anchor_runs);
-  options.first_parent = doc.value("first_parent", false);
-  options.max_log_mb = doc.value("max_log_mb", options.max_log_mb);
-  options.deterministic = doc.value("deterministic", false);
-  options.any_change = doc.value("any_change", false);
-  if (doc.contains("execution") && doc["execution"].is_object()) {
+  const RunFile file(doc, run_file);
+  options.good_path = file.text(doc, "/", "good", "");
+  options.bad_path = file.text(doc, "/", "bad", "");
+  options.recipe_path = file.text(doc, "/", "recipe", "");
+  options.wheel_dirs = file.texts("wheels");
+  options.uv_caches = file.texts("uv_caches");
+  options.store_dir = file.text(doc, "/", "store", "");
+  options.builder = file.text(doc, "/", "builder", "store", {"store", "installer"});
+  options.index_url = file.text(doc, "/", "index_url", "");
+  options.repeats = file.number(doc, "/", "repeats", 0, 0, 100);
+  options.max_runs = file.number(doc, "/", "max_runs", options.max_runs, 1, 100);
+  options.no_probe = file.flag("no_probe");
+  options.probe = file.text(doc, "/", "probe", options.probe, {"boundary", "full"});
+  options.anchor_runs = file.number(doc, "/", "anchor_runs", options.anchor_runs, 1, 100);
+  options.first_parent = file.flag("first_parent");
+  options.max_log_mb = file.number(doc, "/", "max_log_mb", options.max_log_mb, 1, 1 << 20);
+  options.deterministic = file.flag("deterministic");
+  options.any_change = file.flag("any_change");
+  if (doc.contains("execution")) {
     const json& execution = doc["execution"];
-    options.execution.executor = execution.value("executor", options.execution.executor);
-    options.execution.host = execution.value("host", "");
-    options.execution.prefix = execution.value("prefix", "");
-    options.execution.slots = execution.value("slots", 1);
-    options.execution.isolation = execution.value("isolation", options.execution.isolation);
-    options.execution.isolation_base = execution.value("isolation_base", "");
-    options.execution.ssh_config = execution.value("ssh_config", "");
-    options.execution.slurm_gpus = execution.value("slurm_gpus", 0);
-    options.execution.slurm_partition = execution.value("slurm_partition", "");
-    options.execution.remote_root = execution.value("remote_root", "");
-    options.execution.remote_bundle = execution.value("remote_bundle", "");
+    if (!execution.is_object()) {
+      file.fail("/execution", "expected an object, got " + execution.dump());
+    }
+    const std::string at = "/execution/";
+    options.execution.executor = file.text(execution, at, "executor", options.execution.executor, {"local", "ssh", "slurm"});
+    options.execution.host = file.text(execution, at, "host", "");
+    options.execution.prefix = file.text(execution, at, "prefix", "");
+    options.execution.slots = file.number(execution, at, "slots", 1, 1, 256);
+    options.execution.isolation =
+        file.text(execution, at, "isolation", options.execution.isolation, {"none", "bwrap", "podman", "lxc"});
+    options.execution.isolation_base = file.text(execution, at, "isolation_base", "");
+    options.execution.ssh_config = file.text(execution, at, "ssh_config", "");
+    options.execution.slurm_gpus = file.number(execution, at, "slurm_gpus", 0, 0, 1024);
+    options.execution.slurm_partition = file.text(execution, at, "slurm_partition", "");
+    options.execution.remote_root = file.text(execution, at, "remote_root", "");
+    options.execution.remote_bundle = file.text(execution, at, "remote_bundle", "");
   }
   options.out_dir = run_dir;
   // The inputs must be the ones the run started with, or the journal's attempts mean nothing.
