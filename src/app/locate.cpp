@@ -2,6 +2,7 @@
 
 #include <ostream>
 
+#include "core/state.hpp"
 #include "core/version.hpp"
 #include "env/requirement.hpp"
 #include "env/wheel_source.hpp"
@@ -18,6 +19,8 @@ ExitCode run_locate(const LocateOptions& options, std::ostream& out, std::ostrea
   const std::string version = eq == std::string::npos ? "" : trim(options.requirement.substr(eq + 2));
   if (name.empty() || !Version::parse(version) || version.find('*') != std::string::npos) {
     problems.push_back("'" + options.requirement + "': expected NAME==VERSION with a PEP 440 version (e.g. torch==2.11.0+cu128)");
+  } else if (!is_valid_package_name(name)) {
+    problems.push_back("'" + options.requirement + "': invalid package name '" + name + "'");
   }
   for (const std::string& dir : options.wheel_dirs) {
     if (!path_exists(dir)) {
@@ -52,9 +55,17 @@ ExitCode run_locate(const LocateOptions& options, std::ostream& out, std::ostrea
   if (found) {
     return ExitCode::ok;
   }
-  err << normalise_dist_name(name) << "==" << version << " cannot be restored: no wheel or uv cache entry of that exact build"
-      << " in wheel folders (" << join(options.wheel_dirs, ", ") << ") or uv caches (" << join(sources.uv_caches, ", ")
-      << ")\n";
+  std::vector<std::string> searched;
+  if (!options.wheel_dirs.empty()) {
+    searched.push_back("wheel folders (" + join(options.wheel_dirs, ", ") + ")");
+  }
+  if (!sources.uv_caches.empty()) {
+    searched.push_back("uv caches (" + join(sources.uv_caches, ", ") + ")");
+  }
+  err << normalise_dist_name(name) << "==" << version << " cannot be restored: "
+      << (searched.empty() ? "no wheel folder or uv cache to look in (--wheels, --uv-cache)"
+                           : "no wheel or uv cache entry of that exact build in " + join(searched, " or "))
+      << "\n";
   if (!others.empty()) {
     err << "  builds of " << normalise_dist_name(name) << " found there: " << join(others, ", ") << "\n";
   }

@@ -33,8 +33,6 @@ std::string normalize_package_name(const std::string& name) {
   return out;
 }
 
-namespace {
-
 bool is_valid_package_name(const std::string& name) {
   // PEP 508 names: ASCII letters and digits, with . _ - inside.
   if (name.empty() || !std::isalnum(static_cast<unsigned char>(name.front())) ||
@@ -45,6 +43,8 @@ bool is_valid_package_name(const std::string& name) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
   });
 }
+
+namespace {
 
 bool is_hex(const std::string& text) {
   return std::all_of(text.begin(), text.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });

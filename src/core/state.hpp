@@ -78,6 +78,9 @@ struct EnvState {
 // Return the PEP 503 normalised form of a distribution name ("Foo_Bar.baz" -> "foo-bar-baz").
 std::string normalize_package_name(const std::string& name);
 
+// Return whether `name` is a PEP 508 distribution name: ASCII letters and digits, with . _ - inside.
+bool is_valid_package_name(const std::string& name);
+
 // Parse a state document. `source` names the file in messages. Collect every problem and throw one
 // Error listing them all (each with file, JSON pointer and what was expected); exit code bad_input.
 EnvState parse_state(const std::string& text, const std::string& source);

@@ -33,3 +33,9 @@ rc=0
 [[ $rc -eq 1 ]]
 expect_contains "$T/err" "not read: $T/wheels/fauxtorch-2.11.0%2Bcu128-py3-none-any.whl: its name is URL-encoded"
 expect_contains "$T/err" "rename it to fauxtorch-2.11.0+cu128-py3-none-any.whl"
+
+# A name that is not a PEP 508 name is bad input, as written (it was normalised to "-/-/x" and searched).
+rc=0
+"$ENVBISECT" locate '../../x==1.0' --wheels "$T/wheels" > "$T/out" 2> "$T/err" || rc=$?
+[[ $rc -eq 2 ]]
+expect_contains "$T/err" "'../../x==1.0': invalid package name '../../x'"
