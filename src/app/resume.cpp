@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <iostream>
@@ -217,9 +219,25 @@ ExitCode run_resume(const std::string& run_dir, double budget_s) {
   return execute(options, records, Mode::run, lock ? &*lock : nullptr);
 }
 
-ExitCode run_replay(const std::string& run_dir) {
+ExitCode run_replay(const std::string& run_dir, const std::string& journal_path) {
   std::vector<json> records;
   RunOptions options = load_run(run_dir, records, Mode::replay);
+  if (!journal_path.empty()) {
+    // Never over the run's own files: the journal being replayed, its record, its result.
+    const std::string target = absolute_path(journal_path, ".");
+    const std::string dir = absolute_path(run_dir, ".");
+    for (const char* own : {"/journal.jsonl", "/run.json", "/result.json", "/processes.jsonl"}) {
+      if (target == dir + own) {
+        throw Error("--journal: " + journal_path + " is the run's own " + std::string(own + 1) +
+                        "; give another file",
+                    ExitCode::bad_input);
+      }
+    }
+    options.replay_journal = target;
+  } else if (::access(run_dir.c_str(), W_OK) != 0) {
+    throw Error(run_dir + ": cannot write the replay's journal here (read-only run folder?): give --journal FILE",
+                ExitCode::environment);
+  }
   // Only a finished session can be recomputed: an interrupted one did not diverge, it stopped.
   if (records.empty()) {
     throw Error(run_dir + ": not a run directory (no journal.jsonl)", ExitCode::bad_input);

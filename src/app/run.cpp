@@ -433,7 +433,9 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
     write_file_atomic(run_dir + "/run.json", run_doc.dump(2) + "\n");
   }
   // A replay writes its own journal beside the original, which it never touches.
-  std::string journal_path = run_dir + (mode == Mode::replay ? "/replay.jsonl" : "/journal.jsonl");
+  std::string journal_path = mode != Mode::replay          ? run_dir + "/journal.jsonl"
+                             : options.replay_journal.empty() ? run_dir + "/replay.jsonl"
+                                                              : options.replay_journal;
   if (mode == Mode::replay) {
     remove_tree(journal_path);
   }

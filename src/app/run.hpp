@@ -33,6 +33,7 @@ struct RunOptions {
   bool verbose = false;    // log lines are asked for (-v): progress as lines, not a status line
   bool no_probe = false; // skip probing thread counts once the cause is found
   double budget_s = 0;  // --budget: wall seconds this session may spend before it stops with what it knows; 0: none
+  std::string replay_journal;  // replay: where its journal goes; default RUNDIR/replay.jsonl
   int stop_after_decisions = -1;  // replay of a session its budget stopped: stop after as many decisions
   std::string probe = "boundary";  // --probe: "boundary" (bisect the thread counts) or "full" (every cell)
   bool first_parent = false;  // bisect commit ranges along first parents only (git bisect --first-parent)
@@ -50,7 +51,8 @@ ExitCode run_run(const RunOptions& options);
 ExitCode run_resume(const std::string& run_dir, double budget_s = 0);
 
 // Recompute every decision of the run in `run_dir` from its journal, running nothing; exit 0 when the
-// decisions and the result are the same as recorded.
-ExitCode run_replay(const std::string& run_dir);
+// decisions and the result are the same as recorded. The replay's own journal goes to `journal_path`
+// (default RUNDIR/replay.jsonl): a read-only or archived run folder is replayed with it elsewhere.
+ExitCode run_replay(const std::string& run_dir, const std::string& journal_path = "");
 
 }  // namespace envbisect

@@ -326,6 +326,9 @@ int cli_main(int argc, char** argv) {
   std::string replay_dir;
   CLI::App* replay_cmd = app.add_subcommand("replay", "Recompute every decision of a run from its journal, running nothing");
   replay_cmd->add_option("rundir", replay_dir, "Run directory")->required();
+  std::string replay_journal;
+  replay_cmd->add_option("--journal", replay_journal,
+                         "Where the replay's own journal goes (default RUNDIR/replay.jsonl; for a read-only run folder)");
 
   VersionsOptions versions;
   CLI::App* versions_cmd = app.add_subcommand("versions", "List a package's versions in wheel directories, PEP 440 order");
@@ -395,7 +398,7 @@ int cli_main(int argc, char** argv) {
     } else if (repro_cmd->parsed()) {
       code = run_repro(repro_dir, repro_candidate, std::cout);
     } else if (replay_cmd->parsed()) {
-      code = run_replay(replay_dir);
+      code = run_replay(replay_dir, replay_journal);
     } else if (matrix_cmd->parsed()) {
       code = run_matrix(matrix);
     } else if (state_cmd->parsed()) {
