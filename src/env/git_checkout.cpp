@@ -6,7 +6,6 @@
 #include <git2.h>
 #include <git2/sys/repository.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <memory>
 
@@ -81,12 +80,6 @@ void checkout_commit(const std::string& repo_path, const std::string& rev, const
       git_repository_set_head_detached(clone.get(), git_object_id(commit.get())) != 0) {
     throw Error("git repository " + repo_path + ": cannot check out '" + rev + "' into " + target_dir + ": " +
                 last_git_error(), ExitCode::environment);
-  }
-  // envbisect's own marker beside the files is no change of the tree (git status, --dirty).
-  std::FILE* exclude = std::fopen((target_dir + "/.git/info/exclude").c_str(), "a");
-  if (exclude != nullptr) {
-    std::fputs("/.envbisect-complete\n", exclude);
-    std::fclose(exclude);
   }
 }
 
