@@ -28,7 +28,7 @@ RepoPtr open_repo(const std::string& repo_path) {
 ObjectPtr find_commit(git_repository* repo, const std::string& repo_path, const std::string& rev) {
   git_object* object = nullptr;
   if (git_revparse_single(&object, repo, rev.c_str()) != 0) {
-    throw Error("git repository " + repo_path + ": cannot resolve revision '" + rev + "': " + last_git_error());
+    throw Error("git repository " + repo_path + ": cannot resolve revision '" + rev + "': " + last_git_error(repo));
   }
   const ObjectPtr found(object);
   git_object* commit = nullptr;
