@@ -148,6 +148,11 @@ std::string Evaluator::checkout(const std::string& repo_name, const RepoPin& pin
   remove_tree(dir);
   checkout_commit(pin.path, commit, dir);
   write_file_atomic(identity_path, checkout_identity(dir));
+  if (m_checkout_gaps_said.insert(dir).second) {
+    for (const std::string& gap : checkout_gaps(dir)) {
+      spdlog::warn("checkout {} of {}: {}", dir, pin.path, gap);
+    }
+  }
   return dir;
 }
 

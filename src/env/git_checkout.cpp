@@ -7,7 +7,9 @@
 #include <git2/sys/repository.h>
 
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <vector>
 
 namespace envbisect {
 
@@ -81,6 +83,49 @@ void checkout_commit(const std::string& repo_path, const std::string& rev, const
     throw Error("git repository " + repo_path + ": cannot check out '" + rev + "' into " + target_dir + ": " +
                 last_git_error(), ExitCode::environment);
   }
+}
+
+std::vector<std::string> checkout_gaps(const std::string& target_dir) {
+  const RepoPtr repo = open_repo(target_dir);
+  git_index* raw_index = nullptr;
+  if (git_repository_index(&raw_index, repo.get()) != 0) {
+    throw Error("git repository " + target_dir + ": cannot read its index: " + last_git_error(), ExitCode::environment);
+  }
+  const IndexPtr index(raw_index);
+  std::vector<std::string> submodules;
+  std::map<std::string, std::vector<std::string>> filtered;  // filter name -> paths
+  const std::size_t count = git_index_entrycount(index.get());
+  for (std::size_t i = 0; i < count; ++i) {
+    const git_index_entry* entry = git_index_get_byindex(index.get(), i);
+    if (entry->mode == GIT_FILEMODE_COMMIT) {
+      submodules.emplace_back(entry->path);
+      continue;
+    }
+    const char* filter = nullptr;
+    if (git_attr_get(&filter, repo.get(), GIT_ATTR_CHECK_INDEX_ONLY, entry->path, "filter") == 0 &&
+        git_attr_value(filter) == GIT_ATTR_VALUE_STRING) {
+      filtered[filter].emplace_back(entry->path);
+    }
+  }
+  // At most a few paths each: a repository may hold thousands of LFS files.
+  auto some = [](const std::vector<std::string>& paths) {
+    std::string text;
+    for (std::size_t i = 0; i < paths.size() && i < 5; ++i) {
+      text += (i > 0 ? ", " : "") + paths[i];
+    }
+    return paths.size() > 5 ? text + " and " + std::to_string(paths.size() - 5) + " more" : text;
+  };
+  std::vector<std::string> gaps;
+  if (!submodules.empty()) {
+    gaps.push_back("submodules left as empty folders (as `git clone` without --recurse-submodules leaves them): " +
+                   some(submodules));
+  }
+  for (const auto& [filter, paths] : filtered) {
+    gaps.push_back("files with the attribute filter=" + filter + " written as stored in git" +
+                   (filter == "lfs" ? " (Git LFS pointer files, not their content)" : "") +
+                   ", the filter not run: " + some(paths));
+  }
+  return gaps;
 }
 
 }  // namespace envbisect

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace envbisect {
 
@@ -12,5 +13,10 @@ std::string resolve_commit(const std::string& repo_path, const std::string& rev)
 // a self-contained local clone with its tags, HEAD detached at commit `rev`, files and index clean;
 // the repository itself is only read. Throw Error on failure.
 void checkout_commit(const std::string& repo_path, const std::string& rev, const std::string& target_dir);
+
+// Return what the checkout at `target_dir` holds differently from `git checkout` with its usual
+// helpers, one sentence each (empty when nothing): submodules are left as empty folders, and files
+// with a `filter=` attribute (Git LFS above all) are written as stored in git, their filter not run.
+std::vector<std::string> checkout_gaps(const std::string& target_dir);
 
 }  // namespace envbisect
