@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <vector>
 
 namespace envbisect {
@@ -48,6 +49,36 @@ std::string resolve_commit(const std::string& repo_path, const std::string& rev)
   char hex[GIT_OID_HEXSZ + 1] = {};
   git_oid_tostr(hex, sizeof hex, git_object_id(commit.get()));
   return hex;
+}
+
+std::string ambiguous_ref(const std::string& repo_path, const std::string& rev) {
+  const RepoPtr repo = open_repo(repo_path);
+  std::vector<std::string> found;
+  std::set<std::string> commits;
+  // git's order for a short name (git rev-parse, gitrevisions(7)).
+  for (const std::string& full : {"refs/" + rev, "refs/tags/" + rev, "refs/heads/" + rev, "refs/remotes/" + rev}) {
+    git_object* object = nullptr;
+    if (git_reference_is_valid_name(full.c_str()) != 1 || git_revparse_single(&object, repo.get(), full.c_str()) != 0) {
+      continue;
+    }
+    const ObjectPtr target(object);
+    git_object* commit = nullptr;
+    if (git_object_peel(&commit, target.get(), GIT_OBJECT_COMMIT) != 0) {
+      continue;
+    }
+    const ObjectPtr peeled(commit);
+    char hex[GIT_OID_HEXSZ + 1] = {};
+    git_oid_tostr(hex, sizeof hex, git_object_id(peeled.get()));
+    commits.insert(hex);
+    found.push_back(full + " (" + std::string(hex).substr(0, 12) + ")");
+  }
+  std::string text;
+  if (commits.size() > 1) {
+    for (const std::string& one : found) {
+      text += (text.empty() ? "" : ", ") + one;
+    }
+  }
+  return text;
 }
 
 void checkout_commit(const std::string& repo_path, const std::string& rev, const std::string& target_dir) {
