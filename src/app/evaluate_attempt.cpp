@@ -131,9 +131,8 @@ std::string Evaluator::checkout(const std::string& repo_name, const RepoPin& pin
   // A benchmark may write into its checkout (an in-tree build, an edited file, HEAD moved): like an
   // environment, the checkout is checked before each use and made again when it changed, so no attempt
   // measures what an earlier one left there. __pycache__ folders do not count (bytecode Python derives
-  // from the sources).
-  // The identity, written last inside .git (the tree holds only the commit's files, whatever names
-  // it tracks), also says the checkout is complete.
+  // from the sources). The identity, written last inside .git (the tree holds only the commit's files,
+  // whatever names it tracks), also says the checkout is complete.
   const std::string identity_path = dir + "/.git/envbisect-identity";
   const std::string recorded = read_file_or_empty(identity_path);
   if (!recorded.empty()) {
