@@ -127,7 +127,17 @@ std::vector<Axis> plan_axes(const std::vector<Delta>& deltas, const EnvState& go
     } else if (delta.dimension == Dimension::repos && good.repos.at(delta.name).path == bad.repos.at(delta.name).path) {
       // `git rev-list bad ^good` (or its first-parent line); a good commit that is not an ancestor of
       // bad brings the merge bases to test first.
-      CommitRange range = commits_between(good.repos.at(delta.name).path, *delta.good, *delta.bad, first_parent);
+      CommitRange range;
+      try {
+        range = commits_between(good.repos.at(delta.name).path, *delta.good, *delta.bad, first_parent);
+      } catch (const Error& e) {
+        // Named by field and by the revisions as the states wrote them (the ids are resolved ones).
+        const auto written = [](const RepoPin& pin) {
+          return "'" + (pin.ref.empty() ? pin.commit : pin.ref) + "' (" + pin.commit.substr(0, 12) + ")";
+        };
+        throw Error("/repos/" + pointer_token(delta.name) + "/commit: good " + written(good.repos.at(delta.name)) +
+                    ", bad " + written(bad.repos.at(delta.name)) + ": " + e.what(), e.code());
+      }
       if (range.commits.size() >= 2) {
         Axis axis{i, "commits", {*delta.good}, std::nullopt, {}, {}, {}, {}};
         if (!range.good_is_ancestor) {

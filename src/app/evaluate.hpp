@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -134,7 +135,8 @@ private:
   std::map<std::string, std::unique_ptr<Built>> m_built;       // by env hash
   std::map<std::string, nlohmann::json> m_last_use;            // env hash -> {candidate, attempt} that ran last in it
   nlohmann::json m_latest_attempt;                              // {candidate, attempt} that ran last anywhere
-  std::map<std::string, std::string> m_checkouts;              // "name@commit" -> directory
+  std::map<std::string, int> m_checkout_users;                 // checkout directory -> attempts running in it
+  std::set<std::string> m_checkout_gaps_said;                  // checkouts whose gaps (submodules, filters) were said
   std::map<std::string, std::string> m_snapshots;              // snapshot key -> directory
   int m_attempts_run = 0;
   Progress* m_progress = nullptr;

@@ -9,6 +9,7 @@
 
 #include "app/diagnosis.hpp"
 #include "app/progress.hpp"
+#include "env/file_identity.hpp"
 #include "env/git_checkout.hpp"
 #include "exec/runner.hpp"
 #include "store/journal.hpp"
@@ -113,22 +114,45 @@ RunResult result_of(const ProcessResult& process, const ProcessSpec& spec, const
   return result;
 }
 
+// Return the identity of the checkout at `dir`: its files (file_identity, .git and __pycache__ left
+// out) and what .git/HEAD names.
+std::string checkout_identity(const std::string& dir) {
+  return file_identity(dir, {".git"}, Pycache::skip) + ".git/HEAD\t" + read_file_or_empty(dir + "/.git/HEAD") + "\n";
+}
+
 }  // namespace
 
 std::string Evaluator::checkout(const std::string& repo_name, const RepoPin& pin) {
   std::string commit = resolve_commit(pin.path, pin.commit);
-  std::string key = repo_name + "@" + commit;
-  if (auto it = m_checkouts.find(key); it != m_checkouts.end()) {
-    return it->second;
-  }
   std::string dir = m_setup.run_dir + "/repos/" + repo_name + "-" + commit.substr(0, 12);
-  if (!path_exists(dir + "/.envbisect-complete")) {
-    // An interrupted checkout is thrown away and redone.
-    remove_tree(dir);
-    checkout_commit(pin.path, commit, dir);
-    write_file_atomic(dir + "/.envbisect-complete", commit + "\n");
+  if (m_checkout_users[dir] > 0) {
+    return dir;  // another slot's attempt runs in it now; checked again before the next use
   }
-  return m_checkouts.emplace(key, dir).first->second;
+  // A benchmark may write into its checkout (an in-tree build, an edited file, HEAD moved): like an
+  // environment, the checkout is checked before each use and made again when it changed, so no attempt
+  // measures what an earlier one left there. __pycache__ folders do not count (bytecode Python derives
+  // from the sources). The identity, written last inside .git (the tree holds only the commit's files,
+  // whatever names it tracks), also says the checkout is complete.
+  const std::string identity_path = dir + "/.git/envbisect-identity";
+  const std::string recorded = read_file_or_empty(identity_path);
+  if (!recorded.empty()) {
+    const std::vector<std::string> changes = identity_changes(recorded, checkout_identity(dir));
+    if (changes.empty()) {
+      return dir;
+    }
+    spdlog::warn("checkout {} of {} changed since it was checked out ({}); checking it out again", dir, pin.path,
+                 join(changes, ", "));
+  }
+  // A new checkout, an interrupted or changed one thrown away and redone.
+  remove_tree(dir);
+  checkout_commit(pin.path, commit, dir);
+  write_file_atomic(identity_path, checkout_identity(dir));
+  if (m_checkout_gaps_said.insert(dir).second) {
+    for (const std::string& gap : checkout_gaps(dir)) {
+      spdlog::warn("checkout {} of {}: {}", dir, pin.path, gap);
+    }
+  }
+  return dir;
 }
 
 std::string Evaluator::warm_snapshot(const Candidate& candidate, const Built& built) {
@@ -229,7 +253,8 @@ RunResult Evaluator::run_attempt(const Candidate& candidate, const Built& built,
                                             std::to_string(attempt);
   remove_tree(attempt_dir);
   make_dirs(attempt_dir);
-  std::map<std::string, std::string> values = placeholder_values(candidate, built, attempt, slot);
+  // Caches first: a warm-up run for a warm snapshot may write into a checkout, which is checked after it.
+  std::map<std::string, std::string> cache_values;
   std::map<std::string, std::string> child_env = allowed_parent_env();
   for (const auto& [name, cache] : state.caches) {
     std::string dir = attempt_dir + "/cache-" + name;
@@ -245,9 +270,19 @@ RunResult Evaluator::run_attempt(const Candidate& candidate, const Built& built,
     } else {
       copy_tree(cache.state, dir, LinkFiles::no);  // a captured cache directory
     }
-    values["cache." + name] = dir;
+    cache_values["cache." + name] = dir;
     for (const auto& [variable, value] : cache_variables(cache.role, dir)) {
       child_env[variable] = value;
+    }
+  }
+
+  std::map<std::string, std::string> values = placeholder_values(candidate, built, attempt, slot);
+  values.insert(cache_values.begin(), cache_values.end());
+  std::vector<std::string> checkouts_used;
+  for (const auto& [key, value] : values) {
+    if (key.rfind("repo.", 0) == 0) {
+      checkouts_used.push_back(value);
+      ++m_checkout_users[value];
     }
   }
 
@@ -300,6 +335,11 @@ RunResult Evaluator::run_attempt(const Candidate& candidate, const Built& built,
   }
   lock.unlock();
   ProcessResult process = m_runner.run(spec);
+  lock.lock();
+  for (const std::string& dir : checkouts_used) {
+    --m_checkout_users[dir];
+  }
+  lock.unlock();
   if (process.interrupted || interrupt_requested()) {
     throw Error("interrupted; `envbisect resume " + m_setup.run_dir + "` continues this run", ExitCode::interrupted);
   }

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <iostream>
 
 #include "core/json_input.hpp"
 #include "env/git_checkout.hpp"
@@ -198,6 +199,13 @@ void check_run_inputs(EnvState& good, const std::string& good_path, EnvState& ba
       // The commit must be in the repository now, not when its checkout is first needed mid-run. A tag,
       // branch or revision is resolved here, once: from now on the full id is what counts, the ref beside it.
       try {
+        // A name that is both a tag and a branch (say) means the first in git's order, as in git;
+        // git warns, and so does this.
+        if (const std::string meanings = ambiguous_ref(repo.path, repo.commit); !meanings.empty()) {
+          std::cerr << "envbisect: warning: " << (state == &good ? good_path : bad_path) << ": /repos/"
+                    << pointer_token(name) << "/commit: '" << repo.commit << "' is ambiguous in " << repo.path
+                    << ": " << meanings << "; the first is used, as git does (write the full name to choose)\n";
+        }
         resolve_repo_pin(repo);
       } catch (const Error& unresolved) {
         state_problems->add("/repos/" + pointer_token(name) + "/commit", unresolved.what());

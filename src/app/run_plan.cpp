@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 #include <string>
+#include <string_view>
 
 #include "search/isolate.hpp"
 #include "app/inputs.hpp"
@@ -140,8 +141,15 @@ PlannedRun plan_run(RunOptions& options) {
   plan.pass_fail = options.deterministic || plan.recipe.pass_fail;
   plan.recipe.pass_fail = plan.pass_fail;
   plan.policy = run_policy(options, plan.recipe, plan.pass_fail);
-  plan.axes = plan_axes(plan.deltas, plan.good, plan.bad, options.wheel_dirs,
-                        options.first_parent ? FirstParent::yes : FirstParent::no);
+  try {
+    plan.axes = plan_axes(plan.deltas, plan.good, plan.bad, options.wheel_dirs,
+                          options.first_parent ? FirstParent::yes : FirstParent::no);
+  } catch (const Error& e) {
+    if (std::string_view(e.what()).rfind("/repos/", 0) != 0) {
+      throw;
+    }
+    throw Error(options.good_path + " and " + options.bad_path + ": " + e.what(), e.code());
+  }
   plan.units = plan_units(plan.deltas, plan.good, plan.bad, options.wheel_dirs, options.uv_caches);
   pin_group_axes(plan.axes, plan.deltas, plan.units, plan.bad, options.wheel_dirs, options.uv_caches);
   return plan;

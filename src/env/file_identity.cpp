@@ -116,6 +116,19 @@ std::vector<std::string> identity_changes(const std::string& recorded, const std
       changed.push_back(path);
     }
   }
+  if (changed.empty() && !(new_bytecode == NewBytecode::allowed)) {
+    // The listings differ, yet no path does: a file name holding a tab or a newline (which a git tree
+    // may track) makes two lines one path. The change counts, named by its first differing line.
+    // (Where new bytecode is allowed, a difference left unnamed is Python's own .pyc.)
+    std::size_t at = 0;
+    while (at < recorded.size() && at < now.size() && recorded[at] == now[at]) {
+      ++at;
+    }
+    const std::size_t start = recorded.rfind('\n', at == 0 ? 0 : at - 1);
+    const std::string& text = at < recorded.size() ? recorded : now;
+    const std::size_t from = start == std::string::npos || at == 0 ? 0 : start + 1;
+    changed.push_back(text.substr(from, text.find_first_of("\t\n", from) - from));
+  }
   std::sort(changed.begin(), changed.end());
   if (changed.size() > max) {
     changed.resize(max);

@@ -25,7 +25,7 @@ std::string hex(const git_oid& oid) {
 git_oid resolve(git_repository* repo, const std::string& repo_path, const std::string& rev) {
   git_object* object = nullptr;
   if (git_revparse_single(&object, repo, rev.c_str()) != 0) {
-    throw Error("git repository " + repo_path + ": cannot resolve revision '" + rev + "': " + last_git_error());
+    throw Error("git repository " + repo_path + ": cannot resolve revision '" + rev + "': " + last_git_error(repo));
   }
   const ObjectPtr found(object);
   git_object* commit = nullptr;
@@ -65,7 +65,8 @@ CommitRange commits_between(const std::string& repo_path, const std::string& goo
     throw Error("git repository " + repo_path + ": " + both + " share no history: cannot bisect unrelated commits");
   }
   if (base_status != 0) {
-    throw Error("git repository " + repo_path + ": cannot find the merge base of " + both + ": " + last_git_error());
+    throw Error("git repository " + repo_path + ": cannot find the merge base of " + both + ": " +
+                last_git_error(repo.get()));
   }
 
   CommitRange range;
@@ -78,7 +79,8 @@ CommitRange commits_between(const std::string& repo_path, const std::string& goo
     // Criss-cross merges leave several best common ancestors; git bisect tests each of them.
     git_oidarray bases = {nullptr, 0};
     if (git_merge_bases(&bases, repo.get(), &good, &bad) != 0) {
-      throw Error("git repository " + repo_path + ": cannot find the merge bases of " + both + ": " + last_git_error());
+      throw Error("git repository " + repo_path + ": cannot find the merge bases of " + both + ": " +
+                  last_git_error(repo.get()));
     }
     range.merge_bases.clear();
     for (std::size_t i = 0; i < bases.count; ++i) {
@@ -97,7 +99,7 @@ CommitRange commits_between(const std::string& repo_path, const std::string& goo
     git_revwalk_simplify_first_parent(walk.get());
   }
   if (git_revwalk_push(walk.get(), &bad) != 0 || git_revwalk_hide(walk.get(), &good) != 0) {
-    throw Error("git repository " + repo_path + ": cannot walk " + both + ": " + last_git_error());
+    throw Error("git repository " + repo_path + ": cannot walk " + both + ": " + last_git_error(repo.get()));
   }
   std::vector<CommitPtr> commits;
   std::map<std::string, std::size_t> walk_index;
@@ -106,13 +108,14 @@ CommitRange commits_between(const std::string& repo_path, const std::string& goo
   while ((status = git_revwalk_next(&oid, walk.get())) == 0) {
     git_commit* commit = nullptr;
     if (git_commit_lookup(&commit, repo.get(), &oid) != 0) {
-      throw Error("git repository " + repo_path + ": cannot read commit " + hex(oid) + ": " + last_git_error());
+      throw Error("git repository " + repo_path + ": cannot read commit " + hex(oid) + ": " +
+                  last_git_error(repo.get()));
     }
     walk_index.emplace(hex(oid), commits.size());
     commits.emplace_back(commit);
   }
   if (status != GIT_ITEROVER) {
-    throw Error("git repository " + repo_path + ": walking " + both + " failed: " + last_git_error());
+    throw Error("git repository " + repo_path + ": walking " + both + " failed: " + last_git_error(repo.get()));
   }
 
   // In-range parents of each walked commit (only the first parent with FirstParent::yes).

@@ -19,6 +19,18 @@ inline std::string last_git_error() {
   return error != nullptr && error->message != nullptr ? error->message : "unknown libgit2 error";
 }
 
+// Return libgit2's message for the last failed call on `repo`, saying so when `repo` is a shallow clone:
+// libgit2 does not read .git/shallow, so a walk or a revision reaching past its cut-off history fails
+// with "object not found" for a commit the clone never had.
+inline std::string last_git_error(git_repository* repo) {
+  std::string message = last_git_error();
+  if (repo != nullptr && git_repository_is_shallow(repo) == 1) {
+    message += " (the repository is a shallow clone, its history cut off at the commits in .git/shallow: "
+               "`git fetch --unshallow` there, or name a full clone)";
+  }
+  return message;
+}
+
 // Frees a libgit2 object with its own free function.
 template <typename T, void (*Free)(T*)>
 struct GitFree {

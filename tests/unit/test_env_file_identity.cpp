@@ -85,6 +85,20 @@ TEST_CASE("the file identity sees appends, new files, replaced files and mode ch
         std::vector<std::string>{"pkg/other.new", "pkg/other.py"});
 }
 
+TEST_CASE("file names holding a tab or a newline do not hide a change from the identity", "[env][file_identity]") {
+  // A git tree (a repository checkout) may track "a" beside "a<TAB>b" or "a<NEWLINE>b": the listing's
+  // lines cannot be told apart by path, yet a change to "a" must still count.
+  for (const std::string& odd : {std::string("a\tb"), std::string("a\nb")}) {
+    TempDir dir("identity-odd");
+    write(dir.path / "a", "one\n");
+    write(dir.path / odd, "two\n");
+    const std::string recorded = envbisect::file_identity(dir.path.string());
+    CHECK(envbisect::identity_changes(recorded, envbisect::file_identity(dir.path.string())).empty());
+    write(dir.path / "a", "changed by a benchmark\n", std::ios::app);
+    CHECK_FALSE(envbisect::identity_changes(recorded, envbisect::file_identity(dir.path.string())).empty());
+  }
+}
+
 TEST_CASE("store files are read-only, a changed entry is unpacked anew, and verify finds quiet damage", "[env][file_identity]") {
   TempDir dir("identity-store");
   build_wheels(dir.path / "wheels", {{"alpha", "1.0", {{"alpha/__init__.py", "LABEL = 'clean'\n"}}, {}}});
