@@ -6,10 +6,12 @@
 
 #include <cerrno>
 #include <cstring>
+#include <set>
 #include <sstream>
 
 #include "env/link_tree.hpp"
 #include "env/store.hpp"
+#include "env/wheel_record.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -266,20 +268,21 @@ std::size_t install_entry(const StoreEntry& entry, const std::string& env_dir, c
   std::string data_dir = entry.dist_info.substr(0, entry.dist_info.size() - std::strlen(".dist-info")) + ".data";
   std::string record;
   const std::string record_source = entry.dir + "/site/" + entry.dist_info + "/RECORD";
+  std::set<std::string> recorded;
   if (path_is_file(record_source)) {
-    for (const std::string& line : lines_of(read_file(record_source))) {
-      const std::size_t comma = line.find(',');
-      const std::string path = line.substr(0, comma);
-      if (line.empty() || path == entry.dist_info + "/RECORD" || path == entry.dist_info + "/INSTALLER" ||
-          path == entry.dist_info + "/REQUESTED") {
+    for (const RecordRow& row : parse_record(read_file(record_source), entry.name + " " + entry.version + ": RECORD")) {
+      if (row.path == entry.dist_info + "/RECORD" || row.path == entry.dist_info + "/INSTALLER" ||
+          row.path == entry.dist_info + "/REQUESTED") {
         continue;
       }
-      record += installed_record_path(path, data_dir) + (comma == std::string::npos ? ",," : line.substr(comma)) + "\n";
+      const std::string path = installed_record_path(row.path, data_dir);
+      recorded.insert(path);
+      record += record_line(path, row.hash, row.size);
     }
   }
   for (const std::string& script : script_records) {
-    if (record.find(script + ",") == std::string::npos) {
-      record += script + ",,\n";
+    if (recorded.count(script) == 0) {
+      record += record_line(script, "", "");
     }
   }
   write_plain(dist_info_dir + "/INSTALLER", "envbisect\n", 0644);

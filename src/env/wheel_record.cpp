@@ -122,6 +122,7 @@ std::vector<RecordRow> parse_record(std::string_view text, const std::string& la
     row.line = number;
     row.path = (*fields)[0];
     const std::string hash = fields->size() > 1 ? (*fields)[1] : "";
+    row.hash = hash;
     row.size = fields->size() > 2 ? (*fields)[2] : "";
     if (!hash.empty()) {
       const std::size_t eq = hash.find('=');
@@ -138,6 +139,20 @@ std::vector<RecordRow> parse_record(std::string_view text, const std::string& la
     rows.push_back(std::move(row));
   }
   return rows;
+}
+
+std::string record_line(const std::string& path, const std::string& hash, const std::string& size) {
+  auto field = [](const std::string& text) {
+    if (text.find_first_of(",\"\r\n") == std::string::npos) {
+      return text;
+    }
+    std::string out = "\"";
+    for (char c : text) {
+      out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    }
+    return out + "\"";
+  };
+  return field(path) + "," + field(hash) + "," + field(size) + "\n";
 }
 
 std::vector<std::string> record_problems(const std::vector<RecordRow>& rows, const std::string& dist_info,

@@ -17,6 +17,7 @@ struct RecordRow {
   std::string algorithm;   // "sha256", ...; empty when the line carries no hash
   std::string digest_hex;  // the digest, decoded to lower-case hex; empty without a hash
   std::string size;        // as written; empty when not given
+  std::string hash;        // the second field as written ("sha256=..."); empty without a hash
   std::size_t line = 0;    // 1-based
 };
 
@@ -24,6 +25,10 @@ struct RecordRow {
 // `label` and the line when a line is not CSV of at most three fields, a hash has no "=" or its digest
 // is not unpadded URL-safe base64.
 std::vector<RecordRow> parse_record(std::string_view text, const std::string& label);
+
+// Return one RECORD line (with its '\n') for `path`, `hash` and `size` as Python's csv module writes
+// it: a field holding a comma, a quote or a line break is quoted, its quotes doubled.
+std::string record_line(const std::string& path, const std::string& hash, const std::string& size);
 
 // What the check below needs to know of a file the wheel unpacked, by its path in the archive.
 struct RecordLookup {

@@ -126,3 +126,17 @@ TEST_CASE("record_problems skips files not kept and compiled bytecode", "[env][r
                         lookup)
             .empty());
 }
+
+TEST_CASE("record_line quotes as Python's csv module does, and parse_record reads it back", "[env][record]") {
+  CHECK(envbisect::record_line("p/__init__.py", "sha256=" + k_x_b64, "2") == "p/__init__.py,sha256=" + k_x_b64 + ",2\n");
+  CHECK(envbisect::record_line("p/a,b.py", "", "") == "\"p/a,b.py\",,\n");
+  CHECK(envbisect::record_line("p/say \"hi\".py", "", "") == "\"p/say \"\"hi\"\".py\",,\n");
+  const auto rows = parse_record(envbisect::record_line("p/a,b.py", "sha256=" + k_x_b64, "2") +
+                                     envbisect::record_line("p/say \"hi\".py", "", ""),
+                                 "R");
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].path == "p/a,b.py");
+  CHECK(rows[0].hash == "sha256=" + k_x_b64);
+  CHECK(rows[0].digest_hex == hex_of_x());
+  CHECK(rows[1].path == "p/say \"hi\".py");
+}
