@@ -5,6 +5,7 @@
 #include "core/state.hpp"
 #include "core/version.hpp"
 #include "env/requirement.hpp"
+#include "env/unzip.hpp"
 #include "env/wheel_source.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
@@ -43,9 +44,18 @@ ExitCode run_locate(const LocateOptions& options, std::ostream& out, std::ostrea
   const std::string wanted = Version::parse(version)->to_string();
   std::vector<std::string> others;
   bool found = false;
+  std::vector<std::string> broken;  // files of the build that are not readable wheels
   for (const Distribution& dist : list_distributions(sources, name)) {
     const auto v = Version::parse(dist.version);
     if (v && v->to_string() == wanted) {
+      if (dist.kind == SourceKind::wheel) {
+        try {
+          read_wheel_metadata(dist.path);  // the central directory and METADATA: nothing unpacked
+        } catch (const Error& e) {
+          broken.push_back(e.what());
+          continue;
+        }
+      }
       out << describe(dist) << "\n";
       found = true;
     } else {
@@ -68,6 +78,9 @@ ExitCode run_locate(const LocateOptions& options, std::ostream& out, std::ostrea
       << "\n";
   if (!others.empty()) {
     err << "  builds of " << normalise_dist_name(name) << " found there: " << join(others, ", ") << "\n";
+  }
+  for (const std::string& unreadable : broken) {
+    err << "  not a readable wheel: " << unreadable << "\n";
   }
   for (const std::string& unreadable : unreadable_wheel_files(sources, name)) {
     err << "  not read: " << unreadable << "\n";

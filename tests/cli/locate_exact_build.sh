@@ -39,3 +39,11 @@ rc=0
 "$ENVBISECT" locate '../../x==1.0' --wheels "$T/wheels" > "$T/out" 2> "$T/err" || rc=$?
 [[ $rc -eq 2 ]]
 expect_contains "$T/err" "'../../x==1.0': invalid package name '../../x'"
+
+# A file named like the build but not a zip is not a restorable build: exit 1, the file and why named.
+mkdir -p "$T/junk" && echo junk >"$T/junk/fauxtorch-2.11.0+cu128-py3-none-any.whl"
+rc=0
+"$ENVBISECT" locate fauxtorch==2.11.0+cu128 --wheels "$T/junk" > "$T/out" 2> "$T/err" || rc=$?
+[[ $rc -eq 1 ]]
+[[ ! -s "$T/out" ]]
+expect_contains "$T/err" "not a readable wheel: $T/junk/fauxtorch-2.11.0+cu128-py3-none-any.whl"
