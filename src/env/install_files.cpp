@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstring>
 #include <set>
-#include <sstream>
 
 #include "env/link_tree.hpp"
 #include "env/store.hpp"
@@ -22,19 +21,6 @@ namespace {
 
 // Files of a dist-info folder that belong to one installation, never shared through the store.
 constexpr const char* k_per_install_files[] = {"RECORD", "INSTALLER", "REQUESTED", "direct_url.json"};
-
-// Return the lines of a text file split on '\n' ('\r' dropped).
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty() && line.back() == '\r') {
-      line.pop_back();
-    }
-    lines.push_back(std::move(line));
-  }
-  return lines;
-}
 
 }  // namespace
 

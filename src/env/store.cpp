@@ -13,7 +13,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -22,6 +21,7 @@
 #include "env/link_tree.hpp"
 #include "env/requirement.hpp"
 #include "env/unzip.hpp"
+#include "env/record_check.hpp"
 #include "env/wheel_record.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -173,22 +173,8 @@ std::string finish_unpack(const std::string& temp, const Distribution& dist, con
     throw Error(describe(dist) + ": no readable " + dist_info + "/WHEEL (pip and uv refuse such a wheel)",
                 ExitCode::bad_input);
   }
-  std::string wheel_version;
-  for (std::size_t start = 0; start < wheel_text.size();) {
-    const std::size_t end = std::min(wheel_text.find('\n', start), wheel_text.size());
-    const std::string line = wheel_text.substr(start, end - start);
-    if (line.rfind("Wheel-Version:", 0) == 0) {
-      wheel_version = trim(line.substr(std::strlen("Wheel-Version:")));
-      break;
-    }
-    start = end + 1;
-  }
-  const std::string major = wheel_version.substr(0, wheel_version.find('.'));
-  if (major != "1") {
-    throw Error(describe(dist) + ": " + dist_info + "/WHEEL says " +
-                    (wheel_version.empty() ? std::string("no Wheel-Version") : "Wheel-Version " + wheel_version) +
-                    "; pip and uv install wheels of version 1.x only",
-                ExitCode::bad_input);
+  if (const std::string problem = wheel_version_problem(wheel_text); !problem.empty()) {
+    throw Error(describe(dist) + ": " + dist_info + "/WHEEL " + problem, ExitCode::bad_input);
   }
   std::string metadata_text;
   try {
@@ -237,91 +223,6 @@ std::string finish_unpack(const std::string& temp, const Distribution& dist, con
                                 {"source", dist.path}, {"kind", dist.kind == SourceKind::wheel ? "wheel" : "uv_archive"}};
   write_entry_file(temp + "/entry.json", entry.dump(1) + "\n");
   return dist_info;
-}
-
-// Return where finish_unpack put the wheel member `path`, relative to the entry's temp folder: a .data
-// part where an installer places it, everything else under site/; empty for a .data part it drops.
-std::string unpacked_place(const std::string& path, const std::string& data_dir, const std::string& name) {
-  if (path.rfind(data_dir + "/", 0) != 0) {
-    return "site/" + path;
-  }
-  const std::string rest = path.substr(data_dir.size() + 1);
-  const std::size_t slash = rest.find('/');
-  const std::string part = rest.substr(0, slash);
-  const std::string tail = slash == std::string::npos ? "" : rest.substr(slash + 1);
-  if (tail.empty()) {
-    return "";
-  }
-  if (part == "purelib" || part == "platlib") {
-    return "site/" + tail;
-  }
-  if (part == "scripts" || part == "data") {
-    return part + "/" + tail;
-  }
-  if (part == "headers") {
-    return "data/include/site/" + name + "/" + tail;
-  }
-  return "";
-}
-
-// Throw Error (bad input) naming the wheel when its files, unpacked under `temp` with their sha256 in
-// `hashes` (seal_files' lines), disagree with its RECORD (record_problems): a file changed, added or
-// removed after the wheel was built is not the build its name says. `members`: the archive's files.
-void check_record(const std::string& temp, const Distribution& dist, const std::string& dist_info,
-                  const std::vector<std::string>& members, const std::string& hashes) {
-  const std::string record = temp + "/site/" + dist_info + "/RECORD";
-  if (!path_is_file(record)) {
-    return;  // nothing to check against (finish_unpack has read METADATA, the part needed)
-  }
-  const std::string label = describe(dist) + ": " + dist_info + "/RECORD";
-  const std::vector<RecordRow> rows = parse_record(read_file(record), label);
-  std::map<std::string, std::string> sha256;  // by path below temp
-  for (std::size_t start = 0; start < hashes.size();) {
-    const std::size_t end = std::min(hashes.find('\n', start), hashes.size());
-    const std::size_t space = hashes.find(' ', start);
-    if (space < end) {
-      sha256[hashes.substr(space + 1, end - space - 1)] = hashes.substr(start, space - start);
-    }
-    start = end + 1;
-  }
-  const std::string data_dir = dist_info.substr(0, dist_info.size() - std::strlen(".dist-info")) + ".data";
-  std::map<std::string, std::string> member_at;
-  for (const std::string& member : members) {
-    const std::string place = unpacked_place(member, data_dir, dist.name);
-    if (!place.empty() && !member_at.emplace(place, member).second) {
-      throw Error(describe(dist) + ": " + member_at[place] + " and " + member + " would both be " + place,
-                  ExitCode::bad_input);
-    }
-  }
-  RecordLookup lookup;
-  lookup.digest_hex = [&](const std::string& path, const std::string& algorithm) -> std::optional<std::string> {
-    const std::string place = unpacked_place(path, data_dir, dist.name);
-    if (place.empty()) {
-      return std::nullopt;
-    }
-    if (algorithm == "sha256") {
-      const auto found = sha256.find(place);
-      return found == sha256.end() ? std::string("(none)") : found->second;
-    }
-    return file_digest_hex(temp + "/" + place, algorithm);
-  };
-  lookup.size = [&](const std::string& path) -> std::uint64_t {
-    struct stat st {};
-    const std::string place = unpacked_place(path, data_dir, dist.name);
-    return !place.empty() && ::stat((temp + "/" + place).c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
-  };
-  const std::vector<std::string> problems = record_problems(rows, dist_info, members, lookup);
-  if (!problems.empty()) {
-    std::string shown;
-    for (std::size_t i = 0; i < problems.size() && i < 3; ++i) {
-      shown += (i == 0 ? "" : "; ") + problems[i];
-    }
-    if (problems.size() > 3) {
-      shown += "; and " + std::to_string(problems.size() - 3) + " more";
-    }
-    throw Error(label + " does not match the wheel's files, so this is not the build it names (changed after "
-                "it was built?): " + shown, ExitCode::bad_input);
-  }
 }
 
 // Top-level names of an entry that are not its content: touched at each use, or written after.
@@ -535,7 +436,7 @@ StoreEntry Store::ensure(const Distribution& dist, const BeforeSeal& before_seal
         std::string hashes;
         seal_files(temp, "", hashes, dist.kind == SourceKind::wheel);
         if (dist.kind == SourceKind::wheel) {
-          check_record(temp, dist, dist_info, members, hashes);
+          detail::check_unpacked_record(temp, dist, dist_info, members, hashes);
         }
         write_entry_file(temp + "/hashes", hashes);
         write_entry_file(temp + "/identity", file_identity(temp, k_entry_skip, Pycache::include));

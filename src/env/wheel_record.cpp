@@ -1,10 +1,12 @@
 #include "env/wheel_record.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <set>
 
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 namespace envbisect {
 
@@ -98,18 +100,8 @@ bool is_signature_or_record(const std::string& path, const std::string& dist_inf
 std::vector<RecordRow> parse_record(std::string_view text, const std::string& label) {
   std::vector<RecordRow> rows;
   std::size_t number = 0;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) {
-      end = text.size();
-    }
-    std::string_view line = text.substr(start, end - start);
-    start = end + 1;
+  for (const std::string& line : lines_of(text)) {
     ++number;
-    if (!line.empty() && line.back() == '\r') {
-      line.remove_suffix(1);
-    }
     if (line.empty()) {
       continue;
     }
@@ -139,6 +131,21 @@ std::vector<RecordRow> parse_record(std::string_view text, const std::string& la
     rows.push_back(std::move(row));
   }
   return rows;
+}
+
+std::string wheel_version_problem(std::string_view text) {
+  std::string version;
+  for (const std::string& line : lines_of(text)) {
+    if (line.rfind("Wheel-Version:", 0) == 0) {
+      version = trim(line.substr(std::strlen("Wheel-Version:")));
+      break;
+    }
+  }
+  if (version.substr(0, version.find('.')) == "1") {
+    return "";
+  }
+  return "says " + (version.empty() ? std::string("no Wheel-Version") : "Wheel-Version " + version) +
+         "; pip and uv install wheels of version 1.x only";
 }
 
 std::string record_line(const std::string& path, const std::string& hash, const std::string& size) {

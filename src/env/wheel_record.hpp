@@ -30,6 +30,11 @@ std::vector<RecordRow> parse_record(std::string_view text, const std::string& la
 // it: a field holding a comma, a quote or a line break is quoted, its quotes doubled.
 std::string record_line(const std::string& path, const std::string& hash, const std::string& size);
 
+// Return why the WHEEL file `text` is not one pip and uv install, empty when it is: PEP 427 says an
+// installer must refuse a Wheel-Version of a major version it does not know (they know 1), and they
+// refuse one without the field. The reason reads after "WHEEL": "says Wheel-Version 2.0; ...".
+std::string wheel_version_problem(std::string_view text);
+
 // What the check below needs to know of a file the wheel unpacked, by its path in the archive.
 struct RecordLookup {
   // The file's digest by `algorithm` ("sha256", "sha384" or "sha512") as lower-case hex; nullopt when

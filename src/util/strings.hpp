@@ -43,6 +43,10 @@ std::string escape_control(std::string_view text);
 // not followed by two hex digits stays as it is. "torch-2.11.0%2Bcu128" -> "torch-2.11.0+cu128".
 std::string percent_decode(std::string_view text);
 
+// Return the lines of `text` split on '\n', a '\r' before it dropped; no last empty line for a
+// trailing '\n' ("a\r\n\nb" -> {"a", "", "b"}).
+std::vector<std::string> lines_of(std::string_view text);
+
 // Return the JSON pointer token escaped per RFC 6901 ("a/b" -> "a~1b").
 std::string pointer_token(std::string_view token);
 

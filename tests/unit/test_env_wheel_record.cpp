@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "util/error.hpp"
+#include "util/strings.hpp"
 
 using envbisect::parse_record;
 using envbisect::record_problems;
@@ -139,4 +140,19 @@ TEST_CASE("record_line quotes as Python's csv module does, and parse_record read
   CHECK(rows[0].hash == "sha256=" + k_x_b64);
   CHECK(rows[0].digest_hex == hex_of_x());
   CHECK(rows[1].path == "p/say \"hi\".py");
+}
+
+TEST_CASE("lines_of splits on newlines, drops a carriage return before one, keeps blank lines", "[env][record]") {
+  CHECK(envbisect::lines_of("a\r\n\nb") == std::vector<std::string>{"a", "", "b"});
+  CHECK(envbisect::lines_of("a\n") == std::vector<std::string>{"a"});
+  CHECK(envbisect::lines_of("").empty());
+}
+
+TEST_CASE("wheel_version_problem accepts 1.x and names any other Wheel-Version", "[env][record]") {
+  CHECK(envbisect::wheel_version_problem("Wheel-Version: 1.0\r\nRoot-Is-Purelib: true\r\n").empty());
+  CHECK(envbisect::wheel_version_problem("Root-Is-Purelib: true\nWheel-Version: 1.9\n").empty());
+  CHECK(envbisect::wheel_version_problem("Wheel-Version: 2.0\n") ==
+        "says Wheel-Version 2.0; pip and uv install wheels of version 1.x only");
+  CHECK(envbisect::wheel_version_problem("Root-Is-Purelib: true\n") ==
+        "says no Wheel-Version; pip and uv install wheels of version 1.x only");
 }
