@@ -8,7 +8,7 @@
 #   d8_every_row_within_goal: no | not ruled out   (no: X > G, so some row must be above its goal)
 #   d8_optimum_vs_bound: Y      (the optimum of the rows' ratios to their bounds, weighted equally:
 #                                their mean, a floor under the worst row of any strategy)
-# Usage: bench/optimum/run.sh [--smoke]   (about 12 minutes on 2 cores; BUILD=build dir, default build)
+# Usage: bench/optimum/run.sh [--smoke]   (about 45 minutes, most of it the second D = 8 tree; BUILD=build dir, default build)
 #   --smoke: the check and D = 6 only, a few seconds (CI: ctest bench_smoke.optimum).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
