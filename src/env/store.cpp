@@ -235,8 +235,10 @@ const std::set<std::string> k_env_skip = {"envbisect-built.json", "envbisect-ide
 // absolute target, or one whose ".." climbs out): linked into a candidate's environment, a benchmark
 // writing through it would write outside the environment and the store. uv unpacks wheels as plain
 // files, and a wheel's own link entries become files (unzip), so such a link in a uv archive was put
-// there by something else.
-void refuse_links_leaving(const std::string& root, const std::string& rel, const std::string& what) {
+// there by something else. Every file and link of the archive is appended to `files`, relative to
+// `root`: its members, for the RECORD check.
+void refuse_links_leaving(const std::string& root, const std::string& rel, const std::string& what,
+                          std::vector<std::string>& files) {
   const std::string dir = rel.empty() ? root : root + "/" + rel;
   for (const std::string& name : list_names(dir)) {
     const std::string child = rel.empty() ? name : rel + "/" + name;
@@ -245,9 +247,10 @@ void refuse_links_leaving(const std::string& root, const std::string& rel, const
       continue;
     }
     if (S_ISDIR(st.st_mode)) {
-      refuse_links_leaving(root, child, what);
+      refuse_links_leaving(root, child, what, files);
       continue;
     }
+    files.push_back(child);
     if (!S_ISLNK(st.st_mode)) {
       continue;
     }
@@ -427,7 +430,7 @@ StoreEntry Store::ensure(const Distribution& dist, const BeforeSeal& before_seal
         if (dist.kind == SourceKind::wheel) {
           members = extract_zip(dist.path, temp + "/site");
         } else {
-          refuse_links_leaving(dist.path, "", describe(dist));
+          refuse_links_leaving(dist.path, "", describe(dist), members);
           link_tree(dist.path, temp + "/site", TreeMode::link);
         }
         const std::string dist_info = finish_unpack(temp, dist, entry.id, before_seal);
@@ -435,9 +438,9 @@ StoreEntry Store::ensure(const Distribution& dist, const BeforeSeal& before_seal
         // their hashes for `store verify`, and their identity for the check at each reuse.
         std::string hashes;
         seal_files(temp, "", hashes, dist.kind == SourceKind::wheel);
-        if (dist.kind == SourceKind::wheel) {
-          detail::check_unpacked_record(temp, dist, dist_info, members, hashes);
-        }
+        // A uv archive too: uv links installed files to its cache's inodes, so a benchmark that wrote
+        // into a uv-installed environment changed the archive, whose RECORD still names the build.
+        detail::check_unpacked_record(temp, dist, dist_info, members, hashes);
         write_entry_file(temp + "/hashes", hashes);
         write_entry_file(temp + "/identity", file_identity(temp, k_entry_skip, Pycache::include));
         // One flush per entry: a crash that loses file data since changes sizes or times, and the

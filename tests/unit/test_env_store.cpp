@@ -15,6 +15,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <thread>
 #include <tuple>
@@ -343,6 +344,34 @@ TEST_CASE("a wheel whose dist-info folder names another distribution is bad inpu
   CHECK(store.ensure(*foo).dist_info == "foo-bar-1.0.dist-info");
 }
 
+TEST_CASE("a uv cache archive whose files changed after uv unpacked it is bad input, not the build it names", "[env_store]") {
+  // uv hard-links installed files to its cache's inodes, so a benchmark that wrote into a uv-installed
+  // environment changed the archive; its RECORD (the wheel's) still names the build.
+  TempDir dir("store");
+  const fs::path cache = dir.path / "uv-cache";
+  const fs::path archive = cache / "archive-v0" / "Xk2f9aQ1";
+  envbisect::extract_zip((wheelhouse() / "alpha-1.0+cu128-py3-none-any.whl").string(), archive.string());
+  const envbisect::WheelSources sources{{}, {cache.string()}};
+  auto alpha = envbisect::find_distribution(sources, "alpha", "1.0+cu128", "3.11");
+  REQUIRE(alpha);
+  envbisect::Store clean((dir.path / "clean-store").string());
+  CHECK_NOTHROW(clean.ensure(*alpha));  // as uv left it: the RECORD agrees
+  {
+    std::ofstream edit(archive / "alpha" / "__init__.py", std::ios::app);
+    edit << "SLOW = True\n";
+  }
+  envbisect::Store store((dir.path / "store").string());
+  try {
+    store.ensure(*alpha);
+    FAIL("used an archive whose files changed");
+  } catch (const envbisect::Error& e) {
+    CHECK(e.code() == envbisect::ExitCode::bad_input);
+    CHECK(std::string(e.what()).find("uv cache archive") != std::string::npos);
+    CHECK(std::string(e.what()).find("alpha/__init__.py") != std::string::npos);
+  }
+  CHECK(count_entries(dir.path / "store" / "v1" / "dists") == 0);
+}
+
 TEST_CASE("a uv cache archive holding a link that leaves it is bad input, not linked into a candidate", "[env_store]") {
   // uv unpacks wheels as plain files; a link to /etc or up out of the archive, recreated in a
   // candidate, would let its benchmark write outside the environment and the store.
@@ -356,7 +385,14 @@ TEST_CASE("a uv cache archive holding a link that leaves it is bad input, not li
   fs::create_symlink(fs::path("..") / "alpha" / "inner.py", archive / "alpha" / "up-and-back.py");
   auto alpha = envbisect::find_distribution(sources, "alpha", "1.0+cu128", "3.11");
   REQUIRE(alpha);
-  CHECK_NOTHROW(store.ensure(*alpha));
+  // Links that stay inside are not refused as links; they are files the wheel's RECORD does not list.
+  try {
+    store.ensure(*alpha);
+    FAIL("used an archive with files its RECORD does not list");
+  } catch (const envbisect::Error& e) {
+    CHECK(std::string(e.what()).find("holds a link") == std::string::npos);
+    CHECK(std::string(e.what()).find("does not match the wheel's files") != std::string::npos);
+  }
   for (const auto& [name, target] : {std::pair{"shared", fs::path(dir.path / "outside")},
                                      std::pair{"climb", fs::path("..") / ".." / "outside"}}) {
     INFO(name);
