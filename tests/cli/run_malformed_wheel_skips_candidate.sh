@@ -33,7 +33,9 @@ wheel("5.5", [], changed=True)
 wheel("6.0", [], slow=True)
 PY
 cat >"$T/bench.py" <<'PY'
-import json, os, p
+import json, os, p, time
+if os.path.exists(os.path.join(os.path.dirname(__file__), "slow-runs")):
+    time.sleep(0.3)  # the budgeted run below: its anchors alone take longer than its budget
 print(json.dumps({"m": (200.0 if p.SLOW else 1000.0) * (1 + os.getpid() % 7 / 100)}))
 PY
 echo '{"format": 1, "command": ["{python}", "{recipe_dir}/bench.py"], "metric": "m", "repeats": 3}' >"$T/recipe.json"
@@ -65,11 +67,15 @@ rc2=0
 
 # The same run stopped early (at its --budget, after the anchors) leaves the malformed versions to
 # `resume`: it builds them, skips them with their reasons and finishes the search (never exit 4).
+# Each run takes 0.3 s here, so the budget stops it on any machine before a malformed version is built
+# (with runs of a few milliseconds a quiet machine got past the anchors within the second).
+touch "$T/slow-runs"
 rc3=0
 "$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --wheels "$W" --store "$T/store2" \
   --no-probe --budget 1s --out "$T/run2" >"$T/out3.txt" 2>"$T/err3.txt" || rc3=$?
 [[ $rc3 -eq 1 ]] || { echo "expected the budget to stop the run (exit 1), got $rc3"; cat "$T/out3.txt" "$T/err3.txt"; exit 1; }
 not grep -q '"ok":false' "$T/run2/journal.jsonl"  # nothing malformed was built before the stop
+rm "$T/slow-runs"
 rc4=0
 "$ENVBISECT" resume "$T/run2" >"$T/resume2.txt" 2>"$T/resume2.err" || rc4=$?
 [[ $rc4 -eq 0 || $rc4 -eq 1 ]] || { echo "resume after the budget: expected exit 0 or 1, got $rc4"; cat "$T/resume2.err"; exit 1; }
