@@ -125,7 +125,6 @@ class Problem {
     }
   }
 
-  int deltas() const { return d_; }
   int full() const { return full_; }
   const std::vector<int>& causes() const { return cause_; }
   State root() const {
