@@ -1,6 +1,6 @@
 // Simulate whole bisections -- preflight, isolate() with verdicts from src/stats, anchor refreshes,
 // the re-check of the anchors before reporting -- on planted regressions, as `envbisect run` does them
-// (src/app/run.cpp), and count how often the outcome is right, and how often it is confidently wrong
+// (src/app/run/run.cpp), and count how often the outcome is right, and how often it is confidently wrong
 // (exit 0 with a wrong cause). Families: identical anchors (null), single causes, 2- and 3-way
 // interactions, two independent causes, two partial causes, small effects at low noise, slow
 // outliers, drift, a bimodal machine, an intermittent slowdown and a 40 % crash rate.
@@ -36,7 +36,7 @@ using envbisect::stats::Sample;
 using envbisect::stats::SampleSet;
 using envbisect::stats::VerdictPolicy;
 
-constexpr int k_anchor_refresh = 5;  // as src/app/run.cpp: one more anchor pair every 5 decisions
+constexpr int k_anchor_refresh = 5;  // as src/app/run/run.cpp: one more anchor pair every 5 decisions
 const char* const k_crash = "exit:1|RuntimeError: CUDA error: an illegal memory access";
 
 // One planted regression: how a candidate (a set of applied deltas) measures.

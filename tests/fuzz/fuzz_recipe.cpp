@@ -35,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const auto& [name, value] : recipe.env) {
     (void)envbisect::expand_placeholders(value, values, "/env/" + name);
   }
-  // The timeout becomes a positive number of milliseconds exactly as src/app/evaluate.cpp makes it
+  // The timeout becomes a positive number of milliseconds exactly as src/app/measure/evaluate.cpp makes it
   // (UBSan reports a float-to-integer overflow here; 0 would mean "no limit").
   const auto timeout = std::chrono::milliseconds(static_cast<long long>(recipe.timeout_s * 1000));
   if (timeout.count() <= 0 || recipe.repeats < 1 || recipe.repeats > 100 || recipe.command.empty() ||

@@ -1,4 +1,4 @@
-#include "app/axes.hpp"
+#include "app/run/plan/axes.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "app/diagnosis.hpp"
+#include "app/measure/diagnosis.hpp"
 
 using namespace envbisect;
 

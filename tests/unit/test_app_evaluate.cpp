@@ -1,4 +1,4 @@
-#include "app/evaluate.hpp"
+#include "app/measure/evaluate.hpp"
 
 #include <catch2/catch.hpp>
 

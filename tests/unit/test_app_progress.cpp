@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "app/progress.hpp"
+#include "app/measure/progress.hpp"
 
 using namespace envbisect;
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "app/progress.hpp"
+#include "app/measure/progress.hpp"
 
 using namespace envbisect;
 

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "app/restore_check.hpp"
+#include "app/inputs/restore_check.hpp"
 #include "core/state.hpp"
 #include "util/error.hpp"
 

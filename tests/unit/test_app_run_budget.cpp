@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "app/run_budget.hpp"
+#include "app/run/plan/budget.hpp"
 #include "util/error.hpp"
 
 namespace envbisect {

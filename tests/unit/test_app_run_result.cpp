@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "app/run_result.hpp"
+#include "app/run/result.hpp"
 
 #include <sstream>
 

@@ -1,4 +1,4 @@
-#include "app/locate.hpp"
+#include "app/commands/locate.hpp"
 #include "env/materialize.hpp"
 #include "env/store.hpp"
 #include "env/unzip.hpp"

@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include "app/evaluate.hpp"
-#include "app/runners.hpp"
+#include "app/measure/evaluate.hpp"
+#include "app/measure/runners.hpp"
 #include "exec/runner.hpp"
 #include "exec/slurm_array.hpp"
 #include "stats/samples.hpp"

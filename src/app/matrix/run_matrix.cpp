@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include "app/inputs.hpp"
+#include "app/inputs/load.hpp"
 #include "app/matrix/measure.hpp"
-#include "app/run.hpp"
+#include "app/run/run.hpp"
 #include "core/delta.hpp"
 #include "core/json_input.hpp"
 #include "core/version.hpp"

@@ -1,0 +1,89 @@
+#include "app/commands/state.hpp"
+
+#include <sys/stat.h>
+
+#include <ostream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/inputs/load.hpp"
+#include "capture/git_blob.hpp"
+#include "capture/lockfile.hpp"
+#include "core/marker.hpp"
+#include "core/state.hpp"
+#include "util/fs.hpp"
+
+namespace envbisect {
+
+ExitCode run_state_from(const StateFromOptions& options, std::ostream& out, std::ostream& err) {
+  // Decide the target first: a bad --python is an input error before any file is read.
+  const MarkerEnvironment target = linux_marker_environment(options.python, options.machine);
+  // -o naming the lock itself (or a link to it) would replace the lock with the state.
+  struct stat lock_stat {};
+  struct stat out_stat {};
+  if (!options.out_path.empty() && ::stat(options.lock_path.c_str(), &lock_stat) == 0 &&
+      ::stat(options.out_path.c_str(), &out_stat) == 0 && lock_stat.st_dev == out_stat.st_dev &&
+      lock_stat.st_ino == out_stat.st_ino) {
+    throw Error("--out: " + options.out_path + " is the lock file " + options.lock_path +
+                    " itself; writing the state there would replace the lock (give another file)",
+                ExitCode::bad_input);
+  }
+
+  // The lock's text: the file on disk, or the blob in the repository's history at --at.
+  std::string text;
+  std::string label = options.lock_path;
+  std::string commit;
+  if (options.at.empty()) {
+    text = read_input_file(options.lock_path);  // regular files only, size-capped
+  } else {
+    FileAtRevision at = read_file_at_revision(options.lock_path, options.at);
+    text = std::move(at.text);
+    commit = at.commit;
+    label = options.lock_path + " at " + options.at;
+  }
+
+  // Every exact build the lock names for this interpreter and platform.
+  const LockRead read = read_lock(lock_format_of(options.lock_path), text, label, target);
+  if (read.packages.empty()) {
+    throw Error(label + ": names no package for CPython " + options.python + " on Linux " + options.machine,
+                ExitCode::bad_input);
+  }
+
+  EnvState state;
+  state.name = options.name.empty() ? (options.at.empty() ? options.lock_path : options.at) : options.name;
+  state.description = "from " + label + (commit.empty() ? "" : " (commit " + commit + ")") + ", for CPython " +
+                      options.python + " on Linux " + options.machine;
+  state.python.version = target.variables.at("python_version");
+  for (const LockedPackage& package : read.packages) {
+    PackagePin pin;
+    pin.version = package.version;
+    if (!package.wheel.empty()) {
+      pin.wheel = package.wheel;
+    }
+    if (!package.sha256.empty()) {
+      pin.sha256 = package.sha256;
+    }
+    state.packages[package.name] = pin;
+  }
+  // The state must load back exactly as written; anything else is our bug, caught here.
+  const std::string json_text = state_to_json(state).dump(2) + "\n";
+  parse_state(json_text, label);
+
+  for (const std::string& note : read.notes) {
+    if (!options.quiet) {
+      err << "envbisect: " << note << "\n";
+    }
+  }
+  if (!options.quiet) {
+    err << "envbisect: " << read.packages.size() << " package" << (read.packages.size() == 1 ? "" : "s") << " from "
+        << label << (commit.empty() ? "" : " (commit " + commit + ")") << " for CPython " << options.python << "\n";
+  }
+  if (options.out_path.empty()) {
+    out << json_text;
+  } else {
+    write_file_atomic(options.out_path, json_text);
+  }
+  return ExitCode::ok;
+}
+
+}  // namespace envbisect

@@ -1,0 +1,390 @@
+#include "app/measure/evaluate.hpp"
+
+#include <utime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "app/measure/diagnosis.hpp"
+#include "app/measure/host_context.hpp"
+#include "app/measure/progress.hpp"
+#include "env/git_checkout.hpp"
+#include "env/store.hpp"
+#include "exec/runner.hpp"
+#include "store/journal.hpp"
+#include "util/error.hpp"
+#include "util/fs.hpp"
+#include "util/hash.hpp"
+#include "util/redact.hpp"
+#include "util/strings.hpp"
+
+namespace envbisect {
+
+using nlohmann::json;
+
+// A candidate environment that was built (or could not be).
+namespace {
+
+std::string short_hash(const std::string& hash) { return hash.substr(0, 16); }
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+json env_identity(const EnvState& state) {
+  json doc = state_to_json(state);
+  return {{"python", doc.value("python", json::object())}, {"packages", doc.value("packages", json::object())}};
+}
+
+// Return what the candidate's environment must hold, to be built into `env_dir`, logs in the run's
+// logs/build-HASH folder.
+VenvRequest venv_request(const Candidate& candidate, const RunSetup& setup, const std::string& env_dir) {
+  VenvRequest request;
+  request.python = candidate.state.python.interpreter.empty() ? "python3" : candidate.state.python.interpreter;
+  request.python_version = candidate.state.python.version;
+  for (const auto& [name, pin] : candidate.state.packages) {
+    request.packages[name] = pin.version;
+    request.pins[name] = WheelPin{pin.wheel.value_or(""), pin.sha256.value_or("")};
+  }
+  request.wheel_dirs = setup.wheel_dirs;
+  request.index_url = setup.index_url;
+  request.env_dir = env_dir;
+  request.log_dir = setup.run_dir + "/logs/build-" + short_hash(candidate.env_hash);
+  return request;
+}
+
+}  // namespace
+
+json attempt_to_json(const RunResult& result) {
+  json doc = {{"status", to_string(result.status)}, {"exit_code", result.exit_code}, {"signal", result.signal},
+              {"error_class", result.error_class}, {"wall_s", result.wall_seconds},
+              {"stdout", result.stdout_path}, {"stderr", result.stderr_path}};
+  doc["metric"] = result.metric ? json(*result.metric) : json(nullptr);
+  doc["checksum"] = result.checksum ? json(*result.checksum) : json(nullptr);
+  if (!result.cause.empty()) {
+    doc["cause"] = result.cause;
+    doc["diagnosis"] = result.diagnosis;
+  }
+  return doc;
+}
+
+RunResult attempt_from_json(const json& record) {
+  RunResult result;
+  std::string status = record.value("status", "failed");
+  result.status = status == "ok"        ? RunStatus::ok
+                  : status == "timeout" ? RunStatus::timeout
+                  : status == "skip"    ? RunStatus::skip
+                                        : RunStatus::failed;
+  result.exit_code = record.value("exit_code", -1);
+  result.signal = record.value("signal", 0);
+  result.error_class = record.value("error_class", "");
+  result.wall_seconds = record.value("wall_s", 0.0);
+  result.stdout_path = record.value("stdout", "");
+  result.stderr_path = record.value("stderr", "");
+  result.cause = record.value("cause", "");
+  result.diagnosis = record.value("diagnosis", "");
+  if (record.contains("metric") && record["metric"].is_number()) {
+    result.metric = record["metric"].get<double>();
+  }
+  if (record.contains("checksum") && record["checksum"].is_string()) {
+    result.checksum = record["checksum"].get<std::string>();
+  }
+  return result;
+}
+
+Evaluator::Evaluator(const RunSetup& setup, Runner& runner, Journal& journal, const std::vector<json>& previous)
+    : m_setup(setup), m_runner(runner), m_journal(journal) {
+  // A resumed run keeps every finished attempt of the same recipe: they are never rerun.
+  for (const json& record : previous) {
+    if (record.value("type", "") == "attempt" && record.value("recipe_hash", "") == setup.recipe_hash) {
+      m_attempts[record.value("candidate", "")].push_back(attempt_from_json(record));
+      ++m_attempts_reused;
+    }
+    // What building an environment cost, for a --budget: builds, not reuses of a built one.
+    if (record.value("type", "") == "build" && !record.contains("reused") && record.value("seconds", 0.0) > 0) {
+      m_build_seconds += record.value("seconds", 0.0);
+      ++m_builds;
+    }
+  }
+}
+
+Evaluator::~Evaluator() = default;
+
+Candidate Evaluator::candidate(const std::vector<std::size_t>& applied) const {
+  return candidate_for(apply_deltas(m_setup.good, m_setup.bad, m_setup.deltas, applied), applied);
+}
+
+Candidate Evaluator::candidate_for(EnvState state, const std::vector<std::size_t>& applied) const {
+  Candidate out;
+  out.applied = applied;
+  out.state = std::move(state);
+  out.state.name.clear();
+  out.state.description.clear();
+  json identity = state_to_json(out.state);
+  // Paths differ between machines; what makes a repo pin is its commit.
+  for (auto& [name, repo] : identity["repos"].items()) {
+    repo.erase("path");
+  }
+  out.hash = sha256_hex(identity.dump() + "\n" + m_setup.recipe_hash);
+  out.env_hash = sha256_hex(env_identity(out.state).dump());
+  return out;
+}
+
+const std::vector<RunResult>& Evaluator::attempts(const Candidate& candidate) { return m_attempts[candidate.hash]; }
+
+double Evaluator::mean_run_seconds() const {
+  double total = 0;
+  int count = 0;
+  for (const auto& [hash, results] : m_attempts) {
+    for (const RunResult& result : results) {
+      if (result.wall_seconds > 0) {  // an unbuildable candidate's skip attempt ran nothing
+        total += result.wall_seconds;
+        ++count;
+      }
+    }
+  }
+  return count == 0 ? 0.0 : total / count;
+}
+
+const std::vector<RunResult>& Evaluator::measure(const Candidate& candidate, int count) {
+  const std::lock_guard<std::recursive_mutex> lock(m_mutex);
+  std::vector<RunResult>& done = m_attempts[candidate.hash];
+  m_runs_asked[candidate.hash] = std::max(m_runs_asked[candidate.hash], count);
+  while (static_cast<int>(done.size()) < count) {
+    if (interrupt_requested()) {
+      throw Error("interrupted; `envbisect resume " + m_setup.run_dir + "` continues this run", ExitCode::interrupted);
+    }
+    if (m_setup.missing == MissingAttempt::refuse) {
+      throw Error("replay diverged: candidate " + short_hash(candidate.hash) + " needs attempt " +
+                      std::to_string(done.size()) + ", which the journal does not hold",
+                  ExitCode::inconclusive);
+    }
+    const Built& built = build(candidate);
+    RunResult result;
+    if (!built.venv.ok) {
+      // Untestable candidate: one skip attempt carries the reason; rerunning would not help.
+      result.status = RunStatus::skip;
+      result.error_class = "environment: " + built.venv.reason;
+      const Diagnosis diagnosis = diagnose_build(built.venv.reason);
+      result.cause = to_string(diagnosis.cause);
+      result.diagnosis = diagnosis.text;
+      count = static_cast<int>(done.size()) + 1;
+    } else {
+      result = run_attempt(candidate, built, static_cast<int>(done.size()));
+      ++m_attempts_run;
+    }
+    record(candidate, result);
+  }
+  return done;
+}
+
+void Evaluator::record(const Candidate& candidate, const RunResult& result) {
+  std::vector<RunResult>& done = m_attempts[candidate.hash];
+  json entry = attempt_to_json(result);
+  entry["type"] = "attempt";
+  entry["candidate"] = candidate.hash;
+  entry["applied"] = candidate.applied;
+  entry["env_hash"] = candidate.env_hash;
+  entry["recipe_hash"] = m_setup.recipe_hash;
+  entry["attempt"] = done.size();
+  entry["t"] = now_seconds();
+  // The exact command, its whole environment and folder: the report's reproduce section runs as is.
+  if (auto command = m_commands.find(candidate.hash + "/" + std::to_string(done.size())); command != m_commands.end()) {
+    entry.update(command->second);
+    m_commands.erase(command);
+  }
+  if (const std::optional<double> load = load_average()) {
+    entry["load1"] = *load;  // the machine's load as the attempt ended: a busy machine skews a verdict
+  }
+  m_journal.append(entry);
+  m_last_use[candidate.env_hash] = {{"candidate", candidate.hash}, {"attempt", done.size()}};
+  m_latest_attempt = m_last_use[candidate.env_hash];
+  done.push_back(result);
+}
+
+const Evaluator::Built& Evaluator::keep(const std::string& env_hash, std::unique_ptr<Built> built) {
+  auto [it, inserted] = m_built.emplace(env_hash, nullptr);
+  if (inserted) {
+    it->second = std::move(built);
+  } else {
+    *it->second = std::move(*built);  // a rebuild: same address, slots hold pointers to it
+  }
+  return *it->second;
+}
+
+json Evaluator::damage(const std::vector<std::string>& files, const std::string& env_hash) const {
+  // The last attempt that ran in the environment changed it, or one that ran elsewhere since wrote
+  // through a file the environments share (a store file hard-linked into both), or another run did.
+  const auto last = m_last_use.find(env_hash);
+  json found = {{"files", files}, {"after_attempt", last == m_last_use.end() ? json(nullptr) : last->second}};
+  if (!m_latest_attempt.is_null() && m_latest_attempt != found["after_attempt"]) {
+    found["latest_attempt"] = m_latest_attempt;
+  }
+  return found;
+}
+
+const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
+  // No candidate may change what another measures: before each use, an environment is compared
+  // with the identity of its files recorded when it was built, and rebuilt when they changed.
+  json damaged;
+  auto found = m_built.find(candidate.env_hash);
+  if (found != m_built.end()) {
+    const Built& cached = *found->second;
+    if (!cached.checked) {
+      return cached;
+    }
+    const std::vector<std::string> changes = environment_changes(cached.env_dir);
+    if (changes.empty()) {
+      return cached;
+    }
+    damaged = damage(changes, candidate.env_hash);
+    spdlog::warn("environment {} changed since it was built ({}); rebuilding it", short_hash(candidate.env_hash),
+                 join(changes, ", "));
+  }
+  auto built = std::make_unique<Built>();
+  if (m_remote_build && !candidate.state.python.use_as_is) {
+    return build_remotely(candidate, std::move(built));
+  }
+  built->env_dir = m_setup.run_dir + "/envs/" + short_hash(candidate.env_hash);
+  std::unique_ptr<FileLock> shared_env_lock;
+  if (m_setup.builder == Builder::store && !candidate.state.python.use_as_is) {
+    // Store-built environments are shared by every run on the machine, keyed by the content of what
+    // goes into them (a wheel rebuilt in place gives a new one); a lock makes a concurrent run wait
+    // rather than build twice.
+    std::string root = m_setup.store.store_dir.empty() ? default_store_dir() : m_setup.store.store_dir;
+    built->env_dir = root + "/envs/" + short_hash(environment_key(venv_request(candidate, m_setup, ""), m_setup.store));
+    make_dirs(root + "/envs");
+    shared_env_lock = std::make_unique<FileLock>(built->env_dir + ".lock", LockMode::exclusive, LockWait::yes);
+  }
+  std::string marker = built->env_dir + "/envbisect-built.json";
+  if (path_exists(marker) && damaged.is_null() && !candidate.state.python.use_as_is) {
+    // Built earlier (by this run, an earlier session of it, or another run): reuse it when intact.
+    json doc = json::parse(read_file(marker), nullptr, false);
+    const std::vector<std::string> changes = doc.is_discarded() ? std::vector<std::string>{} : environment_changes(built->env_dir);
+    if (!doc.is_discarded() && changes.empty()) {
+      // The marker's time is the environment's last use: `store gc` removes environments by it.
+      ::utime(marker.c_str(), nullptr);
+      built->venv.ok = doc.value("ok", false);
+      built->venv.reason = doc.value("reason", "");
+      built->venv.builder = doc.value("builder", "");
+      built->venv.python_path = doc.value("python", "");
+      built->venv.installed = doc.value("installed", std::map<std::string, std::string>{});
+      built->checked = true;
+      m_journal.append({{"type", "build"}, {"env_hash", candidate.env_hash}, {"ok", built->venv.ok},
+                        {"builder", built->venv.builder}, {"python", built->venv.python_path},
+                        {"installed", built->venv.installed}, {"reused", built->env_dir}, {"seconds", 0.0},
+                        {"t", now_seconds()}});
+      if (m_progress != nullptr) {
+        m_progress->built(candidate.env_hash, built->venv.ok, true, 0.0);
+      }
+      return keep(candidate.env_hash, std::move(built));
+    }
+    // Built before identities were recorded: rebuilt without blaming anyone.
+    if (!doc.is_discarded() && changes != std::vector<std::string>{"envbisect-identity"}) {
+      damaged = damage(changes, candidate.env_hash);
+      spdlog::warn("environment {} changed since it was built ({}); rebuilding it", short_hash(candidate.env_hash),
+                   join(changes, ", "));
+    }
+  }
+  if (candidate.state.python.use_as_is) {
+    // "venv": "none": the interpreter as it is (a system torch on a GPU box), nothing built; its
+    // version is checked as a build checks it (a state saying 2.7 measured on 3.11 names no cause).
+    built->env_dir = parent_dir(parent_dir(candidate.state.python.interpreter));
+    built->venv.builder = "none";
+    built->venv.python_path = candidate.state.python.interpreter;
+    if (!candidate.state.python.version.empty()) {
+      built->venv.reason = interpreter_problem(m_runner, candidate.state.python.interpreter,
+                                               candidate.state.python.version,
+                                               m_setup.run_dir + "/logs/build-" + short_hash(candidate.env_hash));
+    }
+    built->venv.ok = built->venv.reason.empty();
+    return keep(candidate.env_hash, std::move(built));
+  }
+  remove_tree(built->env_dir);
+  VenvRequest request = venv_request(candidate, m_setup, built->env_dir);
+  spdlog::info("building environment {} ({} packages)", short_hash(candidate.env_hash), request.packages.size());
+  if (m_progress != nullptr) {
+    m_progress->building(candidate.env_hash);
+  }
+  double start = now_seconds();
+  // Hard links into the content-addressed store: each wheel is unpacked once across all runs. The
+  // installer (uv or pip) is the fallback a user can choose, e.g. to reach a package index.
+  try {
+    built->venv = m_setup.builder == Builder::store ? materialize_venv(m_runner, request, m_setup.store)
+                                                    : build_venv(m_runner, request);
+  } catch (const Error& e) {
+    // A wheel that cannot be built into an environment (bad input, not a harness failure) makes
+    // this one candidate untestable; the search goes on.
+    if (e.code() != ExitCode::bad_input) {
+      throw;
+    }
+    remove_tree(built->env_dir);
+    built->venv = VenvResult{};
+    built->venv.builder = m_setup.builder == Builder::store ? "store" : "installer";
+    built->venv.reason = e.what();
+  }
+  if (built->venv.ok) {
+    record_environment_identity(built->env_dir);
+    built->checked = true;
+  }
+  json record = {{"type", "build"}, {"env_hash", candidate.env_hash}, {"ok", built->venv.ok},
+                 {"reason", built->venv.reason}, {"builder", built->venv.builder},
+                 {"python", built->venv.python_path}, {"installed", built->venv.installed},
+                 {"logs", built->venv.log_paths}, {"seconds", now_seconds() - start}, {"t", now_seconds()}};
+  if (!damaged.is_null()) {
+    record["damaged"] = damaged;
+  }
+  // Two distributions shipping one file: the environment holds only the later one's copy.
+  if (!built->venv.warnings.empty()) {
+    record["warnings"] = built->venv.warnings;
+    for (const std::string& warning : built->venv.warnings) {
+      spdlog::warn("environment {}: {}", short_hash(candidate.env_hash), warning);
+    }
+  }
+  m_journal.append(record);
+  m_build_seconds += record["seconds"].get<double>();
+  ++m_builds;
+  if (m_progress != nullptr) {
+    m_progress->built(candidate.env_hash, built->venv.ok, false, record["seconds"].get<double>());
+  }
+  if (built->venv.ok) {
+    write_file_atomic(marker, record.dump());
+  } else {
+    spdlog::warn("environment {} cannot be built: {}", short_hash(candidate.env_hash), built->venv.reason);
+  }
+  return keep(candidate.env_hash, std::move(built));
+}
+
+const Evaluator::Built& Evaluator::build_remotely(const Candidate& candidate, std::unique_ptr<Built> built) {
+  // Named like a store-built environment here; it exists only on the remote side, where it is shared
+  // by every run staged to the same root (the remote builder locks and reuses it).
+  std::string root = m_setup.store.store_dir.empty() ? default_store_dir() : m_setup.store.store_dir;
+  json sources = {{"wheels", m_setup.wheel_dirs}, {"uv", m_setup.store.uv_cache_dirs},
+                  {"builder", m_setup.builder == Builder::store ? "store" : "installer"}};
+  built->env_dir = root + "/envs/" + short_hash(sha256_hex(candidate.env_hash + sources.dump()));
+  BuildEnvRequest request;
+  request.venv = venv_request(candidate, m_setup, built->env_dir);
+  request.builder = m_setup.builder == Builder::store ? "store" : "installer";
+  request.store = m_setup.store;
+  spdlog::info("building environment {} on the remote side ({} packages)", short_hash(candidate.env_hash),
+               request.venv.packages.size());
+  double start = now_seconds();
+  RemoteBuild remote = m_remote_build(request);
+  built->venv = remote.venv;
+  m_journal.append({{"type", "build"}, {"env_hash", candidate.env_hash}, {"ok", built->venv.ok},
+                    {"reason", built->venv.reason}, {"builder", built->venv.builder},
+                    {"python", built->venv.python_path}, {"installed", built->venv.installed},
+                    {"logs", built->venv.log_paths}, {"remote", true}, {"remote_reused", remote.reused},
+                    {"seconds", now_seconds() - start}, {"t", now_seconds()}});
+  if (!built->venv.ok) {
+    spdlog::warn("environment {} cannot be built: {}", short_hash(candidate.env_hash), built->venv.reason);
+  }
+  return keep(candidate.env_hash, std::move(built));
+}
+
+}  // namespace envbisect

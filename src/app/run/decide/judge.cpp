@@ -1,0 +1,276 @@
+#include "app/run/decide/judge.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+
+#include "app/measure/progress.hpp"
+#include "stats/effect.hpp"
+#include "stats/pass_fail.hpp"
+#include "stats/quantity.hpp"
+#include "stats/replicate.hpp"
+#include "store/journal.hpp"
+
+namespace envbisect {
+
+using nlohmann::json;
+
+namespace {
+
+// Decisions between two extra runs of each anchor.
+constexpr int k_anchor_refresh = 5;
+
+}  // namespace
+
+Judge::Judge(Evaluator& evaluator, Journal& journal, Progress& progress, JudgeOptions options, Candidate good,
+             Candidate bad)
+    : m_evaluator(evaluator), m_journal(journal), m_progress(progress), m_options(std::move(options)),
+      m_good(std::move(good)), m_bad(std::move(bad)), m_one_run(m_options.pass_fail), m_budget(m_options.budget_s) {}
+
+bool Judge::see_affordable(const Candidate& candidate, int runs) {
+  if (!affordable(candidate, runs)) {
+    return false;
+  }
+  see(candidate, runs);
+  return true;
+}
+
+bool Judge::affordable(const Candidate& candidate, int runs) {
+  if (stop_reached()) {
+    m_budget_spent = true;
+    return false;
+  }
+  const int held = static_cast<int>(m_evaluator.attempts(candidate).size());
+  if (!m_budget.limited() || runs <= held) {
+    return true;  // runs the journal already holds cost nothing
+  }
+  const double build = m_evaluator.has_environment(candidate) ? 0.0 : m_evaluator.mean_build_seconds();
+  const double cost = build + (runs - held) * m_evaluator.mean_run_seconds();
+  if (m_budget.fits(cost)) {
+    return true;
+  }
+  m_budget_spent = true;
+  std::cout << "budget: " << duration_text(m_budget.elapsed()) << " of " << duration_text(m_budget.seconds())
+            << " spent; the next step (" << runs - held << (runs - held == 1 ? " run" : " runs")
+            << (build > 0 ? " and a build" : "") << ", about " << duration_text(cost)
+            << ") would pass it: no more runs in this session\n"
+            << std::flush;
+  m_journal.append({{"type", "budget"}, {"budget_s", m_budget.seconds()}, {"elapsed_s", m_budget.elapsed()},
+                    {"next_cost_s", cost}, {"decisions", m_decisions}});
+  return false;
+}
+
+void Judge::see(const Candidate& candidate, int count) {
+  const std::vector<RunResult>& done = m_evaluator.measure(candidate, count);
+  std::size_t& seen = m_in_view[candidate.hash];
+  seen = std::max(seen, std::min(done.size(), static_cast<std::size_t>(std::max(count, 0))));
+}
+
+int Judge::seen_runs(const Candidate& candidate) { return static_cast<int>(m_in_view[candidate.hash]); }
+
+void Judge::measure_anchors(int runs) {
+  if (m_options.slots > 1 && m_anchor_runs < runs) {
+    // With several slots both anchors' runs go side by side, still interleaved attempt by attempt.
+    m_anchor_runs = runs;
+    m_evaluator.measure_all({m_good, m_bad}, m_anchor_runs, m_options.slots);
+  }
+  while (m_anchor_runs < runs) {
+    ++m_anchor_runs;
+    see(m_good, m_anchor_runs);
+    see(m_bad, m_anchor_runs);
+  }
+  see(m_good, m_anchor_runs);
+  see(m_bad, m_anchor_runs);
+}
+
+stats::SampleSet Judge::samples(const Candidate& candidate) {
+  stats::SampleSet set;
+  const std::vector<RunResult>& attempts = m_evaluator.attempts(candidate);
+  const std::size_t seen = std::min(attempts.size(), m_in_view[candidate.hash]);
+  for (std::size_t i = 0; i < seen; ++i) {
+    set.samples.push_back(m_options.pass_fail ? stats::to_pass_fail_sample(attempts[i])
+                                              : stats::to_sample(attempts[i]));
+  }
+  return set;
+}
+
+stats::Preflight Judge::judge_anchors(bool by_exit_status) {
+  if (!by_exit_status) {
+    return stats::preflight(samples(m_good), samples(m_bad), m_options.policy);
+  }
+  // Each good run passes, each bad one fails.
+  const stats::PassFailAnchors checked = stats::pass_fail_anchors(samples(m_good), samples(m_bad));
+  stats::Preflight p;
+  p.distinguishable = checked.distinguishable;
+  p.by_failure = true;
+  p.message = checked.message;
+  return p;
+}
+
+std::optional<stats::Assessment> Judge::assess_until_decided(const Candidate& candidate, const std::string& label) {
+  const stats::VerdictPolicy& policy = m_options.policy;
+  // One run judges a pass/fail candidate (--repeats of them with --deterministic, which must agree);
+  // otherwise run it until the statistics decide.
+  const int first = m_one_run && !m_options.pass_fail ? 1 : policy.min_runs;
+  if (!see_affordable(candidate, first)) {
+    return std::nullopt;
+  }
+  stats::Assessment assessment = m_one_run ? stats::assess_pass_fail(samples(candidate))
+                                           : stats::assess(samples(candidate), samples(m_good), samples(m_bad), policy);
+  const bool detected = m_one_run && !m_options.pass_fail;  // one-run mode envbisect chose, not declared
+  if (detected && assessment.decided && assessment.verdict == Verdict::bad) {
+    // A failure no bad anchor run showed (a hang where the anchor crashed, a broken mix's ImportError)
+    // may not be the regression: this candidate alone is judged as statistics judge failures, by
+    // their signatures, on policy.min_runs runs or more (skip when most are unlike either anchor).
+    if (const std::string unlike = stats::unlike_bad_anchor(samples(candidate), samples(m_bad)); !unlike.empty()) {
+      std::cout << label << " failed unlike any bad anchor run (" << unlike << "): its exit status alone cannot call it "
+                << "bad; judged on " << policy.min_runs << " or more runs by their failures\n";
+      for (int runs = std::max(seen_runs(candidate), policy.min_runs);; ++runs) {
+        if (!see_affordable(candidate, runs)) {
+          return std::nullopt;
+        }
+        assessment = stats::assess_pass_fail(samples(candidate));
+        if (assessment.verdict != Verdict::bad) {
+          break;  // a run passed: the runs disagree (below)
+        }
+        assessment = stats::assess(samples(candidate), samples(m_good), samples(m_bad), policy);
+        if (assessment.decided) {
+          return assessment;
+        }
+      }
+    }
+  }
+  if (detected && assessment.decided && assessment.verdict == Verdict::unstable) {
+    // The anchors only looked deterministic: a candidate whose runs disagree (a race that bites in
+    // some runs) shows the test is not. Statistical verdicts from here on; the search starts again on
+    // them, keeping every run made so far.
+    m_one_run = false;
+    m_fell_back = true;
+    std::cout << "runs of " << label << " disagreed: the test is not deterministic after all; statistical "
+                                        "verdicts from here on, and the search starts again on them\n";
+    m_journal.append({{"type", "mode"}, {"mode", "metric"}, {"why", label + ": its runs disagreed"}});
+    if (!see_affordable(candidate, std::max(seen_runs(candidate), policy.min_runs))) {
+      return std::nullopt;
+    }
+    assessment = stats::assess(samples(candidate), samples(m_good), samples(m_bad), policy);
+  }
+  while (!assessment.decided) {
+    if (!see_affordable(candidate, seen_runs(candidate) + 1)) {
+      return std::nullopt;
+    }
+    assessment = stats::assess(samples(candidate), samples(m_good), samples(m_bad), policy);
+  }
+  return assessment;
+}
+
+std::optional<stats::Assessment> Judge::replicate(const Candidate& candidate, stats::Assessment assessment,
+                                                  int& replicated) {
+  // Intermediate against anchor runs made minutes ago is also what drift looks like: replicate it in
+  // rounds beside fresh anchor runs, judged against those alone (stats/replicate.hpp).
+  const bool is_anchor = candidate.hash == m_good.hash || candidate.hash == m_bad.hash;
+  if (m_one_run || m_options.pass_fail || is_anchor || assessment.verdict != Verdict::intermediate) {
+    return assessment;
+  }
+  // A round is a run of the candidate and of each anchor; up to twice its first runs of rounds.
+  if (!affordable(candidate, seen_runs(candidate) + 2 * m_options.policy.min_runs) ||
+      !m_budget.fits(3 * 2 * m_options.policy.min_runs * m_evaluator.mean_run_seconds())) {
+    m_budget_spent = true;
+    return std::nullopt;
+  }
+  const int from_candidate = seen_runs(candidate);
+  const int from_good = seen_runs(m_good);
+  const int from_bad = seen_runs(m_bad);
+  auto since = [&](const Candidate& of, int from) {
+    stats::SampleSet set = samples(of);
+    set.samples.erase(set.samples.begin(), set.samples.begin() + std::min<std::ptrdiff_t>(from, set.samples.size()));
+    return set;
+  };
+  const stats::SampleSet earlier_good = samples(m_good);
+  const stats::SampleSet earlier_bad = samples(m_bad);
+  const stats::Assessment fresh = stats::replicate_intermediate(
+      [&] {
+        see(candidate, seen_runs(candidate) + 1);
+        measure_anchors(m_anchor_runs + 1);
+        return stats::Rounds{since(candidate, from_candidate), since(m_good, from_good), since(m_bad, from_bad)};
+      },
+      m_options.policy, &replicated, &earlier_good, &earlier_bad);
+  m_replicated[candidate.hash] = fresh;
+  return fresh;
+}
+
+void Judge::note_stale(const std::string& stale) {
+  std::cout << "judged on all " << m_anchor_runs << " runs of each anchor, the verdict on " << stale
+            << " no longer holds: the search asks its questions again\n";
+  m_journal.append({{"type", "rejudge"}, {"stale", stale}, {"anchor_runs", m_anchor_runs}});
+  m_progress.search_again();
+}
+
+void Judge::record_decision(const Candidate& candidate, const std::string& stage, const std::string& label,
+                            const stats::Assessment& assessment, int replicated) {
+  ++m_decisions;
+  std::vector<double> metrics = samples(candidate).metrics();
+  const double cv = stats::coefficient_of_variation(metrics);
+  const bool noisy = !m_one_run && cv > stats::k_noisy_cv;
+  json decision = {{"type", "decision"}, {"n", m_decisions}, {"stage", stage}, {"label", label},
+                   {"applied", candidate.applied}, {"candidate", candidate.hash},
+                   {"verdict", to_string(assessment.verdict)}, {"runs", seen_runs(candidate)},
+                   {"median", stats::median(metrics)}, {"reason", assessment.reason},
+                   {"p_vs_good", assessment.p_vs_good}, {"p_vs_bad", assessment.p_vs_bad},
+                   {"position", assessment.position}, {"different_failure", assessment.different_failure},
+                   {"checksum_mismatch", assessment.checksum_mismatch}, {"cv", cv}, {"noisy", noisy}};
+  if (replicated > 0) {
+    decision["replicated_rounds"] = replicated;  // first intermediate on pooled anchors, then this
+  }
+  m_journal.append(decision);
+  m_verdict_log.push_back(decision);
+  const int runs = seen_runs(candidate);
+  m_progress.decision(m_decisions, std::string(to_string(assessment.verdict)), label, runs);
+  std::cout << "  " << to_string(assessment.verdict) << "  " << label << "  (" << runs << (runs == 1 ? " run" : " runs");
+  if (m_options.explain) {
+    std::cout << ": " << assessment.reason;
+  }
+  std::cout << ")";
+  if (noisy) {
+    std::cout << "  noisy: CV " << std::lround(cv * 1000) / 10.0 << " % > " << stats::k_noisy_cv * 100 << " %";
+  }
+  std::cout << "\n" << std::flush;
+}
+
+Verdict Judge::decide(const Candidate& candidate, const std::string& stage, const std::string& label) {
+  // Past the budget a question is answered skip, unmeasured and unjournaled: the search winds down
+  // and the run reports what it knows (result "outcome": "budget").
+  if (m_budget_spent) {
+    return Verdict::skip;
+  }
+  m_progress.phase(stage);
+  m_progress.label(candidate.hash, label);
+  // A candidate replicated beside fresh anchor runs keeps that verdict for the rest of the run: asked
+  // again (a later stage, a re-check, the search's next pass) it is neither re-measured nor judged
+  // again on the pooled runs, which would replicate it once more at three runs a round, or let its
+  // verdict differ between stages (the re-judge on all anchor runs leaves it alone too).
+  if (const auto kept = m_replicated.find(candidate.hash); kept != m_replicated.end()) {
+    stats::Assessment assessment = kept->second;
+    assessment.reason = "as replicated earlier: " + assessment.reason;
+    record_decision(candidate, stage, label, assessment, 0);
+    return assessment.verdict;
+  }
+  std::optional<stats::Assessment> decided = assess_until_decided(candidate, label);
+  if (!decided) {
+    return Verdict::skip;
+  }
+  int replicated = 0;
+  const std::optional<stats::Assessment> replicated_assessment = replicate(candidate, *decided, replicated);
+  if (!replicated_assessment) {
+    return Verdict::skip;
+  }
+  const stats::Assessment& assessment = *replicated_assessment;
+  record_decision(candidate, stage, label, assessment, replicated);
+  // Every few decisions the anchors run once more, to catch drift on a shared machine.
+  if (!m_one_run && m_decisions % k_anchor_refresh == 0 && m_anchor_runs < m_options.policy.max_anchor_runs &&
+      m_budget.fits(2 * m_evaluator.mean_run_seconds())) {
+    measure_anchors(m_anchor_runs + 1);
+  }
+  return assessment.verdict;
+}
+
+}  // namespace envbisect

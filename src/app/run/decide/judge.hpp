@@ -1,0 +1,142 @@
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/measure/evaluate.hpp"
+#include "app/run/plan/budget.hpp"
+#include "core/outcome.hpp"
+#include "stats/samples.hpp"
+#include "stats/verdict.hpp"
+
+namespace envbisect {
+
+class Journal;
+class Progress;
+
+// How a run's judge works: the verdict rules, whether runs are read by exit status alone, how many
+// candidates run at once, and whether verdicts print their reasoning.
+struct JudgeOptions {
+  stats::VerdictPolicy policy;
+  bool pass_fail = false;  // the recipe (or --deterministic) says the exit status is the whole result
+  bool explain = false;    // print each verdict's reasoning
+  int slots = 1;           // candidates measured at once
+  double budget_s = 0;     // --budget: wall seconds this session may spend; 0: no limit
+  int stop_after_decisions = -1;  // a replay of a session its budget stopped: stop where it stopped
+};
+
+// Turns a run's measured attempts into verdicts: measures the anchors and each candidate until the
+// statistics decide, journals every decision, and keeps the anchors fresh during a search. Every
+// stage of a run (search, refinement, probes, verification) decides its candidates through one judge.
+class Judge {
+public:
+  // Judge candidates against the `good` and `bad` anchors, measuring through `evaluator`.
+  Judge(Evaluator& evaluator, Journal& journal, Progress& progress, JudgeOptions options, Candidate good,
+        Candidate bad);
+
+  // Make sure the candidate has at least `count` runs and bring them into view of its verdicts.
+  void see(const Candidate& candidate, int count);
+
+  // Return the runs of the candidate that verdicts have seen so far in this session.
+  int seen_runs(const Candidate& candidate);
+
+  // Bring both anchors to `runs` runs each, interleaved (side by side with several slots).
+  void measure_anchors(int runs);
+
+  // Return the candidate's samples in view, read as the mode reads runs (pass/fail: exit status alone).
+  stats::SampleSet samples(const Candidate& candidate);
+
+  // Judge the anchors on every run in view: statistically, or by exit status when `by_exit_status`.
+  stats::Preflight judge_anchors(bool by_exit_status);
+
+  // Measure the candidate until the statistics decide, journal and print the decision (labelled with
+  // the search stage and a label a reader understands) and return its verdict.
+  Verdict decide(const Candidate& candidate, const std::string& stage, const std::string& label);
+
+  // Judge one run per candidate from here on (anchors that look deterministic), or not.
+  void set_one_run(bool one_run) { m_one_run = one_run; }
+
+  // Return whether `runs` runs of the candidate fit in the budget: the runs it does not hold yet at the
+  // mean run time so far, plus a build at the mean build time when its environment is not ready. When
+  // they do not, the budget is spent from here on: print why, once, and return false.
+  bool affordable(const Candidate& candidate, int runs);
+
+  // Bring the candidate to `runs` runs (see()) when they are affordable(); return whether they were.
+  bool see_affordable(const Candidate& candidate, int runs);
+
+  // Return whether the budget stopped the run: decide() answers skip without measuring or journaling.
+  bool budget_spent() const { return m_budget_spent; }
+
+  // Return whether the next step would stop at the budget (or where a replayed session stopped).
+  bool stop_reached() const {
+    return m_budget_spent || (m_options.stop_after_decisions >= 0 && m_decisions >= m_options.stop_after_decisions);
+  }
+
+  // Return the budget this session runs under.
+  const Budget& budget() const { return m_budget; }
+
+  // Return whether one run per candidate decides it (pass/fail, or deterministic-looking anchors).
+  bool one_run() const { return m_one_run; }
+
+  // Return whether the recipe or --deterministic declared the exit status the whole result.
+  bool declared_pass_fail() const { return m_options.pass_fail; }
+
+  // Return whether a candidate's runs disagreed after the anchors looked deterministic: the search
+  // must ask its questions again on statistical verdicts.
+  bool fell_back() const { return m_fell_back; }
+
+  // Return the decisions made so far (every stage).
+  int decisions() const { return m_decisions; }
+
+  // Return every decision journaled so far, in order.
+  const std::vector<nlohmann::json>& verdict_log() const { return m_verdict_log; }
+
+  // Return the runs of each anchor measured so far.
+  int anchor_runs() const { return m_anchor_runs; }
+
+  // Return whether the candidate's intermediate verdict was replicated beside fresh anchor runs: its
+  // verdict then rests on those, not on the pooled anchor runs.
+  bool replicated(const std::string& hash) const { return m_replicated.count(hash) > 0; }
+  // Return the verdict rules this judge applies.
+  const stats::VerdictPolicy& policy() const { return m_options.policy; }
+  // Say (terminal and journal) that a verdict no longer holds on all anchor runs, and the search
+  // asks its questions again.
+  void note_stale(const std::string& stale);
+  // Return the good anchor's candidate.
+  const Candidate& good() const { return m_good; }
+
+  // Return the bad anchor's candidate.
+  const Candidate& bad() const { return m_bad; }
+
+private:
+  std::optional<stats::Assessment> assess_until_decided(const Candidate& candidate, const std::string& label);
+  std::optional<stats::Assessment> replicate(const Candidate& candidate, stats::Assessment assessment, int& replicated);
+  void record_decision(const Candidate& candidate, const std::string& stage, const std::string& label,
+                       const stats::Assessment& assessment, int replicated);
+
+  Evaluator& m_evaluator;
+  Journal& m_journal;
+  Progress& m_progress;
+  JudgeOptions m_options;
+  Candidate m_good;
+  Candidate m_bad;
+  // The runs of each candidate (by hash) that verdicts have seen so far in this session: a resumed or
+  // replayed run meets the journal's attempts in the order the first session did, not all at once.
+  std::map<std::string, std::size_t> m_in_view;
+  int m_anchor_runs = 0;
+  bool m_one_run = false;
+  bool m_fell_back = false;
+  int m_decisions = 0;
+  std::vector<nlohmann::json> m_verdict_log;
+  Budget m_budget;
+  bool m_budget_spent = false;
+  // Candidates whose intermediate verdict was replicated beside fresh anchor runs, with what that
+  // decided: it stands for the rest of the run (decide() returns it without new runs).
+  std::map<std::string, stats::Assessment> m_replicated;
+};
+
+}  // namespace envbisect

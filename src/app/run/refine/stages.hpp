@@ -1,0 +1,65 @@
+#pragma once
+
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/run/plan/axes.hpp"
+#include "app/measure/evaluate.hpp"
+#include "core/delta.hpp"
+#include "core/outcome.hpp"
+#include "core/state.hpp"
+#include "search/isolate.hpp"
+
+namespace envbisect {
+
+class Journal;
+
+// Decides one candidate: measures it until the statistics decide, journals the decision (labelled
+// with the search stage and a label a reader understands) and returns its verdict.
+using DecideCandidate = std::function<Verdict(const Candidate&, const std::string& stage, const std::string& label)>;
+
+// What the stages after isolation work with: the run's differences, its evaluator and journal, how a
+// candidate is decided, and how many candidates may be measured at once.
+struct StageContext {
+  const std::vector<Delta>& deltas;
+  Evaluator& evaluator;
+  Journal& journal;
+  const DecideCandidate& decide;
+  const std::vector<nlohmann::json>& decisions;  // every decision journaled so far; decide appends one
+  int slots = 1;      // candidates measured at once (their first runs side by side)
+  int min_runs = 1;   // first runs of each candidate
+  std::function<bool()> stopped;  // true once the budget or a stop ended measuring: skips then mean "not run"
+};
+
+// Refine each culprit of `cause` that has an ordered axis (versions, commits, thread counts) inside
+// that axis, the other culprits held at their bad values (`cause_state`): a bisection, k points a round
+// with k slots. Journal and return one entry per refined axis ({delta, kind, points, found, last_good,
+// first_bad, evaluations, note}); print one line per axis and one per first bad point.
+nlohmann::json refine_cause(const StageContext& context, const std::vector<Axis>& axes, const DeltaSet& cause,
+                            const EnvState& cause_state);
+
+// Runs a candidate again (once more, or for a good side until it has `runs` runs) and returns the
+// verdict of all its runs together (a pass/fail re-run).
+using RerunCandidate = std::function<Verdict(const Candidate&, const std::string& label, int runs)>;
+
+// Verify a pass/fail answer by running again each of the two candidates it rests on: the last good
+// and the first bad point of the first refined axis, else bad minus the causes and good plus the
+// cause. The bad side gets one more run; the good side one more, or, with `good_runs` > 0 (one-run
+// mode chosen because the anchors looked deterministic), runs until it has passed as many as the good
+// anchor did, and bad minus the causes is then held to that count too. Return {checks: [{label,
+// expected, verdict}], ok, of, good_runs} (ok: each came back as expected; of: "refinement" or
+// "causes", which pair was run); print one line per check.
+nlohmann::json verify_boundary(const StageContext& context, const std::vector<Axis>& axes, const Isolation& isolation,
+                               const nlohmann::json& refinements, const EnvState& cause_state,
+                               const RerunCandidate& rerun, int good_runs);
+
+// Print the end of a run: the cause and its verification (or why none was isolated), where it bites
+// inside its axes and across the probes.
+void print_outcome(std::ostream& out, const std::vector<Delta>& deltas, const Isolation& isolation,
+                   const nlohmann::json& refinements, const nlohmann::json& probes);
+
+}  // namespace envbisect

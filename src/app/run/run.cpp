@@ -1,0 +1,573 @@
+#include "app/run/run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <iostream>
+#include <map>
+#include <numeric>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "app/measure/diagnosis.hpp"
+#include "app/measure/evaluate.hpp"
+#include "app/measure/progress.hpp"
+#include "app/measure/host_context.hpp"
+#include "app/run/plan/estimate.hpp"
+#include "app/commands/report.hpp"
+#include "app/inputs/load.hpp"
+#include "app/remote/remote_build.hpp"
+#include "app/inputs/restore_check.hpp"
+#include "app/run/execute.hpp"
+#include "app/run/guard.hpp"
+#include "app/run/decide/hold.hpp"
+#include "app/run/decide/judge.hpp"
+#include "app/run/plan/budget.hpp"
+#include "app/run/plan/plan.hpp"
+#include "app/run/refine/probes.hpp"
+#include "app/run/result.hpp"
+#include "app/run/refine/stages.hpp"
+#include "core/delta.hpp"
+#include "env/store.hpp"
+#include "env/store_lock.hpp"
+#include "exec/runner.hpp"
+#include "exec/staging.hpp"
+#include "report/delta_table.hpp"
+#include "app/run/plan/axes.hpp"
+#include "search/bisect.hpp"
+#include "search/isolate.hpp"
+#include "search/kary.hpp"
+#include "stats/effect.hpp"
+#include "stats/pass_fail.hpp"
+#include "stats/quantity.hpp"
+#include "stats/verdict.hpp"
+#include "store/journal.hpp"
+#include "store/run_lock.hpp"
+#include "util/fs.hpp"
+#include "util/hash.hpp"
+#include "util/strings.hpp"
+
+namespace envbisect {
+
+using nlohmann::json;
+
+namespace {
+
+std::string default_run_dir() {
+  std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
+  return std::string("runs/") + stamp;
+}
+
+// Measure the anchors, interleaved so drift on a shared machine hits both alike; add pairs while the
+// preflight says more runs could tell them apart. Throw Error (bad input) when the anchors show a
+// mistake in the inputs, Error (indistinct) when they cannot be told apart; either way the reports
+// are written first (a run, not a replay). Decide whether one run per candidate is enough.
+stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& journal, const std::string& run_dir,
+                                   Mode mode, const stats::VerdictPolicy& policy, bool pass_fail) {
+  // Two runs of each anchor show a mistake in the inputs (an anchor that cannot be built, a recipe
+  // every run fails the same way) before the remaining anchor runs are spent on it.
+  judge.measure_anchors(std::min(2, policy.anchor_runs));
+  if (const std::optional<std::string> problem =
+          anchors_input_error(evaluator.attempts(judge.good()), evaluator.attempts(judge.bad()))) {
+    journal.append({{"type", "stopped"}, {"why", "input_error"}, {"message", *problem}});
+    if (mode == Mode::run) {
+      write_reports(run_dir);
+    }
+    throw Error(*problem, ExitCode::bad_input);
+  }
+  judge.measure_anchors(policy.anchor_runs);
+  stats::Preflight preflight = judge.judge_anchors(pass_fail);
+  // The preflight knows each channel's cap (failures may extend the anchors past the metric's).
+  while (!pass_fail && !preflight.distinguishable && preflight.more_runs_would_help) {
+    judge.measure_anchors(judge.anchor_runs() + 1);
+    preflight = judge.judge_anchors(false);
+  }
+  // Anchors close for their spread get more runs before the search leans on them.
+  if (!pass_fail && preflight.distinguishable && preflight.anchor_runs_wanted > judge.anchor_runs()) {
+    judge.measure_anchors(preflight.anchor_runs_wanted);
+    preflight = judge.judge_anchors(false);
+  }
+  const int anchor_runs = judge.anchor_runs();
+  journal.append({{"type", "preflight"}, {"anchor_runs", anchor_runs}, {"preflight", preflight_to_json(preflight)}});
+  std::cout << "anchors (" << anchor_runs << (anchor_runs == 1 ? " run" : " runs") << " each"
+            << (pass_fail ? ", pass/fail" : ", interleaved") << "): " << preflight.message << "\n";
+  // Noisy anchors make every verdict need more runs, and a small effect invisible: say so.
+  for (const auto& [name, cv] : {std::pair{"good", preflight.good_cv}, std::pair{"bad", preflight.bad_cv}}) {
+    if (!pass_fail && cv > stats::k_noisy_cv) {
+      std::cout << "warning: the " << name << " anchor's runs are noisy (CV " << std::lround(cv * 1000) / 10.0
+                << " % > " << stats::k_noisy_cv * 100 << " %): verdicts need more runs and small effects can hide; "
+                   "a quieter machine or a longer benchmark helps\n";
+    }
+  }
+  std::cout << std::flush;
+  if (!preflight.distinguishable) {
+    if (mode == Mode::run) {
+      write_reports(run_dir);
+    }
+    throw Error(preflight.message, ExitCode::indistinct);
+  }
+  // Anchors that pass every time and fail every time need no statistics: one run per candidate from
+  // here on, as a pass/fail test, and the boundary re-run at the end. A candidate whose runs disagree,
+  // or that fails unlike any bad anchor run, sends the run back to statistics (Judge).
+  judge.set_one_run(pass_fail || stats::looks_deterministic(judge.samples(judge.good()), judge.samples(judge.bad()), policy));
+  if (judge.one_run() && !pass_fail) {
+    std::cout << "anchors look deterministic (every good run passed, every bad run failed): one "
+                 "run per candidate, the boundary re-run at the end\n";
+    journal.append({{"type", "mode"}, {"mode", "pass-fail"}, {"why", "anchors look deterministic"}});
+  }
+  return preflight;
+}
+
+// Return whether the candidate was measured again after its first verdict, up to the good anchor's
+// run count at the preflight (`preflight_runs`, the count the hold asks for): a search asked again on
+// statistics (one-run verdicts that disagreed) meets candidates whose first verdict came at one run
+// and which the hold then ran until they had passed that many runs. Those later runs are the
+// re-measurement a re-check asks for; three more would ask the same question a third time (run15:
+// "bad minus the cause" went from 6 runs to 9, 31 s).
+bool remeasured_since_first_verdict(Judge& judge, const Candidate& candidate, int preflight_runs) {
+  for (const json& decision : judge.verdict_log()) {
+    if (decision.value("candidate", std::string()) == candidate.hash) {
+      const int first = decision.value("runs", 0);
+      const int now = judge.seen_runs(candidate);
+      return now > first && now >= preflight_runs;
+    }
+  }
+  return false;
+}
+
+// Isolate the minimal cause among `units` (single deltas, or packages pinned to each other, which
+// move together), each question a candidate the judge decides; return the isolation with every set
+// naming deltas again. `preflight_runs`: the good anchor's runs at the preflight.
+Isolation search_cause(Judge& judge, Evaluator& evaluator, const std::vector<Delta>& deltas,
+                       const std::vector<std::vector<std::size_t>>& units, const RunOptions& options, int min_runs,
+                       int preflight_runs) {
+  auto expand = [&](const DeltaSet& unit_set) {
+    DeltaSet applied;
+    for (std::size_t unit : unit_set) {
+      applied.insert(applied.end(), units[unit].begin(), units[unit].end());
+    }
+    std::sort(applied.begin(), applied.end());
+    return applied;
+  };
+  // Questions answered skip because the budget was spent: no step of the answer.
+  std::vector<DeltaSet> unanswered;
+  Oracle oracle = [&](const DeltaSet& unit_set) {
+    DeltaSet applied = expand(unit_set);
+    const Verdict verdict = judge.decide(evaluator.candidate(applied), "isolate", describe_set(deltas, applied));
+    if (judge.budget_spent() && verdict == Verdict::skip) {
+      unanswered.push_back(unit_set);
+    }
+    return verdict;
+  };
+  // Why texts and notes name the differences, not unit numbers: "{packages/fauxtorch, caches/inductor}".
+  IsolateOptions isolate_options;
+  isolate_options.describe = [&](const DeltaSet& unit_set) {
+    std::vector<std::string> names;
+    for (std::size_t unit : unit_set) {
+      std::vector<std::string> members;
+      for (std::size_t index : units[unit]) {
+        members.push_back(std::string(to_string(deltas[index].dimension)) + "/" + deltas[index].name);
+      }
+      names.push_back(join(members, "+"));
+    }
+    return "{" + join(names, ", ") + "}";
+  };
+  // With k slots each bisection step's k sets get their first runs side by side, then are decided.
+  isolate_options.slots = static_cast<std::size_t>(options.execution.slots);
+  isolate_options.prefetch = [&](const std::vector<DeltaSet>& unit_sets) {
+    std::vector<Candidate> batch;
+    for (const DeltaSet& unit_set : unit_sets) {
+      batch.push_back(evaluator.candidate(expand(unit_set)));
+    }
+    // Side by side they take about one run's time per round of slots.
+    const int rounds = (static_cast<int>(batch.size()) + options.execution.slots - 1) / options.execution.slots;
+    if (batch.empty() || judge.stop_reached() || !judge.budget().fits(rounds * min_runs * evaluator.mean_run_seconds())) {
+      return;  // decide() stops at the budget, one candidate at a time
+    }
+    evaluator.measure_all(batch, min_runs, options.execution.slots);
+  };
+  // Before an answer is trusted, what it rests on is measured again: more runs of each cause, of each
+  // cause without one member, and of bad minus the causes (one more run each for a pass/fail test).
+  isolate_options.recheck = [&](const DeltaSet& unit_set) {
+    const Candidate candidate = evaluator.candidate(expand(unit_set));
+    if (judge.replicated(candidate.hash)) {
+      // Its verdict rests on its replication beside fresh anchor runs, which stands (Judge::decide).
+      return judge.decide(candidate, "recheck", describe_set(deltas, candidate.applied));
+    }
+    const int more = judge.one_run() ? 1 : remeasured_since_first_verdict(judge, candidate, preflight_runs) ? 0 : min_runs;
+    if (more > 0 && !judge.see_affordable(candidate, judge.seen_runs(candidate) + more)) {
+      unanswered.push_back(unit_set);
+      return Verdict::skip;
+    }
+    return judge.decide(candidate, "recheck", describe_set(deltas, candidate.applied));
+  };
+  const bool one_run = judge.one_run();
+  Isolation isolation = isolate(units.size(), oracle, isolate_options);
+  if (one_run && !judge.one_run()) {
+    // What the search concluded rests partly on one-run verdicts: ask every question again.
+    isolation = isolate(units.size(), oracle, isolate_options);
+  }
+  // The anchors were re-measured during the search, and a bad anchor that is only sometimes slow may
+  // show it late: every verdict is judged again on all anchor runs (replicated ones excepted: they
+  // were judged beside their own anchor runs). Where one no longer holds, the search asks its
+  // questions again, keeping every run; undecided candidates get more.
+  for (int pass = 0; pass < 2 && !judge.one_run() && !judge.stop_reached(); ++pass) {
+    std::string stale;
+    for (const SearchStep& step : isolation.steps) {
+      const Candidate candidate = evaluator.candidate(expand(step.applied));
+      if (step.assumed || step.verdict == Verdict::skip || judge.replicated(candidate.hash)) {
+        continue;
+      }
+      const stats::Assessment again =
+          stats::assess(judge.samples(candidate), judge.samples(judge.good()), judge.samples(judge.bad()), judge.policy());
+      if (!again.decided || again.verdict != step.verdict) {
+        stale = describe_set(deltas, candidate.applied) + " (" + std::string(to_string(step.verdict)) + ", now " +
+                (again.decided ? std::string(to_string(again.verdict)) : std::string("undecided")) + ")";
+        break;
+      }
+    }
+    if (stale.empty()) {
+      break;
+    }
+    judge.note_stale(stale);
+    isolation = isolate(units.size(), oracle, isolate_options);
+  }
+  // A question the budget left unanswered is no step of the answer.
+  std::erase_if(isolation.steps, [&](const SearchStep& step) {
+    const bool cut = !step.assumed && std::find(unanswered.begin(), unanswered.end(), step.applied) != unanswered.end();
+    isolation.evaluations -= cut ? 1 : 0;
+    return cut;
+  });
+  // From here on, every set names deltas again.
+  isolation.cause = expand(isolation.cause);
+  for (DeltaSet& cause : isolation.causes) {
+    cause = expand(cause);
+  }
+  for (SearchStep& step : isolation.steps) {
+    step.applied = expand(step.applied);
+  }
+  for (DeltaSet& set : isolation.could_be) {
+    set = expand(set);
+  }
+  if (options.explain) {
+    std::cout << "why each candidate was chosen:\n";
+    for (const SearchStep& step : isolation.steps) {
+      std::cout << "  " << (step.assumed ? "(anchor) " : "") << step.why << " -> " << to_string(step.verdict) << "\n";
+    }
+  }
+  return isolation;
+}
+
+// Take the run folder: make it, refuse a second process in it (`held` is the lock when the caller
+// took it already) and a new run over an old one's journal. Return the folder's absolute path.
+std::string take_run_dir(const RunOptions& options, const std::vector<json>& previous, Mode mode, const RunLock* held,
+                         std::optional<RunLock>& own_lock) {
+  make_dirs(options.out_dir);
+  std::string run_dir = absolute_path(options.out_dir, ".");
+  // One process at a time in a run folder: a second `run --out` or a `resume` is refused, naming us.
+  if (mode == Mode::run && held == nullptr) {
+    own_lock.emplace(run_dir, "run");
+    if (previous.empty() && path_exists(run_dir + "/journal.jsonl")) {
+      throw Error(options.out_dir + ": already holds a run; use `envbisect resume " + options.out_dir +
+                      "` or choose another --out",
+                  ExitCode::bad_input);
+    }
+  }
+  return run_dir;
+}
+
+// The journal's first record of a session: the run's options, the version, the differences, and
+// (when `host` is given: a run, not a replay) the machine as it was: load, clocks and free memory
+// explain a slow or noisy run later.
+json start_record(const json& run_doc, const std::vector<Delta>& deltas, const std::vector<json>& previous,
+                  Runner* host, const std::string& run_dir) {
+  json start = {{"type", "start"}, {"run", run_doc}, {"version", ENVBISECT_VERSION}, {"deltas", json::array()},
+                {"resumed", !previous.empty()}};
+  for (const Delta& delta : deltas) {
+    start["deltas"].push_back(delta_to_json(delta));
+  }
+  if (host != nullptr) {
+    start["host"] = host_context(*host, run_dir);
+  }
+  return start;
+}
+
+// What the stages after isolation found: where the cause bites inside its axes and across the
+// modifiers, and the pass/fail boundary re-run (null unless one run per candidate decided).
+struct AfterIsolation {
+  json refinements = json::array();
+  json probes = json::array();
+  json boundary;
+};
+
+// Refine each culprit inside its ordered axis, the other culprits held at their bad values; then probe
+// where it bites (unless --no-probe): thread counts, with the caches as the cause has them and flipped.
+// One run per candidate is trusted only once the two candidates the answer rests on say the same
+// again; its probes come after that re-run, and a cell they find good is held to the good anchor's
+// run count like the answer's own good side (a race that bites in half the runs passes one run often).
+// On statistics, a cause that failed in only some of its runs holds every point and cell called good
+// inside it to that count too: against a bad anchor that fails every run, three clean runs read as
+// good, yet a smaller thread count may fail in one run of four (the 1-GPU incident did, and one run
+// named a boundary that its other runs contradicted).
+AfterIsolation after_isolation(Judge& judge, const StageContext& stages, const std::vector<Axis>& axes,
+                               const Isolation& isolation, const EnvState& cause_state, const RunOptions& options,
+                               int preflight_runs) {
+  AfterIsolation after;
+  if (!isolation.found || judge.budget_spent()) {
+    return after;
+  }
+  const ProbeMode probe_mode = probe_mode_from(options.probe);
+  if (!judge.one_run()) {
+    const DecideCandidate held = hold_good_verdicts(
+        judge, good_runs_to_hold(judge, stages.journal, stages.evaluator.candidate(isolation.cause), preflight_runs));
+    const StageContext inside{stages.deltas, stages.evaluator, stages.journal, held, stages.decisions, stages.slots,
+                              stages.min_runs, stages.stopped};
+    after.refinements = refine_cause(inside, axes, isolation.cause, cause_state);
+    if (!options.no_probe && !judge.budget_spent()) {
+      after.probes = probe_modifiers(inside, isolation.cause, cause_state, probe_mode);
+    }
+    return after;
+  }
+  after.refinements = refine_cause(stages, axes, isolation.cause, cause_state);
+  if (judge.budget_spent()) {
+    return after;
+  }
+  // Declared pass/fail (--deterministic, a pass-fail recipe): a second run, as git bisect's users
+  // expect. Chosen by envbisect because the anchors looked deterministic: the candidate the answer
+  // calls good must pass as many runs as the good anchor did.
+  const int good_runs = judge.declared_pass_fail() ? 0 : judge.seen_runs(judge.good());
+  RerunCandidate rerun = [&](const Candidate& candidate, const std::string& label, int runs) {
+    const int wanted = std::max(judge.seen_runs(candidate) + 1, runs);
+    if (!judge.see_affordable(candidate, wanted)) {
+      return Verdict::skip;
+    }
+    return judge.decide(candidate, "verify", label);
+  };
+  after.boundary = verify_boundary(stages, axes, isolation, after.refinements, cause_state, rerun, good_runs);
+  if (options.no_probe || !judge.one_run() || judge.budget_spent()) {
+    return after;  // a re-run that disagreed sends the run back to statistics, which probes again
+  }
+  const DecideCandidate held = hold_good_verdicts(judge, good_runs);
+  const StageContext probing{stages.deltas, stages.evaluator, stages.journal, held, stages.decisions, stages.slots,
+                             stages.min_runs, [&judge] { return judge.stop_reached() || !judge.one_run(); }};
+  after.probes = probe_modifiers(probing, isolation.cause, cause_state, probe_mode);
+  return after;
+}
+
+// Return the effect of the cause (its runs against the good anchor's), else of the bad anchor.
+// A regression that shows as failures gets their counts too ("failures": from, from_runs, to, to_runs):
+// the metric of the runs that finished says nothing of those that did not.
+json effect_of(Judge& judge, const Evaluator& evaluator, const Isolation& isolation, const Recipe& recipe) {
+  const Candidate cause_candidate = evaluator.candidate(isolation.cause);
+  const bool of_cause = isolation.found && !judge.samples(cause_candidate).metrics().empty();
+  json effect = cause_effect(judge.samples(judge.good()).metrics(),
+                             judge.samples(of_cause ? cause_candidate : judge.bad()).metrics(), of_cause, recipe);
+  const bool cause_ran = isolation.found && judge.samples(cause_candidate).size() > 0;
+  const stats::SampleSet& from = judge.samples(judge.good());
+  const stats::SampleSet& to = judge.samples(cause_ran ? cause_candidate : judge.bad());
+  if (to.size() > 0 && from.size() > 0 && to.failure_count() * from.size() > from.failure_count() * to.size()) {
+    if (effect.is_null()) {
+      effect = {{"of", cause_ran ? "cause" : "anchors"}};
+    }
+    effect["failures"] = {{"from", from.failure_count()}, {"from_runs", from.size()}, {"to", to.failure_count()},
+                          {"to_runs", to.size()}};
+  }
+  return effect;
+}
+
+// Return what a run stopped by its budget has left: the worst case still ahead (decisions not made
+// yet at their first runs, at the mean run time so far) and a resume command with room for it.
+json budget_left(const Judge& judge, const Evaluator& evaluator, const PlannedRun& plan, const RunOptions& options,
+                 double seconds) {
+  const int worst = worst_case_decisions(plan.axes, plan.units.size());
+  int left = worst - judge.decisions();
+  // A search that asks its questions again (runs that disagreed in one-run mode, verdicts that went
+  // stale) may need a whole pass more, whatever was decided before: never "0 more" when it stopped.
+  if (left < 1 || judge.fell_back()) {
+    left = std::max(left, worst);
+  }
+  const double left_s = left * plan.policy.min_runs * evaluator.mean_run_seconds();
+  const long minutes = static_cast<long>(std::ceil((left_s * 1.5 + 60) / 60));
+  return {{"budget_s", options.budget_s}, {"spent_s", seconds}, {"decisions", judge.decisions()},
+          {"worst_case_left", {{"decisions", left}, {"runs", left * plan.policy.min_runs}, {"seconds", left_s}}},
+          {"resume", "envbisect resume " + options.out_dir + " --budget " + std::to_string(minutes) + "m"}};
+}
+
+}  // namespace
+
+ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mode, const RunLock* held) {
+  // Validate every input first; nothing is written before this passes.
+  PlannedRun plan = plan_run(options);
+  const EnvState& good = plan.good;
+  const EnvState& bad = plan.bad;
+  const Recipe& recipe = plan.recipe;
+  const std::vector<Delta>& deltas = plan.deltas;
+  const bool pass_fail = plan.pass_fail;
+  const stats::VerdictPolicy& policy = plan.policy;
+  const std::vector<Axis>& axes = plan.axes;
+  const std::vector<std::vector<std::size_t>>& units = plan.units;
+  // At this point every input is valid.
+  if (options.dry_run) {
+    print_restore_plan(plan.restore.plan, std::cout);
+    print_plan(deltas, axes, units, policy, pass_fail);
+    print_time_estimate(std::cout, axes, units.size(), policy, options.run_seconds, options.budget_s);
+    return ExitCode::ok;
+  }
+
+  // The executor first: a bad option is refused before anything is written.
+  Execution execution = make_execution(execution_for(options, recipe, good, bad));
+
+  // Record the run so `resume` can continue it.
+  std::optional<RunLock> own_lock;
+  const std::string run_dir = take_run_dir(options, previous, mode, held, own_lock);
+  std::vector<std::string> wheel_dirs;
+  for (const std::string& dir : options.wheel_dirs) {
+    wheel_dirs.push_back(absolute_path(dir, "."));
+  }
+  const json run_doc = run_document(options, plan.restore, wheel_dirs);
+  if (previous.empty()) {
+    write_file_atomic(run_dir + "/run.json", run_doc.dump(2) + "\n");
+  }
+  // A replay writes its own journal beside the original, which it never touches.
+  std::string journal_path = mode != Mode::replay          ? run_dir + "/journal.jsonl"
+                             : options.replay_journal.empty() ? run_dir + "/replay.jsonl"
+                                                              : options.replay_journal;
+  if (mode == Mode::replay) {
+    remove_tree(journal_path);
+  }
+  Journal journal(journal_path);
+  // A killed session's benchmarks may still run (their own children, daemons): end them before ours
+  // start, and journal every process we start, so the next session can do the same.
+  std::optional<RecordingRunner> recording;
+  std::optional<StoreInUse> store_in_use;
+  if (mode == Mode::run) {
+    end_stale_processes(run_dir, std::cerr);
+    recording.emplace(*execution.runner, run_dir, static_cast<std::uint64_t>(options.max_log_mb) << 20);
+    if (options.builder == "store" && execution.staging == nullptr) {
+      // `store gc` keeps the shared environments while this is held.
+      store_in_use.emplace(options.store_dir.empty() ? default_store_dir() : options.store_dir);
+    }
+  }
+  Runner& runner = recording ? static_cast<Runner&>(*recording) : *execution.runner;
+  journal.append(start_record(run_doc, deltas, previous, mode == Mode::run ? execution.runner.get() : nullptr, run_dir));
+
+  RunSetup setup{good, bad, deltas, recipe, sha256_hex(read_file(options.recipe_path)), wheel_dirs, run_dir,
+                 mode == Mode::replay ? MissingAttempt::refuse : MissingAttempt::run,
+                 StoreOptions{options.store_dir, options.uv_caches},
+                 options.builder == "installer" ? Builder::installer : Builder::store, options.index_url};
+  // -q: only the result reaches stdout. Progress goes to stderr: a status line on a terminal, else lines.
+  MutedStdout muted(options.quiet);
+  Progress progress(std::cerr, mode == Mode::replay ? ProgressStyle::quiet
+                                                    : choose_progress_style(options.quiet, options.verbose));
+  std::cout << "envbisect: " << deltas.size() << (deltas.size() == 1 ? " difference" : " differences") << " between " << options.good_path << " (good) and "
+            << options.bad_path << " (bad):\n"
+            << render_delta_table(deltas) << std::flush;
+  auto started = std::chrono::steady_clock::now();
+  Evaluator evaluator(setup, runner, journal, previous);
+  evaluator.report_progress_to(&progress);
+  if (execution.staging != nullptr) {
+    // No shared filesystem: environments are built on the remote side by the bundled envbisect.
+    StagingRunner* staging = execution.staging;
+    std::string bundle = execution.bundle_dir;
+    evaluator.build_remotely_with([staging, bundle](const BuildEnvRequest& request) {
+      return build_venv_remotely(*staging, bundle, request);
+    });
+  }
+
+  DeltaSet all(deltas.size());
+  std::iota(all.begin(), all.end(), 0);
+  Judge judge(evaluator, journal, progress,
+              JudgeOptions{policy, pass_fail, options.explain, options.execution.slots, options.budget_s,
+                           options.stop_after_decisions},
+              evaluator.candidate({}), evaluator.candidate(all));
+  progress.label(judge.good().hash, "good anchor");
+  progress.label(judge.bad().hash, "bad anchor");
+  progress.expect(judge.good().hash, policy.anchor_runs);
+  progress.expect(judge.bad().hash, policy.anchor_runs);
+  progress.plan(worst_case_decisions(axes, units.size()), policy.min_runs);
+  progress.unit(recipe.unit);
+  progress.phase("anchors");
+  const stats::Preflight preflight = preflight_anchors(judge, evaluator, journal, run_dir, mode, policy, pass_fail);
+  const int preflight_runs = judge.anchor_runs();  // the good anchor's runs when it was judged good
+
+  // Search: every question becomes a candidate measured until its verdict is decided, and a journaled
+  // decision. Every few decisions the anchors run once more, to catch drift on a shared machine.
+  Isolation isolation = search_cause(judge, evaluator, deltas, units, options, policy.min_runs, preflight_runs);
+  // Whether the search ended on one-run verdicts (runs that disagreed during it made it search again
+  // on statistics already, inside search_cause).
+  const bool one_run_search = judge.one_run();
+  // At this point the minimal cause is known (or the search said why not).
+
+  // Refine each culprit inside its ordered axis, the other culprits held at their bad values; then probe
+  // where it bites: thread counts, with the caches as the cause has them and flipped.
+  EnvState cause_state = apply_deltas(good, bad, deltas, isolation.cause);
+  DecideCandidate decide_candidate = [&](const Candidate& candidate, const std::string& stage,
+                                         const std::string& label) { return judge.decide(candidate, stage, label); };
+  StageContext stages{deltas, evaluator, journal, decide_candidate, judge.verdict_log(), options.execution.slots,
+                      policy.min_runs, [&judge] { return judge.budget_spent() || judge.stop_reached(); }};
+  AfterIsolation after = after_isolation(judge, stages, axes, isolation, cause_state, options, preflight_runs);
+  if (one_run_search && !judge.one_run() && !judge.budget_spent() && !judge.stop_reached()) {
+    // The boundary re-run or a probe found runs that disagree after the search had ended: the cause,
+    // its refinement and probes rest on one-run verdicts. Every question is asked again on statistics
+    // (runs kept).
+    isolation = search_cause(judge, evaluator, deltas, units, options, policy.min_runs, preflight_runs);
+    cause_state = apply_deltas(good, bad, deltas, isolation.cause);
+    after = after_isolation(judge, stages, axes, isolation, cause_state, options, preflight_runs);
+  }
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  // The anchors were re-measured during the search: judge them again on all their runs before any
+  // cause is reported. If they no longer differ, every verdict above compared against noise.
+  const stats::Preflight final_anchors = judge.judge_anchors(judge.one_run());
+  // The effect people quote: the cause's runs (good + cause) against the good anchor's, else the bad
+  // anchor's (stats/effect.hpp).
+  json effect = effect_of(judge, evaluator, isolation, recipe);
+  if (judge.one_run() && !effect.is_null()) {
+    // One run per candidate: the failures are the result; a metric of so few runs is no effect size.
+    effect = effect.contains("failures") ? json{{"of", effect["of"]}, {"failures", effect["failures"]}} : json();
+  }
+  // Past the budget: what is known, and what would settle it.
+  const json budget = judge.budget_spent() ? budget_left(judge, evaluator, plan, options, seconds) : json();
+  // Write the result, then the summary.
+  const Findings findings{deltas, recipe, isolation, after.refinements, after.probes, after.boundary, effect, preflight, final_anchors,
+                          judge.verdict_log(), judge.one_run(), judge.anchor_runs(), judge.decisions(),
+                          evaluator.attempts_run(), evaluator.attempts_reused(), seconds, budget};
+  const json result = result_json(findings);
+  if (mode == Mode::replay) {
+    journal.append({{"type", "result"}, {"result", result}});
+    return compare_replay(previous, judge.verdict_log(), result, run_dir);
+  }
+  write_file_atomic(run_dir + "/result.json", result.dump(2) + "\n");
+  journal.append({{"type", "result"}, {"result", result}});
+  // The postmortem is rendered from the journal alone, so `envbisect report` gives the same bytes.
+  write_reports(run_dir);
+
+  muted.restore();  // the result is what -q prints
+  print_summary(std::cout, findings, result, run_dir, judge.seen_runs(judge.good()));
+  // Exit 0 only for a verified cause whose refinements all ended on one first bad point.
+  if (result["outcome"] == "retracted") {
+    return ExitCode::indistinct;
+  }
+  return result["outcome"] == "found" ? ExitCode::ok : ExitCode::inconclusive;
+}
+
+ExitCode run_run(const RunOptions& options) {
+  RunOptions resolved = options;
+  if (resolved.out_dir.empty()) {
+    resolved.out_dir = default_run_dir();
+  }
+  if (const std::optional<std::string> holder = run_dir_holder(resolved.out_dir)) {
+    throw Error(run_dir_busy_message(resolved.out_dir, *holder), ExitCode::environment);
+  }
+  if (path_exists(resolved.out_dir + "/journal.jsonl")) {
+    throw Error(resolved.out_dir + ": already holds a run; use `envbisect resume " + resolved.out_dir +
+                    "` or choose another --out",
+                ExitCode::bad_input);
+  }
+  return execute(resolved, {}, Mode::run, nullptr);
+}
+
+}  // namespace envbisect
