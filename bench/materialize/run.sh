@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Side by side: a 50-package candidate materialized from the store (warm and cold) vs
 # `python -m venv` + `pip install --no-index` of the same wheels, vs the `cp -al` floor of the same
-# tree; and a warm cache snapshot (link_tree) vs `cp -al` of the cache tree. Ends by printing
+# tree; and a warm cache snapshot (copy_tree) vs `cp -al` of the cache tree. Ends by printing
 # speedup_vs_pip, ratio_to_cp_al, cold_vs_pip, one per line.
 # Usage: bench/materialize/run.sh [pip repetitions, default 3]   (BENCH_SMOKE=1: 10 small wheels, as CI runs it)
 # Env: BUILD (build dir, default build), PY (interpreter, default the real one behind python3).

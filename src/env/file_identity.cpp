@@ -9,8 +9,12 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <memory>
+#include <utility>
+#include <vector>
 
 #include "util/error.hpp"
+#include "util/fd.hpp"
 
 namespace envbisect {
 
@@ -21,46 +25,40 @@ std::string nanoseconds(const timespec& t) {
 }
 
 // Append the lines of the folder `fd` (relative path `rel`) and below, in sorted order.
-void walk(int fd, const std::string& rel, const std::set<std::string>& skip, Pycache pycache, std::string& out) {
-  DIR* d = ::fdopendir(fd);
+void walk(UniqueFd fd, const std::string& rel, const std::set<std::string>& skip, Pycache pycache, std::string& out) {
+  const std::unique_ptr<DIR, int (*)(DIR*)> d(::fdopendir(fd.get()), ::closedir);
   if (d == nullptr) {
-    ::close(fd);
     throw Error("cannot read " + rel + ": " + std::strerror(errno), ExitCode::environment);
   }
+  fd.release();  // the DIR owns it now
   std::vector<std::string> names;
-  while (const dirent* e = ::readdir(d)) {
+  while (const dirent* e = ::readdir(d.get())) {
     const char* n = e->d_name;
     if (std::strcmp(n, ".") != 0 && std::strcmp(n, "..") != 0 && (!rel.empty() || skip.count(n) == 0)) {
       names.emplace_back(n);
     }
   }
   std::sort(names.begin(), names.end());
-  try {
-    for (const std::string& name : names) {
-      struct stat st {};
-      if (::fstatat(::dirfd(d), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-        continue;  // vanished meanwhile: absent from the listing, which is the change it is
-      }
-      const std::string path = rel.empty() ? name : rel + "/" + name;
-      if (S_ISDIR(st.st_mode)) {
-        if (name == "__pycache__" && pycache == Pycache::skip) {
-          continue;
-        }
-        out += path + "\td\n";
-        const int sub = ::openat(::dirfd(d), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (sub >= 0) {
-          walk(sub, path, skip, pycache, out);
-        }
+  for (const std::string& name : names) {
+    struct stat st {};
+    if (::fstatat(::dirfd(d.get()), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      continue;  // vanished meanwhile: absent from the listing, which is the change it is
+    }
+    const std::string path = rel.empty() ? name : rel + "/" + name;
+    if (S_ISDIR(st.st_mode)) {
+      if (name == "__pycache__" && pycache == Pycache::skip) {
         continue;
       }
-      out += path + (S_ISLNK(st.st_mode) ? "\tl " : "\tf ") + std::to_string(st.st_ino) + " " +
-             std::to_string(st.st_size) + " " + nanoseconds(st.st_mtim) + " " + std::to_string(st.st_mode) + "\n";
+      out += path + "\td\n";
+      UniqueFd sub(::openat(::dirfd(d.get()), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (sub.valid()) {
+        walk(std::move(sub), path, skip, pycache, out);
+      }
+      continue;
     }
-  } catch (...) {
-    ::closedir(d);
-    throw;
+    out += path + (S_ISLNK(st.st_mode) ? "\tl " : "\tf ") + std::to_string(st.st_ino) + " " +
+           std::to_string(st.st_size) + " " + nanoseconds(st.st_mtim) + " " + std::to_string(st.st_mode) + "\n";
   }
-  ::closedir(d);
 }
 
 std::map<std::string, std::string> by_path(const std::string& text) {
@@ -88,12 +86,12 @@ bool below_pycache(const std::string& path) {
 }  // namespace
 
 std::string file_identity(const std::string& dir, const std::set<std::string>& skip, Pycache pycache) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) {
+  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.valid()) {
     throw Error("cannot read " + dir + ": " + std::strerror(errno), ExitCode::environment);
   }
   std::string out;
-  walk(fd, "", skip, pycache, out);
+  walk(std::move(fd), "", skip, pycache, out);
   return out;
 }
 

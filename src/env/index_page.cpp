@@ -13,14 +13,6 @@ namespace envbisect {
 
 namespace {
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
-
 bool is_hex64(std::string_view text) {
   if (text.size() != 64) {
     return false;
@@ -99,7 +91,7 @@ IndexFile make_file(std::string_view page_url, std::string_view href, std::strin
                         std::string(hex.substr(0, 80)) + "'",
                     ExitCode::bad_input);
       }
-      file.sha256 = lower(hex);
+      file.sha256 = ascii_lower(hex);
     }
   }
   file.url = resolve_url(page_url, href.substr(0, hash));
@@ -120,7 +112,7 @@ std::string attribute(std::string_view tag, std::string_view name, bool& found) 
     while (i < tag.size() && !std::isspace(static_cast<unsigned char>(tag[i])) && tag[i] != '=' && tag[i] != '/') {
       ++i;
     }
-    const std::string key = lower(tag.substr(key_start, i - key_start));
+    const std::string key = ascii_lower(tag.substr(key_start, i - key_start));
     while (i < tag.size() && std::isspace(static_cast<unsigned char>(tag[i]))) {
       ++i;
     }
@@ -210,7 +202,7 @@ std::string remove_dot_segments(std::string_view path) {
 }  // namespace
 
 PageFormat page_format(std::string_view content_type) {
-  return lower(content_type).find("application/vnd.pypi.simple.v1+json") != std::string::npos ? PageFormat::pep691_json
+  return ascii_lower(content_type).find("application/vnd.pypi.simple.v1+json") != std::string::npos ? PageFormat::pep691_json
                                                                                                : PageFormat::html;
 }
 
@@ -276,7 +268,7 @@ std::string display_url(std::string_view url) {
 }
 
 std::vector<IndexFile> parse_simple_html(std::string_view body, std::string_view page_url, std::string_view shown_url) {
-  const std::string text = lower(body);
+  const std::string text = ascii_lower(body);
   const bool html = text.find("<html") != std::string::npos || text.find("<!doctype html") != std::string::npos;
   std::vector<IndexFile> files;
   bool anchors = false;
@@ -350,7 +342,7 @@ std::vector<IndexFile> parse_simple_json(std::string_view body, std::string_view
         if (!sha->is_string() || !is_hex64(sha->get<std::string>())) {
           throw Error(pointer + "/hashes/sha256: expected 64 hex digits", ExitCode::bad_input);
         }
-        file.sha256 = lower(sha->get<std::string>());
+        file.sha256 = ascii_lower(sha->get<std::string>());
       }
     }
     if (const auto yanked = entry.find("yanked"); yanked != entry.end()) {

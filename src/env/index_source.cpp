@@ -30,13 +30,6 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::string lower(std::string text) {
-  for (char& c : text) {
-    c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  }
-  return text;
-}
-
 // Return the distribution name an sdist file name starts with, normalised ("" when it is not one).
 bool is_sdist_of(const std::string& filename, const std::string& name, const std::string& version) {
   for (const char* suffix : {".tar.gz", ".zip", ".tar.bz2"}) {
@@ -83,8 +76,8 @@ IndexChoice choose_index_file(const std::vector<IndexFile>& files, std::string_v
       misfits.push_back(file.filename + ": not the pinned file " + base_name(pin.wheel));
       continue;
     }
-    if (!pin.sha256.empty() && !file.sha256.empty() && lower(pin.sha256) != file.sha256) {
-      misfits.push_back(file.filename + ": the index gives sha256 " + file.sha256 + ", the state pins " + lower(pin.sha256));
+    if (!pin.sha256.empty() && !file.sha256.empty() && ascii_lower(pin.sha256) != file.sha256) {
+      misfits.push_back(file.filename + ": the index gives sha256 " + file.sha256 + ", the state pins " + ascii_lower(pin.sha256));
       continue;
     }
     const long score = wheel_tag_score(*wheel, environment);
@@ -250,7 +243,7 @@ std::vector<std::string> PackageIndex::pages_for(const std::string& name) const 
 
 std::string download_index_file(const IndexFile& file, const std::string& expected_sha256,
                                 const std::string& downloads_dir, const HttpLimits& limits) {
-  const std::string expected = lower(expected_sha256);
+  const std::string expected = ascii_lower(expected_sha256);
   // Named by content when a hash is known, so the same wheel from two indexes is one download.
   const std::string dir = downloads_dir + "/" +
                           (expected.empty() ? "url-" + sha256_hex(display_url(file.url)).substr(0, 40) : "sha256-" + expected);

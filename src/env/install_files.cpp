@@ -8,10 +8,10 @@
 #include <cstring>
 #include <set>
 
-#include "env/link_tree.hpp"
 #include "env/store.hpp"
 #include "env/wheel_record.hpp"
 #include "util/error.hpp"
+#include "util/fd.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
 
@@ -29,13 +29,13 @@ void write_plain(const std::string& path, const std::string& content, mode_t mod
   // at the base interpreter) nor through a hard link into the store.
   const std::string temp = path + ".envbisect-new";
   ::unlink(temp.c_str());
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-  if (fd < 0) {
+  UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+  if (!fd.valid()) {
     throw Error(path + ": cannot write: " + std::strerror(errno), ExitCode::environment);
   }
-  const bool ok = ::write(fd, content.data(), content.size()) == static_cast<ssize_t>(content.size()) &&
-                  ((mode & 0111) == 0 || ::fchmod(fd, mode) == 0);  // past the umask: scripts must be executable
-  ::close(fd);
+  const bool ok = ::write(fd.get(), content.data(), content.size()) == static_cast<ssize_t>(content.size()) &&
+                  ((mode & 0111) == 0 || ::fchmod(fd.get(), mode) == 0);  // past the umask: scripts must be executable
+  fd.reset();
   if (!ok) {
     ::unlink(temp.c_str());
     throw Error(path + ": write failed", ExitCode::environment);

@@ -1,6 +1,5 @@
 #include "env/materialize.hpp"
 
-#include <dirent.h>
 
 #include <algorithm>
 #include <atomic>
@@ -351,22 +350,14 @@ std::string environment_key(const VenvRequest& request, const StoreOptions& opti
 
 std::map<std::string, std::string> read_installed(const std::string& env_dir) {
   std::map<std::string, std::string> installed;
-  std::error_code ec;
-  for (const auto& lib : fs::directory_iterator(env_dir + "/lib", ec)) {
-    const std::string site = lib.path().string() + "/site-packages";
-    DIR* d = ::opendir(site.c_str());
-    if (d == nullptr) {
-      continue;
-    }
-    while (const dirent* e = ::readdir(d)) {
-      const std::string name = e->d_name;
-      if (name.size() > 10 && name.compare(name.size() - 10, 10, ".dist-info") == 0 &&
-          path_is_file(site + "/" + name + "/METADATA")) {
+  for (const std::string& lib : list_dir(env_dir + "/lib")) {
+    const std::string site = env_dir + "/lib/" + lib + "/site-packages";
+    for (const std::string& name : list_dir(site)) {
+      if (name.size() > 10 && name.ends_with(".dist-info") && path_is_file(site + "/" + name + "/METADATA")) {
         const DistMetadata meta = parse_metadata(read_file(site + "/" + name + "/METADATA"));
         installed[meta.name] = meta.version;
       }
     }
-    ::closedir(d);
   }
   return installed;
 }

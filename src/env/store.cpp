@@ -1,7 +1,6 @@
 #include "env/store.hpp"
 #include "env/store_lock.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -18,12 +17,12 @@
 #include <nlohmann/json.hpp>
 
 #include "env/file_identity.hpp"
-#include "env/link_tree.hpp"
 #include "env/requirement.hpp"
 #include "env/unzip.hpp"
 #include "env/record_check.hpp"
 #include "env/wheel_record.hpp"
 #include "util/error.hpp"
+#include "util/fd.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
@@ -35,22 +34,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* k_layout = "/v1";
-
-std::vector<std::string> list_names(const std::string& dir) {
-  std::vector<std::string> names;
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) {
-    return names;
-  }
-  while (const dirent* e = ::readdir(d)) {
-    const std::string n = e->d_name;
-    if (n != "." && n != "..") {
-      names.push_back(n);
-    }
-  }
-  ::closedir(d);
-  return names;
-}
 
 bool is_dir(const std::string& path) {
   struct stat st {};
@@ -65,7 +48,7 @@ void touch(const std::string& path) {
 // Move every child of `from` into `to` (created), merging folders that exist on both sides.
 void merge_into(const std::string& from, const std::string& to) {
   make_dirs(to);
-  for (const std::string& name : list_names(from)) {
+  for (const std::string& name : list_dir(from)) {
     const std::string source = from + "/" + name;
     const std::string target = to + "/" + name;
     if (is_dir(source) && is_dir(target)) {
@@ -82,8 +65,7 @@ void merge_into(const std::string& from, const std::string& to) {
 
 // Append one manifest line per directory and file below `dir` (pre-order): "<area><d|f|l> <path>".
 void write_manifest_lines(const std::string& dir, const std::string& rel, char area, std::string& out) {
-  std::vector<std::string> names = list_names(dir);
-  std::sort(names.begin(), names.end());
+  std::vector<std::string> names = list_dir(dir);
   for (const std::string& name : names) {
     const std::string path = dir + "/" + name;
     const std::string child = rel.empty() ? name : rel + "/" + name;
@@ -104,37 +86,29 @@ void write_manifest_lines(const std::string& dir, const std::string& rel, char a
 // Write `content` to the new file `path` inside an entry's private temp folder: no temp name, no
 // fsync (the folder appears by one rename; its identity record is flushed once for the entry).
 void write_entry_file(const std::string& path, const std::string& content) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) {
+  const UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+  if (!fd.valid()) {
     throw Error(path + ": cannot write: " + std::strerror(errno), ExitCode::environment);
   }
   std::size_t done = 0;
   while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    const ssize_t n = ::write(fd.get(), content.data() + done, content.size() - done);
     if (n < 0 && errno == EINTR) {
       continue;
     }
     if (n < 0) {
-      const int saved = errno;
-      ::close(fd);
-      throw Error(path + ": write failed: " + std::strerror(saved), ExitCode::environment);
+      throw Error(path + ": write failed: " + std::strerror(errno), ExitCode::environment);
     }
     done += static_cast<std::size_t>(n);
   }
-  ::close(fd);
 }
 
 // Flush `path`'s data (one fdatasync), or throw Error (environment).
 void flush_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0 || ::fdatasync(fd) != 0) {
-    const int saved = errno;
-    if (fd >= 0) {
-      ::close(fd);
-    }
-    throw Error(path + ": cannot flush: " + std::strerror(saved), ExitCode::environment);
+  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid() || ::fdatasync(fd.get()) != 0) {
+    throw Error(path + ": cannot flush: " + std::strerror(errno), ExitCode::environment);
   }
-  ::close(fd);
 }
 
 // Turn an unpacked wheel in `temp`/site into a store entry: resolve its .data folder, check its
@@ -144,7 +118,7 @@ std::string finish_unpack(const std::string& temp, const Distribution& dist, con
   const std::string site = temp + "/site";
   std::string dist_info;
   std::string data_dir;
-  for (const std::string& name : list_names(site)) {
+  for (const std::string& name : list_dir(site)) {
     if (name.ends_with(".dist-info")) {
       if (!dist_info.empty()) {
         throw Error(describe(dist) + ": holds two dist-info folders (" + dist_info + ", " + name + ")", ExitCode::bad_input);
@@ -193,7 +167,7 @@ std::string finish_unpack(const std::string& temp, const Distribution& dist, con
   // scripts into bin/, data under the environment's prefix.
   if (!data_dir.empty()) {
     const std::string data = site + "/" + data_dir;
-    for (const std::string& part : list_names(data)) {
+    for (const std::string& part : list_dir(data)) {
       const std::string from = data + "/" + part;
       if (part == "purelib" || part == "platlib") {
         merge_into(from, site);
@@ -240,7 +214,7 @@ const std::set<std::string> k_env_skip = {"envbisect-built.json", "envbisect-ide
 void refuse_links_leaving(const std::string& root, const std::string& rel, const std::string& what,
                           std::vector<std::string>& files) {
   const std::string dir = rel.empty() ? root : root + "/" + rel;
-  for (const std::string& name : list_names(dir)) {
+  for (const std::string& name : list_dir(dir)) {
     const std::string child = rel.empty() ? name : rel + "/" + name;
     struct stat st {};
     if (::lstat((root + "/" + child).c_str(), &st) != 0) {
@@ -271,8 +245,7 @@ void refuse_links_leaving(const std::string& root, const std::string& rel, const
 // so an append to a module fails instead of changing the store), and append "<sha256> <path>" lines
 // for each to `hashes`.
 void seal_files(const std::string& dir, const std::string& rel, std::string& hashes, bool chmod_files) {
-  std::vector<std::string> names = list_names(dir);
-  std::sort(names.begin(), names.end());
+  std::vector<std::string> names = list_dir(dir);
   for (const std::string& name : names) {
     const std::string path = dir + "/" + name;
     const std::string child = rel.empty() ? name : rel + "/" + name;
@@ -329,23 +302,17 @@ bool path_is_file(const std::string& path) {
 }
 
 FileLock::FileLock(const std::string& path, LockMode mode, LockWait wait) {
-  m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (m_fd < 0) {
+  m_fd.reset(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (!m_fd.valid()) {
     throw Error(path + ": cannot open lock: " + std::strerror(errno), ExitCode::environment);
   }
   const int operation = (mode == LockMode::shared ? LOCK_SH : LOCK_EX) | (wait == LockWait::no ? LOCK_NB : 0);
-  while (::flock(m_fd, operation) != 0) {
+  while (::flock(m_fd.get(), operation) != 0) {
     if (errno != EINTR) {
       return;  // LOCK_NB and taken: not held
     }
   }
   m_held = true;
-}
-
-FileLock::~FileLock() {
-  if (m_fd >= 0) {
-    ::close(m_fd);  // releases the flock
-  }
 }
 
 std::string default_store_dir() {
@@ -418,7 +385,7 @@ StoreEntry Store::ensure(const Distribution& dist, const BeforeSeal& before_seal
     }
     if (!is_dir(entry.dir)) {
       // Whatever an earlier unpack of this entry left is stale: its owner held this lock.
-      for (const std::string& name : list_names(base + "/tmp")) {
+      for (const std::string& name : list_dir(base + "/tmp")) {
         if (name.rfind(entry.id + "@", 0) == 0) {
           remove_tree(base + "/tmp/" + name);
         }
@@ -431,7 +398,7 @@ StoreEntry Store::ensure(const Distribution& dist, const BeforeSeal& before_seal
           members = extract_zip(dist.path, temp + "/site");
         } else {
           refuse_links_leaving(dist.path, "", describe(dist), members);
-          link_tree(dist.path, temp + "/site", TreeMode::link);
+          copy_tree(dist.path, temp + "/site", LinkFiles::yes);
         }
         const std::string dist_info = finish_unpack(temp, dist, entry.id, before_seal);
         // Read-only wheel files (a uv archive's are the uv cache's own inodes: left as they are),
@@ -474,7 +441,7 @@ std::string Store::skeleton(const std::string& interpreter, const std::string& v
   }
   const FileLock lock(dir + ".lock", LockMode::exclusive, LockWait::yes);
   if (!path_is_file(done)) {
-    for (const std::string& name : list_names(m_root + k_layout + "/tmp")) {
+    for (const std::string& name : list_dir(m_root + k_layout + "/tmp")) {
       if (name.rfind("skeleton-" + key + "@", 0) == 0) {
         remove_tree(m_root + k_layout + "/tmp/" + name);
       }
@@ -499,8 +466,7 @@ std::vector<Damage> Store::verify() {
   std::vector<Damage> found;
   const std::string base = m_root + k_layout;
   const FileLock store_lock(gc_lock_path(), LockMode::shared, LockWait::yes);
-  std::vector<std::string> ids = list_names(base + "/dists");
-  std::sort(ids.begin(), ids.end());
+  std::vector<std::string> ids = list_dir(base + "/dists");
   for (const std::string& id : ids) {
     const std::string dir = base + "/dists/" + id;
     const std::string recorded = read_file_or_empty(dir + "/hashes");
@@ -529,8 +495,7 @@ std::vector<Damage> Store::verify() {
     }
   }
   const std::string envs = m_root + "/envs";
-  std::vector<std::string> names = list_names(envs);
-  std::sort(names.begin(), names.end());
+  std::vector<std::string> names = list_dir(envs);
   for (const std::string& name : names) {
     const std::string dir = envs + "/" + name;
     if (!name.ends_with(".lock") && path_is_file(dir + "/envbisect-built.json")) {
@@ -556,12 +521,11 @@ GcReport Store::gc(std::chrono::seconds older_than) {
     const auto used = std::chrono::system_clock::time_point(std::chrono::seconds(st.st_mtim.tv_sec));
     return now - used >= older_than;
   };
-  for (const std::string& name : list_names(base + "/tmp")) {
+  for (const std::string& name : list_dir(base + "/tmp")) {
     remove_tree(base + "/tmp/" + name);
     ++report.stale_temps_removed;
   }
-  std::vector<std::string> ids = list_names(base + "/dists");
-  std::sort(ids.begin(), ids.end());
+  std::vector<std::string> ids = list_dir(base + "/dists");
   for (const std::string& id : ids) {
     if (too_old(base + "/dists/" + id + "/entry.json")) {
       remove_tree(base + "/dists/" + id);
@@ -571,7 +535,7 @@ GcReport Store::gc(std::chrono::seconds older_than) {
       ++report.kept;
     }
   }
-  for (const std::string& name : list_names(base + "/skeletons")) {
+  for (const std::string& name : list_dir(base + "/skeletons")) {
     if (!name.ends_with(".lock") && too_old(base + "/skeletons/" + name + "/origin")) {
       remove_tree(base + "/skeletons/" + name);
       ++report.skeletons_removed;
@@ -581,7 +545,7 @@ GcReport Store::gc(std::chrono::seconds older_than) {
   // run holds the store (store_lock.hpp) its environments may be in use: keep them all.
   const FileLock no_runs(store_runs_lock_path(m_root), LockMode::exclusive, LockWait::no);
   const std::string envs = m_root + "/envs";
-  for (const std::string& name : list_names(envs)) {
+  for (const std::string& name : list_dir(envs)) {
     if (name.ends_with(".lock")) {
       continue;
     }
@@ -602,7 +566,7 @@ GcReport Store::gc(std::chrono::seconds older_than) {
   }
   // The wheel-hash index is a cache of file identities: drop it with the entries it served.
   if (!report.removed.empty()) {
-    for (const std::string& name : list_names(base + "/index")) {
+    for (const std::string& name : list_dir(base + "/index")) {
       if (too_old(base + "/index/" + name)) {
         ::unlink((base + "/index/" + name).c_str());
       }

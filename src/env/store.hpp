@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "env/wheel_source.hpp"
+#include "util/fd.hpp"
 
 namespace envbisect {
 
@@ -20,14 +21,13 @@ class FileLock {
 public:
   // Open (creating) `path` and lock it. Throw Error (environment) when the file cannot be opened.
   FileLock(const std::string& path, LockMode mode, LockWait wait);
-  ~FileLock();
   FileLock(const FileLock&) = delete;
   FileLock& operator=(const FileLock&) = delete;
   // Return true when the lock is held (always after a waiting lock).
   bool held() const { return m_held; }
 
 private:
-  int m_fd = -1;
+  UniqueFd m_fd;  // closing it releases the flock
   bool m_held = false;
 };
 

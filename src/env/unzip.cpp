@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "util/error.hpp"
+#include "util/fd.hpp"
 #include "util/fs.hpp"
 
 namespace envbisect {
@@ -40,25 +41,22 @@ constexpr std::uint64_t k_parallel_bytes = std::uint64_t{64} << 20;  // below th
 class MappedFile {
 public:
   explicit MappedFile(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
+    const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd.valid()) {
       throw Error(path + ": cannot read: " + std::strerror(errno), ExitCode::bad_input);
     }
     struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      ::close(fd);
+    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
       throw Error(path + ": not a regular file", ExitCode::bad_input);
     }
     m_size = static_cast<std::size_t>(st.st_size);
     if (m_size > 0) {
-      void* p = ::mmap(nullptr, m_size, PROT_READ, MAP_PRIVATE, fd, 0);
+      void* p = ::mmap(nullptr, m_size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
       if (p == MAP_FAILED) {
-        ::close(fd);
         throw Error(path + ": cannot map: " + std::strerror(errno), ExitCode::environment);
       }
       m_data = static_cast<const unsigned char*>(p);
     }
-    ::close(fd);
   }
   ~MappedFile() {
     if (m_data != nullptr) {
@@ -458,19 +456,14 @@ std::vector<std::string> extract_zip(const std::string& zip_path, const std::str
       const std::string target = dest_dir + "/" + e.name;
       try {
         // A new file, never through a link: the folder is fresh and every name is unique.
-        int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, e.executable ? 0755 : 0644);
-        if (fd < 0) {
+        const UniqueFd fd(
+            ::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, e.executable ? 0755 : 0644));
+        if (!fd.valid()) {
           throw errno == ENAMETOOLONG ? too_long(zip_path, e.name)
                                       : Error(target + ": cannot create: " + std::strerror(errno), ExitCode::environment);
         }
-        try {
-          unpack_member(file.data(), file.size(), e, zip_path,
-                        [&](const unsigned char* data, std::size_t size) { write_all(fd, data, size, target); });
-        } catch (...) {
-          ::close(fd);
-          throw;
-        }
-        ::close(fd);
+        unpack_member(file.data(), file.size(), e, zip_path,
+                      [&](const unsigned char* data, std::size_t size) { write_all(fd.get(), data, size, target); });
       } catch (...) {
         const std::lock_guard<std::mutex> lock(failure_mutex);
         if (!failure) {

@@ -1,36 +1,14 @@
 #include "env/uv_cache.hpp"
 
-#include <dirent.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "env/requirement.hpp"
+#include "util/fs.hpp"
 
 namespace envbisect {
-
-namespace {
-
-// Return the names in `dir` (no "." or ".."), or nothing when it cannot be read.
-std::vector<std::string> list_dir(const std::string& dir) {
-  std::vector<std::string> names;
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) {
-    return names;
-  }
-  while (const dirent* e = ::readdir(d)) {
-    const std::string n = e->d_name;
-    if (n != "." && n != "..") {
-      names.push_back(n);
-    }
-  }
-  ::closedir(d);
-  return names;
-}
-
-}  // namespace
 
 std::string default_uv_cache_dir() {
   if (const char* v = std::getenv("UV_CACHE_DIR"); v != nullptr && *v != '\0') {
@@ -49,10 +27,9 @@ std::vector<UvArchive> scan_uv_cache(const std::string& cache_dir, const std::st
   std::vector<UvArchive> found;
   const std::string wanted = normalise_dist_name(name);
   const std::string archive_root = cache_dir + "/archive-v0";
-  // In name order, not the directory's: of two archives of one version the first found is taken,
-  // and that must be the same one on every machine and every run.
+  // In name order (list_dir sorts), not the directory's: of two archives of one version the first
+  // found is taken, and that must be the same one on every machine and every run.
   std::vector<std::string> ids = list_dir(archive_root);
-  std::sort(ids.begin(), ids.end());
   for (const std::string& id : ids) {
     const std::string dir = archive_root + "/" + id;
     std::vector<std::string> dist_infos;

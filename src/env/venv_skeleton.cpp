@@ -1,10 +1,8 @@
 #include "env/venv_skeleton.hpp"
 
-#include <dirent.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <cstring>
 #include <filesystem>
 #include <mutex>
 #include <sstream>
@@ -13,7 +11,6 @@
 #include <nlohmann/json.hpp>
 
 #include "env/install_files.hpp"
-#include "env/link_tree.hpp"
 #include "env/store.hpp"
 #include "exec/runner.hpp"
 #include "util/error.hpp"
@@ -177,17 +174,14 @@ std::optional<std::string> ensure_skeleton(Runner& runner, Store& store, const I
 }
 
 void copy_skeleton(const std::string& skeleton, const std::string& env_dir) {
-  link_tree(skeleton, env_dir, TreeMode::copy);
+  copy_tree(skeleton, env_dir, LinkFiles::no);
   const std::string origin = read_file(skeleton + "/origin");
   ::unlink((env_dir + "/origin").c_str());
   std::vector<std::string> texts = {env_dir + "/pyvenv.cfg"};
-  if (DIR* d = ::opendir((env_dir + "/bin").c_str())) {
-    while (const dirent* e = ::readdir(d)) {
-      if (std::strncmp(e->d_name, "activate", 8) == 0 || std::strncmp(e->d_name, "Activate", 8) == 0) {
-        texts.push_back(env_dir + "/bin/" + e->d_name);
-      }
+  for (const std::string& name : list_dir(env_dir + "/bin")) {
+    if (name.starts_with("activate") || name.starts_with("Activate")) {
+      texts.push_back(env_dir + "/bin/" + name);
     }
-    ::closedir(d);
   }
   for (const std::string& path : texts) {
     if (path_is_file(path)) {

@@ -1,6 +1,5 @@
 #include "env/wheel_source.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,6 +17,7 @@
 #include "env/requirement.hpp"
 #include "env/uv_cache.hpp"
 #include "util/error.hpp"
+#include "util/fd.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
@@ -34,19 +34,18 @@ std::string normalised_version(std::string_view text) {
 
 // Return the SHA-256 of a file's bytes.
 std::string hash_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) {
     throw Error(path + ": cannot read: " + std::strerror(errno), ExitCode::bad_input);
   }
   Sha256 digest;
   std::vector<char> buffer(1 << 20);
   for (;;) {
-    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    const ssize_t n = ::read(fd.get(), buffer.data(), buffer.size());
     if (n < 0 && errno == EINTR) {
       continue;
     }
     if (n < 0) {
-      ::close(fd);
       throw Error(path + ": cannot read: " + std::strerror(errno), ExitCode::bad_input);
     }
     if (n == 0) {
@@ -54,15 +53,7 @@ std::string hash_file(const std::string& path) {
     }
     digest.update(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
   }
-  ::close(fd);
   return digest.hex_digest();
-}
-
-std::string lower(std::string text) {
-  for (char& c : text) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return text;
 }
 
 std::string base_name(const std::string& path) {
@@ -149,17 +140,7 @@ namespace {
 std::vector<Distribution> scan_sources(const WheelSources& sources, const std::string& wanted) {
   std::vector<Distribution> found;
   for (const std::string& dir : sources.wheel_dirs) {
-    DIR* d = ::opendir(dir.c_str());
-    if (d == nullptr) {
-      continue;
-    }
-    std::vector<std::string> files;
-    while (const dirent* e = ::readdir(d)) {
-      files.emplace_back(e->d_name);
-    }
-    ::closedir(d);
-    std::sort(files.begin(), files.end());
-    for (const std::string& file : files) {
+    for (const std::string& file : list_dir(dir)) {
       const auto parsed = parse_wheel_name(file);
       if (!parsed || (!wanted.empty() && parsed->name != wanted)) {
         continue;
@@ -315,7 +296,7 @@ std::optional<Distribution> find_distribution(const WheelSources& sources, std::
       if (dist.kind != SourceKind::wheel || (!pin.wheel.empty() && base_name(pin.wheel) != base_name(dist.path))) {
         continue;
       }
-      if (!pin.sha256.empty() && wheel_sha256(dist.path, index_dir) != lower(pin.sha256)) {
+      if (!pin.sha256.empty() && wheel_sha256(dist.path, index_dir) != ascii_lower(pin.sha256)) {
         continue;
       }
     }
@@ -391,17 +372,7 @@ std::vector<std::string> unreadable_wheel_files(const WheelSources& sources, std
   const std::string wanted = normalise_dist_name(std::string(name));
   std::vector<std::string> found;
   for (const std::string& dir : sources.wheel_dirs) {
-    DIR* d = ::opendir(dir.c_str());
-    if (d == nullptr) {
-      continue;
-    }
-    std::vector<std::string> files;
-    while (const dirent* e = ::readdir(d)) {
-      files.emplace_back(e->d_name);
-    }
-    ::closedir(d);
-    std::sort(files.begin(), files.end());
-    for (const std::string& file : files) {
+    for (const std::string& file : list_dir(dir)) {
       if (!file.ends_with(".whl") || parse_wheel_name(file)) {
         continue;
       }
@@ -430,7 +401,7 @@ std::string describe_missing_pin(const WheelSources& sources, std::string_view n
     text += " from wheel " + pin.wheel;
   }
   if (!pin.sha256.empty()) {
-    text += " with sha256 " + lower(pin.sha256);
+    text += " with sha256 " + ascii_lower(pin.sha256);
   }
   text += ": no such file in the wheel folders (" + join(sources.wheel_dirs, ", ") + ")";
   if (!sources.uv_caches.empty()) {

@@ -1,5 +1,6 @@
 #include "util/fs.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,9 +10,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "util/error.hpp"
+#include "util/fd.hpp"
 
 namespace envbisect {
 
@@ -35,6 +40,63 @@ std::string read_file(const std::string& path) {
   return content.str();
 }
 
+std::string read_input_file(const std::string& path, std::uint64_t max_bytes) {
+  // Look before opening: opening a fifo for reading would wait for a writer.
+  struct stat before {};
+  if (::stat(path.c_str(), &before) != 0) {
+    throw Error(path + ": cannot read: " + std::strerror(errno), ExitCode::bad_input);
+  }
+  auto refuse_kind = [&](const struct stat& info) {
+    if (S_ISDIR(info.st_mode)) {
+      throw Error(path + ": cannot read: is a directory, not a file", ExitCode::bad_input);
+    }
+    if (!S_ISREG(info.st_mode)) {
+      const char* kind = S_ISFIFO(info.st_mode)   ? "a fifo"
+                         : S_ISCHR(info.st_mode)  ? "a character device"
+                         : S_ISBLK(info.st_mode)  ? "a block device"
+                         : S_ISSOCK(info.st_mode) ? "a socket"
+                                                  : "not a regular file";
+      throw Error(path + ": cannot read: is " + std::string(kind) + ", not a regular file", ExitCode::bad_input);
+    }
+    if (static_cast<std::uint64_t>(info.st_size) > max_bytes) {
+      throw Error(path + ": cannot read: " + std::to_string(info.st_size) + " bytes, more than the " +
+                      std::to_string(max_bytes) + " an input file may have",
+                  ExitCode::bad_input);
+    }
+  };
+  refuse_kind(before);
+  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (!fd.valid()) {
+    throw Error(path + ": cannot read: " + std::strerror(errno), ExitCode::bad_input);
+  }
+  // The file may have been replaced between stat and open: what was opened is what counts.
+  struct stat opened {};
+  std::string content;
+  if (::fstat(fd.get(), &opened) != 0) {
+    throw Error(path + ": cannot read: " + std::strerror(errno), ExitCode::bad_input);
+  }
+  refuse_kind(opened);
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0) {
+      throw Error(path + ": read failed: " + std::strerror(errno), ExitCode::bad_input);
+    }
+    if (n == 0) {
+      break;
+    }
+    content.append(buffer, static_cast<std::size_t>(n));
+    if (content.size() > max_bytes) {
+      throw Error(path + ": cannot read: more than the " + std::to_string(max_bytes) + " bytes an input file may have",
+                  ExitCode::bad_input);
+    }
+  }
+  return content;
+}
+
 std::string read_file_or_empty(const std::string& path) {
   try {
     return read_file(path);
@@ -44,19 +106,19 @@ std::string read_file_or_empty(const std::string& path) {
 }
 
 std::string read_file_tail(const std::string& path, std::size_t max_bytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) {
     return "";
   }
   std::string tail;
   struct stat info {};
-  if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) {
+  if (::fstat(fd.get(), &info) == 0 && S_ISREG(info.st_mode)) {
     const auto size = static_cast<std::size_t>(info.st_size);
     const std::size_t want = std::min(size, max_bytes);
     tail.resize(want);
     std::size_t done = 0;
     while (done < want) {
-      const ssize_t got = ::pread(fd, tail.data() + done, want - done, static_cast<off_t>(size - want + done));
+      const ssize_t got = ::pread(fd.get(), tail.data() + done, want - done, static_cast<off_t>(size - want + done));
       if (got < 0 && errno == EINTR) {
         continue;
       }
@@ -67,7 +129,6 @@ std::string read_file_tail(const std::string& path, std::size_t max_bytes) {
     }
     tail.resize(done);
   }
-  ::close(fd);
   return tail;
 }
 
@@ -81,26 +142,26 @@ std::string clean_path(const std::string& path) {
 
 void write_file_atomic(const std::string& path, const std::string& content) {
   std::string temp = path + ".tmp." + std::to_string(::getpid());
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
+  UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (!fd.valid()) {
     throw Error(path + ": cannot write: " + std::strerror(errno), ExitCode::environment);
   }
   std::size_t done = 0;
   while (done < content.size()) {
-    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    ssize_t n = ::write(fd.get(), content.data() + done, content.size() - done);
     if (n < 0) {
       if (errno == EINTR) {
         continue;
       }
       int saved = errno;
-      ::close(fd);
+      fd.reset();
       ::unlink(temp.c_str());
       throw Error(path + ": write failed: " + std::strerror(saved), ExitCode::environment);
     }
     done += static_cast<std::size_t>(n);
   }
-  ::fsync(fd);
-  ::close(fd);
+  ::fsync(fd.get());
+  fd.reset();
   if (::rename(temp.c_str(), path.c_str()) != 0) {
     int saved = errno;
     ::unlink(temp.c_str());
@@ -136,38 +197,136 @@ std::string parent_dir(const std::string& path) {
   return absolute_path(parent.empty() ? "." : parent.string(), ".");
 }
 
-void copy_tree(const std::string& from, const std::string& to, LinkFiles link) {
-  std::error_code error;
-  fs::create_directories(to, error);
-  if (error) {
-    throw Error(to + ": cannot create directory: " + error.message(), ExitCode::environment);
+namespace {
+
+[[noreturn]] void fail_at(const std::string& what, const std::string& path) {
+  throw Error("cannot " + what + " " + path + ": " + std::strerror(errno), ExitCode::environment);
+}
+
+// Return the entries of `dir` (no "." or "..") with their d_type. Throw Error when it cannot be read.
+std::vector<std::pair<std::string, unsigned char>> typed_entries(const std::string& dir) {
+  const std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), ::closedir);
+  if (d == nullptr) {
+    fail_at("read directory", dir);
   }
-  bool try_links = link == LinkFiles::yes;
-  for (auto it = fs::recursive_directory_iterator(from, error); !error && it != fs::recursive_directory_iterator();
-       it.increment(error)) {
-    fs::path target = fs::path(to) / fs::relative(it->path(), from);
-    if (it->is_symlink()) {
-      fs::copy_symlink(it->path(), target, error);
-    } else if (it->is_directory()) {
-      fs::create_directories(target, error);
+  std::vector<std::pair<std::string, unsigned char>> entries;
+  while (const dirent* e = ::readdir(d.get())) {
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) {
+      entries.emplace_back(e->d_name, e->d_type);
+    }
+  }
+  return entries;
+}
+
+// Recreate the entries of `from` under `to` (which exists); `try_links` turns false at the first
+// file that cannot be hard-linked (another filesystem, no permission) and stays so.
+void copy_entries(const std::string& from, const std::string& to, LinkFiles link, bool& try_links) {
+  for (auto& [name, type] : typed_entries(from)) {
+    const std::string source = from + "/" + name;
+    const std::string target = to + "/" + name;
+    if (type == DT_UNKNOWN) {
+      struct stat st {};
+      if (::lstat(source.c_str(), &st) != 0) {
+        fail_at("stat", source);
+      }
+      type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+    }
+    if (type == DT_DIR) {
+      if (::mkdir(target.c_str(), 0755) != 0 && errno != EEXIST) {
+        fail_at("create directory", target);
+      }
+      copy_entries(source, target, link, try_links);
+    } else if (type == DT_LNK) {
+      char link_target[4096];
+      const ssize_t n = ::readlink(source.c_str(), link_target, sizeof link_target - 1);
+      if (n < 0) {
+        fail_at("read link", source);
+      }
+      link_target[n] = '\0';
+      if (::symlink(link_target, target.c_str()) != 0) {
+        fail_at("create link", target);
+      }
     } else {
-      if (try_links) {
-        fs::create_hard_link(it->path(), target, error);
-        if (!error) {
+      if (try_links && link == LinkFiles::yes) {
+        if (::link(source.c_str(), target.c_str()) == 0) {
           continue;
         }
-        try_links = false;  // other filesystem or no permission: copy from now on
-        error.clear();
+        if (errno != EXDEV && errno != EPERM && errno != EMLINK) {
+          fail_at("link", source);
+        }
+        try_links = false;  // another filesystem or no permission: copy from now on
       }
-      fs::copy_file(it->path(), target, error);
-    }
-    if (error) {
-      break;
+      copy_regular_file(source, target);
     }
   }
-  if (error) {
-    throw Error("cannot copy " + from + " to " + to + ": " + error.message(), ExitCode::environment);
+}
+
+}  // namespace
+
+void copy_tree(const std::string& from, const std::string& to, LinkFiles link) {
+  make_dirs(to);
+  bool try_links = true;
+  copy_entries(clean_path(from), clean_path(to), link, try_links);
+}
+
+void copy_regular_file(const std::string& from, const std::string& to) {
+  const std::string shown = from + " to " + to;
+  // Non-blocking: a fifo is refused below, never waited on.
+  const UniqueFd in(::open(from.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (!in.valid()) {
+    fail_at("read", shown);
   }
+  struct stat st {};
+  if (::fstat(in.get(), &st) != 0) {
+    fail_at("stat", shown);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    throw Error("cannot copy " + shown + ": not a regular file", ExitCode::environment);
+  }
+  // Replace, never write into what is there: it may be a hard link into the store or a symlink.
+  if (::unlink(to.c_str()) != 0 && errno != ENOENT) {
+    fail_at("replace", shown);
+  }
+  const UniqueFd out(::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, st.st_mode & 07777));
+  if (!out.valid()) {
+    fail_at("create", shown);
+  }
+  off_t left = st.st_size;
+  while (left > 0) {
+    ssize_t n = ::copy_file_range(in.get(), nullptr, out.get(), nullptr, static_cast<std::size_t>(left), 0);
+    if (n <= 0) {
+      // Fall back to read/write (old kernels, special file systems).
+      char buffer[1 << 16];
+      const ssize_t r = ::read(in.get(), buffer, sizeof buffer);
+      if (r < 0 && errno == EINTR) {
+        continue;
+      }
+      if (r <= 0) {
+        break;
+      }
+      if (::write(out.get(), buffer, static_cast<std::size_t>(r)) != r) {
+        fail_at("write", shown);
+      }
+      n = r;
+    }
+    left -= n;
+  }
+}
+
+std::vector<std::string> list_dir(const std::string& dir) {
+  std::vector<std::string> names;
+  const std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), ::closedir);
+  if (d == nullptr) {
+    return names;
+  }
+  while (const dirent* e = ::readdir(d.get())) {
+    const std::string name = e->d_name;
+    if (name != "." && name != "..") {
+      names.push_back(name);
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 void remove_tree(const std::string& path) noexcept {

@@ -1,12 +1,23 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace envbisect {
 
 // Return the whole content of the file at `path`. Throw Error naming the path when it cannot be read.
 std::string read_file(const std::string& path);
+
+// The largest input file (state, recipe, lock file, matrix spec) envbisect reads: far past any real
+// one, far below memory.
+inline constexpr std::uint64_t k_max_input_bytes = 64ULL << 20;
+
+// Return the content of the input file at `path`. Throw Error (bad_input) naming the path when it is
+// missing, not a regular file (a directory, fifo, device such as /dev/zero, socket) or larger than
+// `max_bytes`; a fifo is refused without being opened for reading.
+std::string read_input_file(const std::string& path, std::uint64_t max_bytes = k_max_input_bytes);
 
 // Return the whole content of the file at `path`, or "" when it cannot be read (a log a process may not
 // have written).
@@ -32,10 +43,24 @@ std::string clean_path(const std::string& path);
 // Return the folder containing `path` ("." when it has none), made absolute.
 std::string parent_dir(const std::string& path);
 
-// Copy the tree at `from` to `to` (which must not exist), hard-linking files when `link` is yes and
-// the filesystem allows it, copying otherwise. Throw Error naming the paths on failure.
+// Whether copy_tree hard-links regular files (where the file system allows) or copies them.
 enum class LinkFiles { yes, no };
+
+// Recreate the tree at `from` under `to` (created with its parents; may exist): directories made
+// fresh, symlinks copied as links, regular files hard-linked (LinkFiles::yes; copied from the first
+// file another file system or a missing permission refuses on) or copied. Paths are joined as
+// strings, one lstat at most per entry, so a large tree costs about what `cp -al` does. Throw Error
+// (environment) naming the path on failure, and for a file that is not regular when copied.
 void copy_tree(const std::string& from, const std::string& to, LinkFiles link);
+
+// Copy the regular file `from` to `to` (copy_file_range, else read/write) with its permission bits;
+// what `to` was (a file, a hard link, a symlink) is replaced, never written through. Throw Error
+// (environment) naming the paths on failure or when `from` is not a regular file (a fifo is never
+// waited on).
+void copy_regular_file(const std::string& from, const std::string& to);
+
+// Return the names in `dir` (no "." or ".."), sorted; nothing when it cannot be read.
+std::vector<std::string> list_dir(const std::string& dir);
 
 // Remove `path` recursively if it exists; never throw.
 void remove_tree(const std::string& path) noexcept;

@@ -171,6 +171,16 @@ std::string pointer_token(std::string_view token) {
   return out;
 }
 
+std::string ascii_lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') {
+      c = static_cast<char>(c - 'A' + 'a');
+    }
+  }
+  return out;
+}
+
 std::string percent_decode(std::string_view text) {
   const auto hex_value = [](char c) {
     if (c >= '0' && c <= '9') {

@@ -24,6 +24,10 @@ std::string display_argv(const std::vector<std::string>& argv);
 // Return true when `text` starts with `prefix`.
 bool starts_with(std::string_view text, std::string_view prefix);
 
+// Return `text` with ASCII letters A-Z made lower case, other bytes unchanged (names and hex digests,
+// never locale-dependent).
+std::string ascii_lower(std::string_view text);
+
 // Return `text` without leading and trailing whitespace.
 std::string trim(std::string_view text);
 

@@ -1,11 +1,5 @@
 #include "app/inputs/load.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <iostream>
 
@@ -16,69 +10,6 @@
 #include "util/strings.hpp"
 
 namespace envbisect {
-
-std::string read_input_file(const std::string& path, std::uint64_t max_bytes) {
-  // Look before opening: opening a fifo for reading would wait for a writer.
-  struct stat before {};
-  if (::stat(path.c_str(), &before) != 0) {
-    throw Error(path + ": cannot read: " + std::strerror(errno), ExitCode::bad_input);
-  }
-  auto refuse_kind = [&](const struct stat& info) {
-    if (S_ISDIR(info.st_mode)) {
-      throw Error(path + ": cannot read: is a directory, not a file", ExitCode::bad_input);
-    }
-    if (!S_ISREG(info.st_mode)) {
-      const char* kind = S_ISFIFO(info.st_mode)   ? "a fifo"
-                         : S_ISCHR(info.st_mode)  ? "a character device"
-                         : S_ISBLK(info.st_mode)  ? "a block device"
-                         : S_ISSOCK(info.st_mode) ? "a socket"
-                                                  : "not a regular file";
-      throw Error(path + ": cannot read: is " + std::string(kind) + ", not a regular file", ExitCode::bad_input);
-    }
-    if (static_cast<std::uint64_t>(info.st_size) > max_bytes) {
-      throw Error(path + ": cannot read: " + std::to_string(info.st_size) + " bytes, more than the " +
-                      std::to_string(max_bytes) + " an input file may have",
-                  ExitCode::bad_input);
-    }
-  };
-  refuse_kind(before);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
-    throw Error(path + ": cannot read: " + std::strerror(errno), ExitCode::bad_input);
-  }
-  // The file may have been replaced between stat and open: what was opened is what counts.
-  struct stat opened {};
-  std::string content;
-  try {
-    if (::fstat(fd, &opened) != 0) {
-      throw Error(path + ": cannot read: " + std::strerror(errno), ExitCode::bad_input);
-    }
-    refuse_kind(opened);
-    char buffer[65536];
-    for (;;) {
-      const ssize_t n = ::read(fd, buffer, sizeof buffer);
-      if (n < 0 && errno == EINTR) {
-        continue;
-      }
-      if (n < 0) {
-        throw Error(path + ": read failed: " + std::strerror(errno), ExitCode::bad_input);
-      }
-      if (n == 0) {
-        break;
-      }
-      content.append(buffer, static_cast<std::size_t>(n));
-      if (content.size() > max_bytes) {
-        throw Error(path + ": cannot read: more than the " + std::to_string(max_bytes) + " bytes an input file may have",
-                    ExitCode::bad_input);
-      }
-    }
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
-  ::close(fd);
-  return content;
-}
 
 EnvState load_state_file(const std::string& path) {
   EnvState state = parse_state(read_input_file(path), path);

@@ -1,6 +1,5 @@
 #pragma once
 
-#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
@@ -9,14 +8,6 @@
 #include "core/state.hpp"
 
 namespace envbisect {
-
-// The largest input file (state, recipe) envbisect reads: far past any real one, far below memory.
-inline constexpr std::uint64_t k_max_input_bytes = 64ULL << 20;
-
-// Return the content of the input file at `path`. Throw Error (bad_input) naming the path when it is
-// missing, not a regular file (a directory, fifo, device such as /dev/zero, socket) or larger than
-// `max_bytes`; a fifo is refused without being opened for reading.
-std::string read_input_file(const std::string& path, std::uint64_t max_bytes = k_max_input_bytes);
 
 // Read and validate a state file; repo paths become absolute against the file's folder.
 // Throw Error (bad_input) naming the file and every problem in it.

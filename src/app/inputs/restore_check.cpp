@@ -1,7 +1,5 @@
 #include "app/inputs/restore_check.hpp"
 
-#include <dirent.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -20,28 +18,11 @@ namespace envbisect {
 
 namespace {
 
-std::vector<std::string> list_names(const std::string& dir) {
-  std::vector<std::string> names;
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) {
-    return names;
-  }
-  while (const dirent* e = ::readdir(d)) {
-    const std::string name = e->d_name;
-    if (name != "." && name != "..") {
-      names.push_back(name);
-    }
-  }
-  ::closedir(d);
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 // Return the download folders holding a wheel of one of `names` (each folder holds one file).
 std::vector<std::string> download_dirs_for(const std::string& downloads_dir, const std::vector<std::string>& names) {
   std::vector<std::string> dirs;
-  for (const std::string& key : list_names(downloads_dir)) {
-    for (const std::string& file : list_names(downloads_dir + "/" + key)) {
+  for (const std::string& key : list_dir(downloads_dir)) {
+    for (const std::string& file : list_dir(downloads_dir + "/" + key)) {
       const auto wheel = parse_wheel_name(file);
       if (wheel && std::find(names.begin(), names.end(), wheel->name) != names.end()) {
         dirs.push_back(downloads_dir + "/" + key);

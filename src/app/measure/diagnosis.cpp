@@ -95,8 +95,7 @@ bool reads_as_error(const std::string& line) {
   if (exception_name) {
     return true;
   }
-  std::string lower = line;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string lower = ascii_lower(line);
   for (const char* marker : {"error:", "fatal:", "segmentation fault", "aborted", "killed", "out of memory"}) {
     const std::size_t at = lower.find(marker);
     // A marker near the start ("CUDA error: ...", "fatal: ..."), not in the middle of a log line.
