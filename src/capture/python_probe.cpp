@@ -31,10 +31,6 @@ std::string tail(const std::string& text, std::size_t limit) {
 
 }  // namespace
 
-std::string_view python_probe_script() {
-  return k_probe_script;
-}
-
 std::vector<std::string> probe_argv(const ProbeRequest& request) {
   nlohmann::json config = {{"env_prefixes", captured_env_prefixes()},
                            {"torch", request.torch},

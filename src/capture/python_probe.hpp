@@ -2,7 +2,6 @@
 
 #include <map>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -22,9 +21,6 @@ struct ProbeRequest {
   std::vector<std::string> wheel_dirs;      // folders whose *.whl names are listed
   bool torch = true;                        // import torch when it is installed to read its versions
 };
-
-// Return the probe's Python source (src/capture/probe.py, embedded at build time).
-std::string_view python_probe_script();
 
 // Return the argv that runs the probe for `request`: [prefix...] python -c SCRIPT CONFIG_JSON.
 std::vector<std::string> probe_argv(const ProbeRequest& request);

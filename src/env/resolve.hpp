@@ -1,7 +1,6 @@
 #pragma once
 
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -16,10 +15,5 @@ namespace envbisect {
 // skipped; markers that cannot be evaluated are skipped and named in `ignored` when given.
 std::vector<std::string> unmet_requirements(const std::map<std::string, DistMetadata>& set, const MarkerEnv& env,
                                             std::vector<std::string>* ignored = nullptr);
-
-// Return the groups of distributions pinned to each other with `==` (connected components over
-// "a requires b==V" edges between members of `set`), each group of two or more names, sorted.
-// Such packages move together: changing one alone makes an unresolvable candidate.
-std::vector<std::set<std::string>> pin_groups(const std::map<std::string, DistMetadata>& set);
 
 }  // namespace envbisect

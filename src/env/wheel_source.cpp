@@ -15,6 +15,7 @@
 #include "core/wheel_name.hpp"
 #include "core/wheel_tags.hpp"
 #include "env/requirement.hpp"
+#include "env/unzip.hpp"
 #include "env/uv_cache.hpp"
 #include "util/error.hpp"
 #include "util/fd.hpp"
@@ -315,6 +316,13 @@ std::optional<Distribution> find_distribution(const WheelSources& sources, std::
     }
   }
   return chosen;
+}
+
+DistMetadata read_distribution_metadata(const Distribution& dist) {
+  if (dist.kind == SourceKind::wheel) {
+    return parse_metadata(read_wheel_metadata(dist.path));
+  }
+  return parse_metadata(read_file(dist.path + "/" + dist.dist_info + "/METADATA"));
 }
 
 std::vector<std::string> other_builds(const WheelSources& sources, const Distribution& chosen,

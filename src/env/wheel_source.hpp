@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "env/requirement.hpp"
+
 namespace envbisect {
 
 // What a distribution is stored as where it was found.
@@ -70,6 +72,10 @@ std::string wheel_sha256(const std::string& path, const std::string& index_dir =
 std::optional<Distribution> find_distribution(const WheelSources& sources, std::string_view name,
                                               std::string_view version, std::string_view python_version,
                                               const WheelPin& pin = WheelPin{}, const std::string& index_dir = "");
+
+// Return the METADATA of `dist`, read where it lies: from the wheel's central directory (nothing is
+// unpacked) or the uv archive's dist-info folder. Throw Error when it cannot be read.
+DistMetadata read_distribution_metadata(const Distribution& dist);
 
 // Return the paths of the other builds find_distribution could have meant by `chosen`'s name and
 // version for `python_version`: those that tie with `chosen` on their tags (a build that ranks lower

@@ -370,10 +370,6 @@ std::string headline(const VerdictSummary& summary) {
   return "cause found: " + count + (verified ? ", verified both ways" : ", NOT verified both ways");
 }
 
-std::string change_values(const Change& change) {
-  return shown_side(change.good, change.good_ref) + " -> " + shown_side(change.bad, change.bad_ref);
-}
-
 std::vector<Command> reproduction_commands(const ReportModel& model) {
   std::vector<Command> out;
   std::string good;

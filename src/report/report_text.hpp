@@ -89,9 +89,6 @@ std::string count_noun(long long count, const std::string& noun);
 // Return " (UNIT)" for table headers of metric columns, "" when the recipe names no unit.
 std::string unit_suffix(const ReportModel& model);
 
-// Return "good" -> "bad" for a change as text ("2.11.0+cu128 -> 2.11.0+cu130", "(absent) -> 0.5.0").
-std::string change_values(const Change& change);
-
 // A command a reader can paste, with what it does.
 struct Command {
   std::string purpose;

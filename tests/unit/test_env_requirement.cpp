@@ -91,15 +91,3 @@ TEST_CASE("METADATA headers give name, version and Requires-Dist, unmet ones are
   REQUIRE(unmet.size() == 1);
   CHECK(unmet[0] == "faux-transformers 5.8.1 requires fauxtorch==2.11.0, which the candidate lacks");
 }
-
-TEST_CASE("packages pinned to each other with == form one group", "[env_requirement]") {
-  std::map<std::string, envbisect::DistMetadata> set;
-  set["torch"] = envbisect::parse_metadata("Name: torch\nVersion: 2.11.0\nRequires-Dist: triton==3.6.0\n");
-  set["triton"] = envbisect::parse_metadata("Name: triton\nVersion: 3.6.0\n");
-  set["torchvision"] = envbisect::parse_metadata("Name: torchvision\nVersion: 0.26.0\nRequires-Dist: torch==2.11.0\n");
-  set["numpy"] = envbisect::parse_metadata("Name: numpy\nVersion: 2.1\n");
-  set["transformers"] = envbisect::parse_metadata("Name: transformers\nVersion: 5\nRequires-Dist: numpy>=1.17\n");
-  const auto groups = envbisect::pin_groups(set);
-  REQUIRE(groups.size() == 1);
-  CHECK(groups[0] == std::set<std::string>{"torch", "torchvision", "triton"});
-}

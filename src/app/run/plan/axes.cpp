@@ -365,102 +365,6 @@ int bisection_worst_case(std::size_t points) {
   return points <= 2 ? 0 : static_cast<int>(std::ceil(std::log2(static_cast<double>(points - 1))));
 }
 
-namespace {
-
-// Return the METADATA of `dist`, read where it lies: from the wheel's central directory (nothing is
-// unpacked) or the uv archive's dist-info folder.
-DistMetadata read_dist_metadata(const Distribution& dist) {
-  if (dist.kind == SourceKind::wheel) {
-    return parse_metadata(read_wheel_metadata(dist.path));
-  }
-  return parse_metadata(read_file(dist.path + "/" + dist.dist_info + "/METADATA"));
-}
-
-// Return the metadata of the packages `names` of `state` that the sources hold.
-std::map<std::string, DistMetadata> read_metadata(const EnvState& state, const std::map<std::string, std::size_t>& names,
-                                                  const WheelSources& sources) {
-  std::map<std::string, DistMetadata> out;
-  for (const auto& [name, delta] : names) {
-    const auto pin = state.packages.find(name);
-    if (pin == state.packages.end()) {
-      continue;
-    }
-    try {
-      std::optional<Distribution> dist = find_distribution(sources, name, pin->second.version, state.python.version);
-      if (!dist) {
-        continue;
-      }
-      out[name] = read_dist_metadata(*dist);
-    } catch (const Error& error) {
-      spdlog::warn("{} {}: metadata not readable, it moves alone: {}", name, pin->second.version, error.what());
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
-std::vector<std::vector<std::size_t>> plan_units(const std::vector<Delta>& deltas, const EnvState& good,
-                                                 const EnvState& bad, const std::vector<std::string>& wheel_dirs,
-                                                 const std::vector<std::string>& uv_caches) {
-  // Union-find over delta indices; pinned package pairs are joined.
-  std::vector<std::size_t> parent(deltas.size());
-  for (std::size_t i = 0; i < deltas.size(); ++i) {
-    parent[i] = i;
-  }
-  auto find = [&](std::size_t i) {
-    while (parent[i] != i) {
-      i = parent[i] = parent[parent[i]];
-    }
-    return i;
-  };
-  std::map<std::string, std::size_t> package_delta;
-  for (std::size_t i = 0; i < deltas.size(); ++i) {
-    if (deltas[i].dimension == Dimension::packages) {
-      package_delta[deltas[i].name] = i;
-    }
-  }
-  if (package_delta.size() >= 2 && !(wheel_dirs.empty() && uv_caches.empty())) {
-    // X and Y move together when X at one end requires a Y that Y's version at the other end does not
-    // satisfy: moving X alone would be unresolvable. (`==2.11.0` is met by +cu128 and +cu130 alike.)
-    // Only the changed packages' requirements can join two deltas: their metadata is all we read.
-    const WheelSources sources = index_sources(WheelSources{wheel_dirs, uv_caches});
-    const EnvState* ends[2] = {&good, &bad};
-    std::map<std::string, DistMetadata> metadata[2] = {read_metadata(good, package_delta, sources),
-                                                        read_metadata(bad, package_delta, sources)};
-    for (int end = 0; end < 2; ++end) {
-      const EnvState& other = *ends[1 - end];
-      for (const auto& [name, delta_index] : package_delta) {
-        auto meta = metadata[end].find(name);
-        if (meta == metadata[end].end()) {
-          continue;
-        }
-        for (const Requirement& requirement : meta->second.requires_dist) {
-          auto target = package_delta.find(requirement.name);
-          if (target == package_delta.end() || target->first == name || !requirement.marker.empty()) {
-            continue;
-          }
-          auto pin = other.packages.find(requirement.name);
-          std::optional<Version> version = pin == other.packages.end() ? std::nullopt : Version::parse(pin->second.version);
-          if (!version || !satisfies(*version, requirement)) {
-            parent[find(target->second)] = find(delta_index);
-          }
-        }
-      }
-    }
-  }
-  std::map<std::size_t, std::vector<std::size_t>> by_root;
-  for (std::size_t i = 0; i < deltas.size(); ++i) {
-    by_root[find(i)].push_back(i);
-  }
-  std::vector<std::vector<std::size_t>> units;
-  for (auto& [root, members] : by_root) {
-    units.push_back(members);
-  }
-  std::sort(units.begin(), units.end());
-  return units;
-}
-
 void pin_group_axes(std::vector<Axis>& axes, const std::vector<Delta>& deltas,
                     const std::vector<std::vector<std::size_t>>& units, const EnvState& bad,
                     const std::vector<std::string>& wheel_dirs, const std::vector<std::string>& uv_caches) {
@@ -501,7 +405,7 @@ void pin_group_axes(std::vector<Axis>& axes, const std::vector<Delta>& deltas,
       try {
         std::optional<Distribution> dist = find_distribution(*sources, lead_name, version, bad.python.version);
         if (dist) {
-          metadata = read_dist_metadata(*dist);
+          metadata = read_distribution_metadata(*dist);
         }
       } catch (const Error& error) {
         spdlog::warn("{} {}: metadata not readable: {}", lead_name, version, error.what());

@@ -93,19 +93,6 @@ int isolation_worst_case(std::size_t delta_count, std::size_t culprits);
 // Return the worst-case number of questions of bisecting an axis of `points` points (ends known).
 int bisection_worst_case(std::size_t points);
 
-}  // namespace envbisect
-
-namespace envbisect {
-
-// Return the units the isolation moves: one per delta, except package deltas that must move together
-// because one end's version of a package requires (Requires-Dist) a version of another that the other
-// end's version does not satisfy (changing one alone would be unresolvable, as torch pins triton). Only
-// the changed packages' METADATA is read, from the wheels' central directories (or uv archives),
-// nothing unpacked, in time linear in the packages; packages that cannot be read stay single units.
-std::vector<std::vector<std::size_t>> plan_units(const std::vector<Delta>& deltas, const EnvState& good,
-                                                 const EnvState& bad, const std::vector<std::string>& wheel_dirs,
-                                                 const std::vector<std::string>& uv_caches);
-
 // Make the axes of pinned groups move as the group does: the first package of a unit with a versions
 // axis leads, each inner point carries the partners' versions its Requires-Dist pins (the highest
 // version in the partner's good..bad range that satisfies it); points no partner version satisfies

@@ -1,4 +1,5 @@
 #include "app/run/plan/plan.hpp"
+#include "app/run/plan/units.hpp"
 
 #include <algorithm>
 #include <iostream>
