@@ -1,227 +1,13 @@
 #include "app/commands/report.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <filesystem>
 #include <iostream>
-#include <set>
 
-#include <nlohmann/json.hpp>
-#include <spdlog/spdlog.h>
-
-#include "app/inputs/load.hpp"
+#include "report/load.hpp"
 #include "report/render.hpp"
-#include "store/journal.hpp"
 #include "util/fs.hpp"
-#include "util/hash.hpp"
 
 namespace envbisect {
-
-using nlohmann::json;
-
-namespace {
-
-// The tail of a log file: enough for an excerpt, bounded for a benchmark that printed megabytes.
-constexpr std::size_t k_excerpt_bytes = 8192;
-
-// Where an attempt's logs may be read from: the run directory, symlinks resolved. A journal is only
-// data: one that names /etc/passwd or /dev/zero must not put that file into a report.
-class LogReader {
-public:
-  explicit LogReader(const std::string& run_dir) {
-    std::error_code error;
-    m_root = std::filesystem::canonical(run_dir, error).string();
-  }
-
-  // Return the last k_excerpt_bytes of the regular file at `path` when it lies inside the run
-  // directory; nothing (and a note, for a file outside it or not a regular file) otherwise.
-  std::optional<std::string> tail(const std::string& path) {
-    if (path.empty() || m_root.empty()) {
-      return std::nullopt;
-    }
-    std::error_code error;
-    const std::string real = std::filesystem::canonical(path, error).string();
-    if (error) {
-      return std::nullopt;  // gone: the report says the logs are no longer there
-    }
-    if (real.compare(0, m_root.size() + 1, m_root + "/") != 0) {
-      refuse(path, "lies outside the run directory");
-      return std::nullopt;
-    }
-    const int fd = ::open(real.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
-    if (fd < 0) {
-      return std::nullopt;
-    }
-    struct stat info {};
-    std::optional<std::string> text;
-    if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) {
-      // Read from the end: a 500 MB log costs one excerpt.
-      const off_t start = info.st_size > static_cast<off_t>(k_excerpt_bytes) ? info.st_size - static_cast<off_t>(k_excerpt_bytes) : 0;
-      std::string buffer(k_excerpt_bytes, '\0');
-      const ssize_t n = ::pread(fd, buffer.data(), buffer.size(), start);
-      if (n >= 0) {
-        buffer.resize(static_cast<std::size_t>(n));
-        text = buffer;
-      }
-    } else {
-      refuse(path, "is not a regular file");
-    }
-    ::close(fd);
-    return text;
-  }
-
-  // Return one note per refused path, for the report's loader notes.
-  const std::vector<std::string>& notes() const { return m_notes; }
-
-private:
-  void refuse(const std::string& path, const char* why) {
-    if (m_refused.insert(path).second && m_notes.size() < 10) {
-      m_notes.push_back("the journal names the log " + path + ", which " + why + ": not shown");
-    }
-  }
-
-  std::string m_root;
-  std::set<std::string> m_refused;
-  std::vector<std::string> m_notes;
-};
-
-// The log of an attempt: where it lies in this run directory now, else where the journal says.
-std::optional<std::string> attempt_log(const std::string& run_dir, LogReader& logs, const report::Attempt& attempt,
-                                       const std::string& journaled, const char* file) {
-  if (attempt.index >= 0 && attempt.candidate.size() >= 16) {
-    std::string here = run_dir + "/attempts/" + attempt.candidate.substr(0, 16) + "/" + std::to_string(attempt.index) +
-                       "/" + file;
-    if (auto text = logs.tail(here)) {
-      return text;
-    }
-  }
-  return logs.tail(journaled);
-}
-
-void check_inputs(report::ReportModel& model) {
-  for (report::InputFile& input : model.inputs) {
-    if (input.path.empty()) {
-      continue;
-    }
-    if (!path_exists(input.path)) {
-      input.now = "missing";
-      continue;
-    }
-    // The path comes from run.json: a fifo or /dev/zero there is noted, never read.
-    std::string content;
-    try {
-      content = read_input_file(input.path);
-    } catch (const Error& error) {
-      input.now = std::string("not read: ") + error.what();
-      continue;
-    }
-    std::string now = sha256_hex(content);
-    input.now = now == input.sha256 ? "same" : "changed since the run (sha256 now " + now + ")";
-  }
-}
-
-// The recipe as the run used it: read back only when the file still has the recorded hash.
-void load_recipe(report::ReportModel& model) {
-  for (const report::InputFile& input : model.inputs) {
-    if (input.role != "recipe") {
-      continue;
-    }
-    if (input.now != "same") {
-      model.recipe.note = input.path + ": " + (input.now.empty() ? "not recorded" : input.now) +
-                          "; the command template is not shown";
-      return;
-    }
-    json doc = json::parse(read_input_file(input.path), nullptr, false);
-    if (doc.is_discarded() || !doc.is_object()) {
-      model.recipe.note = input.path + ": not valid JSON";
-      return;
-    }
-    auto strings = [&](const char* key) {
-      std::vector<std::string> out;
-      if (doc.contains(key) && doc[key].is_array()) {
-        for (const json& item : doc[key]) {
-          out.push_back(item.is_string() ? item.get<std::string>() : item.dump());
-        }
-      }
-      return out;
-    };
-    model.recipe.available = true;
-    model.recipe.command = strings("command");
-    model.recipe.warmup = strings("warmup");
-    model.recipe.metric = doc.value("metric", "");
-    model.recipe.direction = doc.value("direction", "higher");
-    model.recipe.unit = doc.contains("unit") && doc["unit"].is_string() ? doc["unit"].get<std::string>() : "";
-    model.recipe.seed = doc.contains("seed") && doc["seed"].is_number_integer() ? doc["seed"].get<int>() : 0;
-    model.recipe.timeout_s = doc.contains("timeout_s") && doc["timeout_s"].is_number() ? doc["timeout_s"].get<double>()
-                                                                                        : 600;
-    if (doc.contains("env") && doc["env"].is_object()) {
-      for (const auto& [name, value] : doc["env"].items()) {
-        model.recipe.env[name] = value.is_string() ? value.get<std::string>() : value.dump();
-      }
-    }
-  }
-}
-
-}  // namespace
-
-report::ReportModel load_report_model(const std::string& run_dir_arg) {
-  // Resolve the run directory; the journal is the one thing a report cannot do without.
-  std::string run_dir = absolute_path(run_dir_arg, ".");
-  while (run_dir.size() > 1 && run_dir.back() == '/') {
-    run_dir.pop_back();
-  }
-  std::string journal_path = run_dir + "/journal.jsonl";
-  if (!path_exists(journal_path)) {
-    throw Error(run_dir_arg + ": not a run directory (no journal.jsonl)", ExitCode::bad_input);
-  }
-  struct stat journal_info {};
-  if (::stat(journal_path.c_str(), &journal_info) != 0 || !S_ISREG(journal_info.st_mode)) {
-    throw Error(journal_path + ": not a regular file", ExitCode::bad_input);
-  }
-  JournalContents journal = read_journal(journal_path);
-  json run_doc = json::object();
-  std::vector<std::string> notes;
-  if (path_exists(run_dir + "/run.json")) {
-    try {
-      run_doc = json::parse(read_input_file(run_dir + "/run.json"), nullptr, false);
-    } catch (const Error&) {
-      run_doc = nlohmann::json::value_t::discarded;
-    }
-    if (run_doc.is_discarded()) {
-      run_doc = json::object();
-      notes.push_back("run.json is not valid JSON; the inputs are those of the journal's first start record");
-    }
-  } else {
-    notes.push_back("run.json is missing; the inputs are those of the journal's first start record");
-  }
-
-  // Every fact of the report comes from the journal; the loader only adds hashes and log tails.
-  report::ReportModel model = report::model_from_journal(journal.records, run_doc, run_dir);
-  model.notes = notes;
-  if (journal.torn_tail) {
-    model.notes.push_back("the journal's last record was torn (the run was killed mid-write) and is not shown");
-  }
-  model.journal_sha256 = sha256_hex(read_file(journal_path));
-  check_inputs(model);
-  load_recipe(model);
-  LogReader logs(run_dir);
-  for (const report::Attempt& attempt : model.attempts) {
-    report::Excerpt excerpt;
-    if (auto text = attempt_log(run_dir, logs, attempt, attempt.stdout_path, "stdout.txt")) {
-      excerpt.stdout_tail = *text;
-      excerpt.stdout_found = true;
-    }
-    if (auto text = attempt_log(run_dir, logs, attempt, attempt.stderr_path, "stderr.txt")) {
-      excerpt.stderr_tail = *text;
-      excerpt.stderr_found = true;
-    }
-    model.excerpts[report::excerpt_key(attempt)] = excerpt;
-  }
-  model.notes.insert(model.notes.end(), logs.notes().begin(), logs.notes().end());
-  return model;
-}
 
 ExitCode run_report(const ReportOptions& options) {
   // Validate the request before reading anything.
@@ -229,7 +15,7 @@ ExitCode run_report(const ReportOptions& options) {
   if (format != "md" && format != "html" && format != "json" && format != "all") {
     throw Error("--format: expected md, html, json or all, got '" + format + "'", ExitCode::bad_input);
   }
-  report::ReportModel model = load_report_model(options.run_dir);
+  report::ReportModel model = report::load_report_model(options.run_dir);
   std::string out_dir = options.out_dir.empty() ? model.run_dir : options.out_dir;
   // Another run's folder keeps its own report: writing this one there would mislabel it.
   if (!options.out_dir.empty() && path_exists(out_dir + "/journal.jsonl") &&
@@ -258,17 +44,5 @@ ExitCode run_report(const ReportOptions& options) {
   return ExitCode::ok;
 }
 
-void write_reports(const std::string& run_dir) {
-  try {
-    report::ReportModel model = load_report_model(run_dir);
-    write_file_atomic(model.run_dir + "/report.md", report::render_markdown(model));
-    write_file_atomic(model.run_dir + "/report.html", report::render_html(model));
-    write_file_atomic(model.run_dir + "/report.json", report::render_json(model));
-  } catch (const Error& error) {
-    spdlog::warn("the report could not be written: {}", error.what());
-  } catch (const std::exception& error) {
-    spdlog::warn("the report could not be written: {}", error.what());
-  }
-}
 
 }  // namespace envbisect

@@ -205,15 +205,16 @@ std::vector<std::string> fetch_restore_downloads(const RestorePlan& plan, const 
   return dirs;
 }
 
-RestoreInputs restore_packages(RunOptions& options, const EnvState& good, const EnvState& bad) {
+RestoreInputs restore_packages(const RestoreRequest& request, const EnvState& good, const EnvState& bad) {
   RestoreInputs inputs;
+  inputs.wheel_dirs = request.wheel_dirs;
   IndexSettings settings;
-  settings.index_urls = options.index_urls;
-  settings.limits.connect_timeout_s = options.index_timeout_s;
-  settings.limits.stall_timeout_s = options.index_timeout_s;
+  settings.index_urls = request.index_urls;
+  settings.limits.connect_timeout_s = request.index_timeout_s;
+  settings.limits.stall_timeout_s = request.index_timeout_s;
   std::vector<std::string> problems;
   // A --find-links folder is a wheel folder; a URL is a page of links to wheels.
-  for (const std::string& link : options.find_links) {
+  for (const std::string& link : request.find_links) {
     if (starts_with(link, "http://") || starts_with(link, "https://")) {
       settings.find_links_urls.push_back(link);
       continue;
@@ -224,7 +225,7 @@ RestoreInputs restore_packages(RunOptions& options, const EnvState& good, const 
       problems.push_back("--find-links " + display_url(link) + ": not a readable directory nor an http(s) URL");
       continue;
     }
-    options.wheel_dirs.push_back(absolute_path(dir, "."));
+    inputs.wheel_dirs.push_back(absolute_path(dir, "."));
   }
   if (!problems.empty()) {
     throw Error(join(problems, "\n"), ExitCode::bad_input);
@@ -235,14 +236,14 @@ RestoreInputs restore_packages(RunOptions& options, const EnvState& good, const 
   for (const std::string& url : settings.find_links_urls) {
     inputs.shown_index_urls.push_back(display_url(url));
   }
-  const std::string store_root = absolute_path(options.store_dir.empty() ? default_store_dir() : options.store_dir, ".");
+  const std::string store_root = absolute_path(request.store_dir.empty() ? default_store_dir() : request.store_dir, ".");
   const std::string downloads = downloads_dir_of(store_root);
   std::optional<PackageIndex> index;
-  if (!options.offline && !settings.empty()) {
+  if (!request.offline && !settings.empty()) {
     index.emplace(settings);
   }
-  inputs.plan = check_restore(good, options.good_path, bad, options.bad_path,
-                              WheelSources{options.wheel_dirs, options.uv_caches}, downloads, index ? &*index : nullptr);
+  inputs.plan = check_restore(good, request.good_path, bad, request.bad_path,
+                              WheelSources{inputs.wheel_dirs, request.uv_caches}, downloads, index ? &*index : nullptr);
   // A choice the states leave open is said on every run, not only with --dry-run.
   for (const RestoreSource& source : inputs.plan.sources) {
     if (!source.others.empty()) {
@@ -251,12 +252,12 @@ RestoreInputs restore_packages(RunOptions& options, const EnvState& good, const 
   }
   // At this point every pinned build has a source; downloads wait until the plan is wanted.
   std::vector<std::string> dirs = inputs.plan.download_dirs;
-  if (!options.dry_run) {
+  if (!request.dry_run) {
     dirs = fetch_restore_downloads(inputs.plan, downloads, settings.limits, std::cout);
   }
   for (const std::string& dir : dirs) {
-    if (std::find(options.wheel_dirs.begin(), options.wheel_dirs.end(), dir) == options.wheel_dirs.end()) {
-      options.wheel_dirs.push_back(dir);
+    if (std::find(inputs.wheel_dirs.begin(), inputs.wheel_dirs.end(), dir) == inputs.wheel_dirs.end()) {
+      inputs.wheel_dirs.push_back(dir);
     }
   }
   return inputs;

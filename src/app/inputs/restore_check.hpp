@@ -4,7 +4,6 @@
 #include <string>
 #include <vector>
 
-#include "app/run/run.hpp"
 #include "core/state.hpp"
 #include "env/index_source.hpp"
 #include "env/wheel_source.hpp"
@@ -58,17 +57,33 @@ void print_restore_plan(const RestorePlan& plan, std::ostream& out);
 std::vector<std::string> fetch_restore_downloads(const RestorePlan& plan, const std::string& downloads_dir,
                                                  const HttpLimits& limits, std::ostream& out);
 
+// Where a run's packages may come from: the run options that restore_packages reads.
+struct RestoreRequest {
+  std::string good_path;                // the state files, named in messages
+  std::string bad_path;
+  std::vector<std::string> wheel_dirs;  // --wheels
+  std::vector<std::string> uv_caches;   // --uv-cache
+  std::string store_dir;                // --store; "" means the default
+  std::vector<std::string> index_urls;  // --index-url
+  std::vector<std::string> find_links;  // --find-links: folders or URLs of pages of wheel links
+  bool offline = false;                 // --offline: no index is asked
+  long index_timeout_s = 60;            // connect and stall limit of every index request
+  bool dry_run = false;                 // --dry-run: plan the downloads, fetch nothing
+};
+
 // What a run learned of its package sources before it started.
 struct RestoreInputs {
   RestorePlan plan;
   std::vector<std::string> shown_index_urls;  // --index-url and --find-links URLs, credentials redacted
+  std::vector<std::string> wheel_dirs;  // the request's, then the --find-links folders and the download folders, each once
 };
 
-// Check that every package of both states can be restored from the run's sources (--wheels,
+// Check that every package of both states can be restored from the request's sources (--wheels,
 // --find-links folders and pages, the store's downloads, --uv-cache, --index-url unless --offline)
-// and, unless --dry-run, download what comes from an index, adding the download folders (and the
-// --find-links folders) to options.wheel_dirs. Throw one Error (bad_input) listing every problem
-// (a --find-links folder that is not one, every missing build), or what the index throws.
-RestoreInputs restore_packages(RunOptions& options, const EnvState& good, const EnvState& bad);
+// and, unless --dry-run, download what comes from an index; the wheel folders to build from (the
+// download folders and the --find-links folders added) are returned. Throw one Error (bad_input)
+// listing every problem (a --find-links folder that is not one, every missing build), or what the
+// index throws.
+RestoreInputs restore_packages(const RestoreRequest& request, const EnvState& good, const EnvState& bad);
 
 }  // namespace envbisect

@@ -8,7 +8,6 @@
 #include <spdlog/spdlog.h>
 
 #include "app/measure/diagnosis.hpp"
-#include "app/measure/progress.hpp"
 #include "env/file_identity.hpp"
 #include "env/git_checkout.hpp"
 #include "exec/runner.hpp"

@@ -12,7 +12,6 @@
 
 #include "app/measure/diagnosis.hpp"
 #include "app/measure/host_context.hpp"
-#include "app/measure/progress.hpp"
 #include "env/git_checkout.hpp"
 #include "env/store.hpp"
 #include "exec/runner.hpp"
@@ -280,7 +279,7 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
                         {"installed", built->venv.installed}, {"reused", built->env_dir}, {"seconds", 0.0},
                         {"t", now_seconds()}});
       if (m_progress != nullptr) {
-        m_progress->built(candidate.env_hash, built->venv.ok, true, 0.0);
+        m_progress->built(candidate.env_hash, built->venv.ok ? BuildEnd::reused : BuildEnd::failed, 0.0);
       }
       return keep(candidate.env_hash, std::move(built));
     }
@@ -350,7 +349,8 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
   m_build_seconds += record["seconds"].get<double>();
   ++m_builds;
   if (m_progress != nullptr) {
-    m_progress->built(candidate.env_hash, built->venv.ok, false, record["seconds"].get<double>());
+    m_progress->built(candidate.env_hash, built->venv.ok ? BuildEnd::built : BuildEnd::failed,
+                      record["seconds"].get<double>());
   }
   if (built->venv.ok) {
     write_file_atomic(marker, record.dump());

@@ -12,13 +12,12 @@
 #include "core/outcome.hpp"
 #include "core/recipe.hpp"
 #include "core/state.hpp"
+#include "app/measure/events.hpp"
 #include "app/remote/remote_build.hpp"
 #include "env/materialize.hpp"
 #include "env/venv_builder.hpp"
 
 namespace envbisect {
-
-class Progress;
 
 class Journal;
 class Runner;
@@ -64,8 +63,8 @@ public:
   Evaluator(const RunSetup& setup, Runner& runner, Journal& journal, const std::vector<nlohmann::json>& previous);
   ~Evaluator();
 
-  // Report builds and attempts to `progress` from now on (nullptr: to nothing).
-  void report_progress_to(Progress* progress) { m_progress = progress; }
+  // Tell builds and attempts to `progress` from now on (nullptr: to nothing).
+  void report_progress_to(MeasureEvents* progress) { m_progress = progress; }
 
   // Build every environment from now on with `builder` (on the remote side) instead of here.
   void build_remotely_with(RemoteBuilder builder) { m_remote_build = std::move(builder); }
@@ -139,7 +138,7 @@ private:
   std::set<std::string> m_checkout_gaps_said;                  // checkouts whose gaps (submodules, filters) were said
   std::map<std::string, std::string> m_snapshots;              // snapshot key -> directory
   int m_attempts_run = 0;
-  Progress* m_progress = nullptr;
+  MeasureEvents* m_progress = nullptr;
   std::map<std::string, int> m_runs_asked;
   std::map<std::string, nlohmann::json> m_commands;            // "hash/attempt" -> {argv, env, cwd} as run                     // candidate hash -> attempts asked for
   // Guards everything above for measure_all(): held while an attempt is prepared and recorded, released

@@ -236,10 +236,12 @@ void Progress::building(const std::string& env_hash) {
   draw();
 }
 
-void Progress::built(const std::string& env_hash, bool ok, bool reused, double seconds) {
+void Progress::built(const std::string& env_hash, BuildEnd end, double seconds) {
   const std::lock_guard<std::mutex> lock(m_mutex);
   line("environment " + short_hash(env_hash) +
-       (!ok ? " cannot be built" : reused ? " reused (built earlier)" : " built in " + seconds_text(seconds)));
+       (end == BuildEnd::failed   ? " cannot be built"
+        : end == BuildEnd::reused ? " reused (built earlier)"
+                                  : " built in " + seconds_text(seconds)));
   draw();
 }
 

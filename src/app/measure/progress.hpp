@@ -10,6 +10,7 @@
 #include <string>
 #include <thread>
 
+#include "app/measure/events.hpp"
 #include "core/outcome.hpp"
 
 namespace envbisect {
@@ -27,12 +28,12 @@ ProgressStyle choose_progress_style(bool quiet, bool verbose);
 
 // Reports a run's progress on `out` (stderr). Thread-safe: attempts of several slots report at once.
 // With a status line, anything written to std::cout first clears it (the line is redrawn after).
-class Progress {
+class Progress : public MeasureEvents {
 public:
   // Start reporting; a status line is redrawn every 200 ms so elapsed time moves during a long run.
   Progress(std::ostream& out, ProgressStyle style);
   // Clear the status line and give std::cout its own buffer back.
-  ~Progress();
+  ~Progress() override;
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
 
@@ -48,13 +49,13 @@ public:
   // worst with one culprit, and how many runs a decision takes at first.
   void plan(int worst_decisions, int runs_per_decision);
   // An environment is being built.
-  void building(const std::string& env_hash);
-  // An environment was built (or reused, or could not be built).
-  void built(const std::string& env_hash, bool ok, bool reused, double seconds);
+  void building(const std::string& env_hash) override;
+  // An environment's build ended as `end` (built, reused or not buildable).
+  void built(const std::string& env_hash, BuildEnd end, double seconds) override;
   // Attempt `index` (0-based) of `of` of a candidate started.
-  void attempt_started(const std::string& candidate_hash, int index, int of);
+  void attempt_started(const std::string& candidate_hash, int index, int of) override;
   // Attempt `index` of `of` of a candidate ended with `result`.
-  void attempt_finished(const std::string& candidate_hash, int index, int of, const RunResult& result);
+  void attempt_finished(const std::string& candidate_hash, int index, int of, const RunResult& result) override;
   // Decision `n` was made: `verdict` on `label` after `runs` runs.
   void decision(int n, const std::string& verdict, const std::string& label, int runs);
   // Say that the search asks its questions again from the start: its decisions count anew.

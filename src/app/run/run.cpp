@@ -16,7 +16,6 @@
 #include "app/measure/progress.hpp"
 #include "app/measure/host_context.hpp"
 #include "app/run/plan/estimate.hpp"
-#include "app/commands/report.hpp"
 #include "app/inputs/load.hpp"
 #include "app/remote/remote_build.hpp"
 #include "app/inputs/restore_check.hpp"
@@ -35,6 +34,7 @@
 #include "exec/runner.hpp"
 #include "exec/staging.hpp"
 #include "report/delta_table.hpp"
+#include "report/load.hpp"
 #include "app/run/plan/axes.hpp"
 #include "search/bisect.hpp"
 #include "search/isolate.hpp"
@@ -75,7 +75,7 @@ stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& 
           anchors_input_error(evaluator.attempts(judge.good()), evaluator.attempts(judge.bad()))) {
     journal.append({{"type", "stopped"}, {"why", "input_error"}, {"message", *problem}});
     if (mode == Mode::run) {
-      write_reports(run_dir);
+      report::write_reports(run_dir);
     }
     throw Error(*problem, ExitCode::bad_input);
   }
@@ -106,7 +106,7 @@ stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& 
   std::cout << std::flush;
   if (!preflight.distinguishable) {
     if (mode == Mode::run) {
-      write_reports(run_dir);
+      report::write_reports(run_dir);
     }
     throw Error(preflight.message, ExitCode::indistinct);
   }
@@ -543,7 +543,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   write_file_atomic(run_dir + "/result.json", result.dump(2) + "\n");
   journal.append({{"type", "result"}, {"result", result}});
   // The postmortem is rendered from the journal alone, so `envbisect report` gives the same bytes.
-  write_reports(run_dir);
+  report::write_reports(run_dir);
 
   muted.restore();  // the result is what -q prints
   print_summary(std::cout, findings, result, run_dir, judge.seen_runs(judge.good()));

@@ -2,7 +2,7 @@
 
 #include "app/measure/evaluate.hpp"
 #include "app/run/decide/judge.hpp"
-#include "app/run/refine/stages.hpp"
+#include "app/run/decide/decide.hpp"
 
 namespace envbisect {
 

@@ -137,7 +137,12 @@ PlannedRun plan_run(RunOptions& options) {
                 ExitCode::bad_input);
   }
   // Every pinned build must have a source (wheel folder, store download, uv cache, index) before anything runs.
-  plan.restore = restore_packages(options, plan.good, plan.bad);
+  plan.restore = restore_packages(RestoreRequest{options.good_path, options.bad_path, options.wheel_dirs,
+                                                 options.uv_caches, options.store_dir, options.index_urls,
+                                                 options.find_links, options.offline, options.index_timeout_s,
+                                                 options.dry_run},
+                                  plan.good, plan.bad);
+  options.wheel_dirs = plan.restore.wheel_dirs;
   // A pass/fail test (the recipe says so, or --deterministic) is judged by exit status, one run each.
   plan.pass_fail = options.deterministic || plan.recipe.pass_fail;
   plan.recipe.pass_fail = plan.pass_fail;

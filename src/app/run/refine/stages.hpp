@@ -7,8 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/run/plan/axes.hpp"
 #include "app/measure/evaluate.hpp"
+#include "app/run/decide/decide.hpp"
+#include "app/run/plan/axes.hpp"
 #include "core/delta.hpp"
 #include "core/outcome.hpp"
 #include "core/state.hpp"
@@ -17,10 +18,6 @@
 namespace envbisect {
 
 class Journal;
-
-// Decides one candidate: measures it until the statistics decide, journals the decision (labelled
-// with the search stage and a label a reader understands) and returns its verdict.
-using DecideCandidate = std::function<Verdict(const Candidate&, const std::string& stage, const std::string& label)>;
 
 // What the stages after isolation work with: the run's differences, its evaluator and journal, how a
 // candidate is decided, and how many candidates may be measured at once.
