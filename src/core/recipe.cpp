@@ -113,7 +113,7 @@ std::vector<std::string> read_argv(const json& doc, const char* key, Problems& p
 
 }  // namespace
 
-Recipe parse_recipe(const std::string& text, const std::string& source, bool deterministic) {
+Recipe parse_recipe(const std::string& text, const std::string& source, Deterministic deterministic) {
   json doc = parse_json_text(text, source);
   Problems problems(source);
   if (!doc.is_object()) {
@@ -153,7 +153,7 @@ Recipe parse_recipe(const std::string& text, const std::string& source, bool det
       problems.add("/outcome", "expected \"metric\" or \"pass-fail\", got " + outcome->dump());
     }
   }
-  recipe.pass_fail = recipe.pass_fail || deterministic;
+  recipe.pass_fail = recipe.pass_fail || deterministic == Deterministic::yes;
   // A pass/fail test is judged by its exit status alone: it needs no metric.
   if (!recipe.pass_fail && doc.find("metric") == doc.end()) {
     problems.add("/metric", "missing; expected the name of the metric the benchmark prints (a test whose exit status "

@@ -29,11 +29,14 @@ struct Recipe {
   bool pass_fail = false;                     // "outcome": "pass-fail": the exit status is the whole result
 };
 
-// Parse a recipe document. `source` names the file in messages. `deterministic` (the CLI's
-// --deterministic) makes it a pass/fail test as "outcome": "pass-fail" does, so it needs no metric.
-// Collect every problem (unknown fields, wrong types, unknown placeholders) and throw one Error
-// listing them all.
-Recipe parse_recipe(const std::string& text, const std::string& source, bool deterministic = false);
+// Whether the command line says the benchmark is deterministic (--deterministic): its exit status is
+// the whole result, as a recipe's "outcome": "pass-fail" says.
+enum class Deterministic { no, yes };
+
+// Parse a recipe document. `source` names the file in messages. Deterministic::yes makes it a
+// pass/fail test as "outcome": "pass-fail" does, so it needs no metric. Collect every problem
+// (unknown fields, wrong types, unknown placeholders) and throw one Error listing them all.
+Recipe parse_recipe(const std::string& text, const std::string& source, Deterministic deterministic = Deterministic::no);
 
 // Return the placeholders named in the recipe's templates ("threads.drafter_threads", "python", ...).
 std::vector<std::string> recipe_placeholders(const Recipe& recipe);

@@ -40,8 +40,8 @@ bool all_positive(const std::vector<double>& values) {
   return std::all_of(values.begin(), values.end(), [](double v) { return v > 0.0; });
 }
 
-std::vector<double> on_scale(std::vector<double> values, bool use_log) {
-  if (use_log) {
+std::vector<double> on_scale(std::vector<double> values, Scale scale) {
+  if (scale == Scale::log) {
     for (double& v : values) {
       v = std::log(v);
     }
@@ -62,10 +62,10 @@ double metric_better_p(const std::vector<double>& good, const std::vector<double
   return policy.higher_is_better ? test.p_greater : test.p_less;
 }
 
-Anchors prepare_anchors(const SampleSet& good, const SampleSet& bad, const VerdictPolicy& policy, bool use_log) {
+Anchors prepare_anchors(const SampleSet& good, const SampleSet& bad, const VerdictPolicy& policy, Scale scale) {
   Anchors a;
-  a.good = on_scale(good.metrics(), use_log);
-  a.bad = on_scale(bad.metrics(), use_log);
+  a.good = on_scale(good.metrics(), scale);
+  a.bad = on_scale(bad.metrics(), scale);
   a.gap = hodges_lehmann_shift(a.bad, a.good);
   const std::size_t looked = std::min(good.size(), bad.size());
   a.good_median = median(a.good);
@@ -73,7 +73,7 @@ Anchors prepare_anchors(const SampleSet& good, const SampleSet& bad, const Verdi
   // the level the preflight tested them.
   const double level = look_alpha(policy, Channel::metric, looked);
   a.metric_reliable = a.gap != 0.0 && (metric_worse_p(a.good, a.bad, policy) <= level ||
-                                       tail_worse_p(a.good, a.bad, policy, use_log) <= level);
+                                       tail_worse_p(a.good, a.bad, policy, scale) <= level);
   a.failure_reliable = fisher_fewer(good.failure_count(), good.size(), bad.failure_count(), bad.size()) <=
                        look_alpha(policy, Channel::failure, looked);
   a.good_failures = good.failure_count();
@@ -85,22 +85,22 @@ Anchors prepare_anchors(const SampleSet& good, const SampleSet& bad, const Verdi
     // The threshold is three robust spreads of good's beyond its median, so good's own slow outliers
     // neither move it nor hide the channel; good's runs beyond it, and one more for caution, set good's
     // event rate.
-    a.tail_up = a.gap > 0.0;
+    a.tail_side = a.gap > 0.0 ? Side::above : Side::below;
     const double reach = 3.0 * std::max(robust_sd(a.good), std::abs(a.gap) / 20.0);
-    a.tail_threshold = a.good_median + (a.tail_up ? reach : -reach);
-    const std::size_t events = beyond(a.bad, a.tail_threshold, a.tail_up);
+    a.tail_threshold = a.good_median + (a.tail_side == Side::above ? reach : -reach);
+    const std::size_t events = beyond(a.bad, a.tail_threshold, a.tail_side);
     // Active when bad has two modes: a tenth of its runs or more inside good's reach, a tenth or more
     // twice as far out, and few in between (a plain shift, however noisy, leaves no such gap). There the
     // median and the likelihood of a few runs cannot see the regression, so good must clear this channel too.
-    const double far = a.good_median + (a.tail_up ? 2.0 * reach : -2.0 * reach);
-    const std::size_t far_runs = beyond(a.bad, far, a.tail_up);
+    const double far = a.good_median + (a.tail_side == Side::above ? 2.0 * reach : -2.0 * reach);
+    const std::size_t far_runs = beyond(a.bad, far, a.tail_side);
     const std::size_t inside = a.bad.size() - events;
     a.tail_active = 10 * inside >= a.bad.size() && 10 * far_runs >= a.bad.size() &&
                     10 * (inside + far_runs) >= 8 * a.bad.size();
     // Good's rate as a Laplace estimate ((events + 1) / (runs + 2)), bad's at its cautious lower bound:
     // overrating bad's rate is what makes a few clean runs clear a cause; cautious bounds on both
     // sides made a clean run worth so little that an innocent candidate stayed unstable at the cap.
-    const double good_events = static_cast<double>(beyond(a.good, a.tail_threshold, a.tail_up));
+    const double good_events = static_cast<double>(beyond(a.good, a.tail_threshold, a.tail_side));
     a.tail_good_rate = (good_events + 1.0) / (static_cast<double>(a.good.size()) + 2.0);
     a.tail_bad_rate = std::max(a.tail_good_rate, wilson_bound(events, a.bad.size(), -1.0));
   }

@@ -27,19 +27,19 @@ struct Anchors {
   // with two clock modes): runs beyond the worst good run are events, counted like failures.
   bool tail_active = false;          // the bad anchor is often inside good's range, yet beyond it significantly often
   double tail_threshold = 0.0;       // the worst good metric on the comparison scale
-  bool tail_up = true;               // worse is larger on the comparison scale
+  Side tail_side = Side::above;      // the side of the threshold worse lies on, on the comparison scale
   double tail_good_rate = 0.0, tail_bad_rate = 0.0;  // cautious event rates (anchors.cpp)
   double bandwidth = 0.0;            // kernel width of the likelihood channel; 0: channel off
 };
 
-// Return the anchors prepared for comparison; `use_log` picks the scale (logs of the metrics).
-Anchors prepare_anchors(const SampleSet& good, const SampleSet& bad, const VerdictPolicy& policy, bool use_log);
+// Return the anchors prepared for comparison on `scale`.
+Anchors prepare_anchors(const SampleSet& good, const SampleSet& bad, const VerdictPolicy& policy, Scale scale);
 
 // Return true when every value is positive, so ratios (a log scale) make sense.
 bool all_positive(const std::vector<double>& values);
 
-// Return the values on the scale the rules compare on: log when `use_log`, else unchanged.
-std::vector<double> on_scale(std::vector<double> values, bool use_log);
+// Return the values on `scale`: their logarithms, or unchanged.
+std::vector<double> on_scale(std::vector<double> values, Scale scale);
 
 // Return the rank-test p of "bad is worse than good" (on the comparison scale), or of "bad differs"
 // with any_change.

@@ -113,10 +113,10 @@ Preflight preflight(const SampleSet& good, const SampleSet& bad, const VerdictPo
   if (p.good_median > 0.0 && p.bad_median > 0.0) {
     p.effect = policy.higher_is_better ? p.good_median / p.bad_median : p.bad_median / p.good_median;
   }
-  const bool use_log = all_positive(g) && all_positive(b);
-  const Anchors a = prepare_anchors(good, bad, policy, use_log);
+  const Scale scale = all_positive(g) && all_positive(b) ? Scale::log : Scale::linear;
+  const Anchors a = prepare_anchors(good, bad, policy, scale);
   p.metric_p = metric_worse_p(a.good, a.bad, policy);
-  p.tail_p = tail_worse_p(a.good, a.bad, policy, use_log);
+  p.tail_p = tail_worse_p(a.good, a.bad, policy, scale);
   p.failure_p = fisher_fewer(good.failure_count(), good.size(), bad.failure_count(), bad.size());
   p.look_alpha = look_alpha(policy, Channel::metric, std::min(good.size(), bad.size()));
   p.by_metric = a.metric_reliable;
@@ -138,7 +138,8 @@ Preflight preflight(const SampleSet& good, const SampleSet& bad, const VerdictPo
               anchor_words("bad", bad, p.bad_median, p.bad_cv, policy.unit);
   if (p.effect > 0.0) {
     // The factor is never below 1x: "bad is 1.96x better", not "0.51x better (!)".
-    p.message += "; bad is " + comparison_words(p.good_median, p.bad_median, policy.higher_is_better, "");
+    const Better better = policy.higher_is_better ? Better::higher : Better::lower;
+    p.message += "; bad is " + comparison_words(p.good_median, p.bad_median, better, "");
   }
   if (skipped) {
     p.message += ". An anchor run exited 125 (skip): the benchmark cannot test an anchor";

@@ -57,12 +57,12 @@ std::string with_unit(double value, const std::string& unit) {
   return unit.empty() ? human_number(value) : human_number(value) + " " + unit;
 }
 
-std::string comparison_words(double good, double bad, bool higher_is_better, const std::string& unit) {
+std::string comparison_words(double good, double bad, Better better, const std::string& unit) {
   if (!(good > 0) || !(bad > 0)) {
     return "not comparable as a ratio";
   }
   const double ratio = bad / good;
-  const bool worse = higher_is_better ? ratio < 1.0 : ratio > 1.0;
+  const bool worse = better == Better::higher ? ratio < 1.0 : ratio > 1.0;
   const double factor = ratio >= 1.0 ? ratio : 1.0 / ratio;
   char text[32];
   std::snprintf(text, sizeof text, "%.2fx ", factor);

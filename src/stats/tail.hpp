@@ -7,8 +7,8 @@
 
 namespace envbisect::stats {
 
-// Return how many of `values` lie beyond `threshold`: above it when `up`, below it otherwise.
-std::size_t beyond(const std::vector<double>& values, double threshold, bool up);
+// Return how many of `values` lie beyond `threshold` on its `side` (strictly).
+std::size_t beyond(const std::vector<double>& values, double threshold, Side side);
 
 // Return the one-sided Fisher p of "bad's runs land beyond the anchors' common reach more often than
 // good's": the reach is three robust spreads (at least 1 % of the scale) past the median of both
@@ -17,6 +17,6 @@ std::size_t beyond(const std::vector<double>& values, double threshold, bool up)
 // exact test keeps its level. A bad anchor that is only sometimes slow (half its runs like good, half
 // far out) escapes the rank test for many runs, not this count.
 double tail_worse_p(const std::vector<double>& good, const std::vector<double>& bad, const VerdictPolicy& policy,
-                    bool use_log);
+                    Scale scale);
 
 }  // namespace envbisect::stats

@@ -84,7 +84,7 @@ Leaning tail_leaning(const std::vector<double>& c, const Anchors& a, const Verdi
   if (!a.tail_active || c.empty()) {
     return a.tail_active ? Leaning::unknown : Leaning::silent;
   }
-  const double k = static_cast<double>(beyond(c, a.tail_threshold, a.tail_up));
+  const double k = static_cast<double>(beyond(c, a.tail_threshold, a.tail_side));
   const double clean = static_cast<double>(c.size()) - k;
   const double ratio = std::pow(a.tail_bad_rate / a.tail_good_rate, k) *
                        std::pow((1.0 - a.tail_bad_rate) / (1.0 - a.tail_good_rate), clean);
@@ -254,8 +254,9 @@ Assessment assess(const SampleSet& candidate, const SampleSet& good, const Sampl
     return out;
   }
   const std::vector<double> metrics = candidate.metrics();
-  const bool use_log = all_positive(good.metrics()) && all_positive(bad.metrics()) && all_positive(metrics);
-  const Anchors anchors = prepare_anchors(good, bad, policy, use_log);
+  const Scale scale =
+      all_positive(good.metrics()) && all_positive(bad.metrics()) && all_positive(metrics) ? Scale::log : Scale::linear;
+  const Anchors anchors = prepare_anchors(good, bad, policy, scale);
   const FailureCounts counts = count_failures(candidate, anchors);
   out.different_failure = counts.different > 0;
   const bool enough = runs >= static_cast<std::size_t>(std::max(policy.min_runs, 1));
@@ -271,7 +272,7 @@ Assessment assess(const SampleSet& candidate, const SampleSet& good, const Sampl
   }
   const double ratio = failure_likelihood_ratio(counts, anchors);
   const bool at_cap = runs >= static_cast<std::size_t>(policy.max_runs);
-  const Leaning metric = metric_leaning(on_scale(metrics, use_log), anchors, policy, at_cap, out);
+  const Leaning metric = metric_leaning(on_scale(metrics, scale), anchors, policy, at_cap, out);
   Leaning failure = failure_leaning(ratio, policy);
   if (at_cap && failure == Leaning::unknown) {
     // At the cap the cautious rates (see wilson_bound) have already been paid for with many runs: a
@@ -282,7 +283,7 @@ Assessment assess(const SampleSet& candidate, const SampleSet& good, const Sampl
     out.reason = "unknown: " + std::to_string(runs) + " of at least " + std::to_string(policy.min_runs) + " runs";
     return out;
   }
-  const Leaning tail = tail_leaning(on_scale(metrics, use_log), anchors, policy, at_cap);
+  const Leaning tail = tail_leaning(on_scale(metrics, scale), anchors, policy, at_cap);
   combine(metric, failure, tail, counts, ratio, anchors, policy, at_cap, out);
   // The regression's own failure signature, never seen from the good anchor, is evidence by itself: a
   // candidate showing it is not good. Significantly rarer than in bad makes it a partial cause; at
@@ -295,7 +296,7 @@ Assessment assess(const SampleSet& candidate, const SampleSet& good, const Sampl
                               " (Fisher p=" + reason_number(p) + ")";
     // Whatever the rank tests could say, a candidate whose median sits nearer bad's than good's does not
     // measure unlike bad (bad anchors that mostly crash leave too few metrics for the tests).
-    const std::vector<double> scaled = on_scale(metrics, use_log);
+    const std::vector<double> scaled = on_scale(metrics, scale);
     bool nearer_bad = false;
     if (!scaled.empty() && !anchors.bad.empty() && !anchors.good.empty() && median(anchors.bad) != median(anchors.good)) {
       nearer_bad = (median(scaled) - median(anchors.good)) / (median(anchors.bad) - median(anchors.good)) > 0.5;

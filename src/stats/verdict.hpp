@@ -7,6 +7,12 @@
 
 namespace envbisect::stats {
 
+// The scale the rules compare metrics on: as measured, or their logarithms (ratios become differences).
+enum class Scale { linear, log };
+
+// A side of a threshold on the comparison scale.
+enum class Side { below, above };
+
 // How careful the verdict rules are, and how many runs they may spend.
 struct VerdictPolicy {
   bool higher_is_better = false;     // throughput: true; seconds per step: false

@@ -35,7 +35,7 @@ RunResult failed_with(const Diagnosis& diagnosis) {
 TEST_CASE("a JSON line without the metric key names the key, the keys it had and the line", "[diagnosis]") {
   const Recipe recipe = recipe_reading("tok_per_s");
   const std::string out = "warming up\n{\"tokens_per_s\": 1000.0, \"loss\": 1.5}\n";
-  const Diagnosis d = diagnose_attempt(exited(0), parse_bench_output(out, recipe), out, "", recipe, false);
+  const Diagnosis d = diagnose_attempt(exited(0), parse_bench_output(out, recipe), out, "", recipe);
   CHECK(d.cause == FailureCause::no_metric_key);
   CHECK(d.text == "printed JSON without the recipe's metric key \"tok_per_s\"; its keys: loss, tokens_per_s; last "
                   "JSON line: \"{\"tokens_per_s\": 1000.0, \"loss\": 1.5}\"");
@@ -44,7 +44,7 @@ TEST_CASE("a JSON line without the metric key names the key, the keys it had and
 TEST_CASE("a metric that is not a number is told apart from a missing key", "[diagnosis]") {
   const Recipe recipe = recipe_reading("m");
   const std::string out = "{\"m\": \"fast\"}\n";
-  const Diagnosis d = diagnose_attempt(exited(0), parse_bench_output(out, recipe), out, "", recipe, false);
+  const Diagnosis d = diagnose_attempt(exited(0), parse_bench_output(out, recipe), out, "", recipe);
   CHECK(d.cause == FailureCause::no_metric_key);
   CHECK(d.text.find("whose \"m\" is not a finite number") != std::string::npos);
 }
@@ -57,7 +57,7 @@ TEST_CASE("NaN and Infinity as Python's json.dumps writes them are a metric that
     const BenchReport report = parse_bench_output(out, recipe);
     CHECK(report.found_json);
     CHECK_FALSE(report.metric);
-    const Diagnosis d = diagnose_attempt(exited(0), report, out, "", recipe, false);
+    const Diagnosis d = diagnose_attempt(exited(0), report, out, "", recipe);
     CHECK(d.text.find("whose \"m\" is not a finite number") != std::string::npos);
   }
   // A string that holds the words is left alone; the metric beside it is read.
@@ -69,7 +69,7 @@ TEST_CASE("NaN and Infinity as Python's json.dumps writes them are a metric that
 TEST_CASE("no JSON line quotes the last line printed", "[diagnosis]") {
   const Recipe recipe = recipe_reading("m");
   const std::string out = "throughput: 1000 tok/s\n\n";
-  const Diagnosis d = diagnose_attempt(exited(0), parse_bench_output(out, recipe), out, "", recipe, false);
+  const Diagnosis d = diagnose_attempt(exited(0), parse_bench_output(out, recipe), out, "", recipe);
   CHECK(d.cause == FailureCause::no_json);
   CHECK(d.text.find("last stdout line: \"throughput: 1000 tok/s\"") != std::string::npos);
 }
@@ -78,24 +78,26 @@ TEST_CASE("how a process ended comes before what it printed", "[diagnosis]") {
   const Recipe recipe = recipe_reading("m");
   ProcessResult missing;
   missing.spawn_error = "python9: not found";
-  CHECK(diagnose_attempt(missing, {}, "", "", recipe, false).cause == FailureCause::not_started);
+  CHECK(diagnose_attempt(missing, {}, "", "", recipe).cause == FailureCause::not_started);
   ProcessResult slow = exited(-1);
   slow.timed_out = true;
-  CHECK(diagnose_attempt(slow, {}, "", "", recipe, false).text.rfind("timed out after the recipe's timeout of 30 s", 0) == 0);
+  CHECK(diagnose_attempt(slow, {}, "", "", recipe).text.rfind("timed out after the recipe's timeout of 30 s", 0) == 0);
   ProcessResult killed = exited(-1);
   killed.signal = 11;
-  const Diagnosis crash = diagnose_attempt(killed, {}, "", "Segmentation fault\n", recipe, false);
+  const Diagnosis crash = diagnose_attempt(killed, {}, "", "Segmentation fault\n", recipe);
   CHECK(crash.cause == FailureCause::crashed);
   CHECK(crash.text.find("signal 11") != std::string::npos);
   CHECK(crash.text.find("last stderr line: \"Segmentation fault\"") != std::string::npos);
   BenchReport report;
   report.error_class = "CUDA OOM";
-  const Diagnosis nonzero = diagnose_attempt(exited(3), report, "", "", recipe, false);
+  const Diagnosis nonzero = diagnose_attempt(exited(3), report, "", "", recipe);
   CHECK(nonzero.cause == FailureCause::exited_nonzero);
   CHECK(nonzero.text == "exited 3; error class \"CUDA OOM\"");
-  CHECK(diagnose_attempt(exited(125), {}, "", "", recipe, false).cause == FailureCause::declared_skip);
+  CHECK(diagnose_attempt(exited(125), {}, "", "", recipe).cause == FailureCause::declared_skip);
   // A pass/fail test needs no metric: exit 0 is its result.
-  CHECK(diagnose_attempt(exited(0), {}, "", "", recipe, true).cause == FailureCause::none);
+  Recipe pass_fail = recipe;
+  pass_fail.pass_fail = true;
+  CHECK(diagnose_attempt(exited(0), {}, "", "", pass_fail).cause == FailureCause::none);
 }
 
 TEST_CASE("cause names round-trip through the journal", "[diagnosis]") {
@@ -113,7 +115,7 @@ TEST_CASE("anchors that all fail the same way are an input error, a declared ski
   const Recipe recipe = recipe_reading("m");
   const std::string out = "no json\n";
   const RunResult nojson =
-      failed_with(diagnose_attempt(exited(0), parse_bench_output(out, recipe), out, "", recipe, false));
+      failed_with(diagnose_attempt(exited(0), parse_bench_output(out, recipe), out, "", recipe));
   const std::optional<std::string> same = anchors_input_error({nojson, nojson}, {nojson, nojson});
   REQUIRE(same);
   CHECK(same->find("every run of both anchors (4 of 4) failed the same way") != std::string::npos);
@@ -170,7 +172,7 @@ TEST_CASE("the stderr line a failure cites is the one that names the error, not 
   const Recipe recipe = recipe_reading("tok_per_s");
   BenchReport report;
   report.error_class = "RuntimeError";
-  const Diagnosis failed = diagnose_attempt(exited(1), report, "", dump, recipe, false);
+  const Diagnosis failed = diagnose_attempt(exited(1), report, "", dump, recipe);
   CHECK(failed.text == "exited 1; error class \"RuntimeError\"; stderr: \"" + named + "\"");
-  CHECK(diagnose_attempt(exited(1), {}, "", "x\nKilled\n", recipe, false).text == "exited 1; last stderr line: \"Killed\"");
+  CHECK(diagnose_attempt(exited(1), {}, "", "x\nKilled\n", recipe).text == "exited 1; last stderr line: \"Killed\"");
 }

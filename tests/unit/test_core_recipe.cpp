@@ -115,7 +115,7 @@ TEST_CASE("a recipe names its metric's unit, the last JSON line's keys are kept 
 TEST_CASE("a recipe without a metric is a pass/fail test under --deterministic, and without it the error says how",
           "[core][recipe]") {
   const std::string bare = R"({"format": 1, "command": ["sh", "test.sh"]})";
-  const Recipe recipe = parse_recipe(bare, "recipe.json", true);
+  const Recipe recipe = parse_recipe(bare, "recipe.json", envbisect::Deterministic::yes);
   CHECK(recipe.pass_fail);
   CHECK(recipe.metric.empty());
   const std::string error = error_of(bare);
@@ -123,6 +123,7 @@ TEST_CASE("a recipe without a metric is a pass/fail test under --deterministic, 
   CHECK_THAT(error, Catch::Contains("--deterministic"));
   CHECK_THAT(error, Catch::Contains("\"outcome\": \"pass-fail\""));
   // A metric of the wrong type is still an error under --deterministic.
-  CHECK_THROWS_WITH(parse_recipe(R"({"format": 1, "command": ["x"], "metric": 3})", "r.json", true),
+  CHECK_THROWS_WITH(parse_recipe(R"({"format": 1, "command": ["x"], "metric": 3})", "r.json",
+                                 envbisect::Deterministic::yes),
                     Catch::Contains("/metric: expected a non-empty string"));
 }

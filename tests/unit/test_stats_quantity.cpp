@@ -19,12 +19,12 @@ TEST_CASE("numbers are written as people quote them", "[stats][quantity]") {
 
 TEST_CASE("comparisons say faster or slower the right way round, never below 1x", "[stats][quantity]") {
   // A throughput that doubled: not "0.50x better (!)".
-  CHECK(comparison_words(1000, 2000, true, "tok/s") == "2.00x faster");
-  CHECK(comparison_words(1000, 300, true, "tok/s") == "3.33x slower");
+  CHECK(comparison_words(1000, 2000, Better::higher, "tok/s") == "2.00x faster");
+  CHECK(comparison_words(1000, 300, Better::higher, "tok/s") == "3.33x slower");
   // A duration (lower is better) that grew.
-  CHECK(comparison_words(10, 25, false, "ms") == "2.50x slower");
-  CHECK(comparison_words(10, 5, false, "s") == "2.00x faster");
+  CHECK(comparison_words(10, 25, Better::lower, "ms") == "2.50x slower");
+  CHECK(comparison_words(10, 5, Better::lower, "s") == "2.00x faster");
   // Neither a rate nor a duration: worse or better, by the recipe's direction.
-  CHECK(comparison_words(0.9, 0.45, true, "") == "2.00x worse");
-  CHECK(comparison_words(2.0, 1.0, false, "loss") == "2.00x better");
+  CHECK(comparison_words(0.9, 0.45, Better::higher, "") == "2.00x worse");
+  CHECK(comparison_words(2.0, 1.0, Better::lower, "loss") == "2.00x better");
 }

@@ -41,11 +41,11 @@ TEST_CASE("tail_worse_p: the threshold is drawn from both anchors, so the count 
   }
   // Six of bad's ten runs three times slower, none of good's: exactly C(10,6)/C(20,6). A threshold drawn
   // from good alone, with good's count raised by one for caution, gave about six times that.
-  CHECK(tail_worse_p(good, bad, policy, true) == Approx(all_in_one_half(10, 6)).epsilon(1e-9));
-  CHECK(tail_worse_p(good, bad, policy, true) < 0.006);
+  CHECK(tail_worse_p(good, bad, policy, envbisect::stats::Scale::log) == Approx(all_in_one_half(10, 6)).epsilon(1e-9));
+  CHECK(tail_worse_p(good, bad, policy, envbisect::stats::Scale::log) < 0.006);
   // The other direction sees nothing.
   policy.higher_is_better = true;
-  CHECK(tail_worse_p(good, bad, policy, true) == Approx(1.0));
+  CHECK(tail_worse_p(good, bad, policy, envbisect::stats::Scale::log) == Approx(1.0));
 }
 
 TEST_CASE("tail_worse_p: identical anchors pass at no more than the test's level", "[stats][tail]") {
@@ -61,7 +61,7 @@ TEST_CASE("tail_worse_p: identical anchors pass at no more than the test's level
       good.push_back(noise(rng));
       bad.push_back(noise(rng));
     }
-    passed += tail_worse_p(good, bad, policy, true) <= 0.05 ? 1 : 0;
+    passed += tail_worse_p(good, bad, policy, envbisect::stats::Scale::log) <= 0.05 ? 1 : 0;
   }
   CHECK(static_cast<double>(passed) / trials <= 0.05);
 }

@@ -38,7 +38,8 @@ ExitCode run_repro(const std::string& run_dir, const std::string& wanted, std::o
   RunSetup setup;
   setup.good = load_state_file(doc.value("good", ""));
   setup.bad = load_state_file(doc.value("bad", ""));
-  setup.recipe = load_recipe_file(doc.value("recipe", ""), doc.value("deterministic", false));
+  setup.recipe = load_recipe_file(doc.value("recipe", ""),
+                                  doc.value("deterministic", false) ? Deterministic::yes : Deterministic::no);
   setup.recipe_hash = sha256_hex(read_file(doc.value("recipe", "")));
   setup.deltas = diff_states(setup.good, setup.bad);
   setup.wheel_dirs = doc.value("wheels", std::vector<std::string>{});

@@ -31,7 +31,7 @@ EnvState load_state_file(const std::string& path) {
   return state;
 }
 
-Recipe load_recipe_file(const std::string& path, bool deterministic) {
+Recipe load_recipe_file(const std::string& path, Deterministic deterministic) {
   Recipe recipe = parse_recipe(read_input_file(path), path, deterministic);
   recipe.base_dir = parent_dir(path);
   return recipe;

@@ -14,7 +14,7 @@ namespace envbisect {
 EnvState load_state_file(const std::string& path);
 
 // Read and validate a recipe file; its folder becomes {recipe_dir}. Throw Error naming every problem.
-Recipe load_recipe_file(const std::string& path, bool deterministic = false);
+Recipe load_recipe_file(const std::string& path, Deterministic deterministic = Deterministic::no);
 
 // Resolve the commit of each repo whose repository is present here to its full id, the text written
 // kept as the pin's ref; a repo absent here, or lacking the commit, stays as written. Return the

@@ -106,7 +106,7 @@ RunResult result_of(const ProcessResult& process, const ProcessSpec& spec, const
                                              : telling_stderr_line(stderr_tail);
   }
   if (result.status != RunStatus::ok) {
-    const Diagnosis diagnosis = diagnose_attempt(process, report, stdout_tail, stderr_tail, recipe, recipe.pass_fail);
+    const Diagnosis diagnosis = diagnose_attempt(process, report, stdout_tail, stderr_tail, recipe);
     result.cause = to_string(diagnosis.cause);
     result.diagnosis = diagnosis.text;
   }

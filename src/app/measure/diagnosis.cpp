@@ -167,7 +167,7 @@ FailureCause failure_cause_from(const std::string& name) {
 }
 
 Diagnosis diagnose_attempt(const ProcessResult& process, const BenchReport& report, const std::string& stdout_tail,
-                           const std::string& stderr_tail, const Recipe& recipe, bool pass_fail) {
+                           const std::string& stderr_tail, const Recipe& recipe) {
   // In the order a person would check: did it start, did it end by itself, how did it exit, what did it print.
   if (!process.spawned) {
     return {FailureCause::not_started, "the benchmark did not start: " + process.spawn_error};
@@ -191,7 +191,7 @@ Diagnosis diagnose_attempt(const ProcessResult& process, const BenchReport& repo
     return {FailureCause::exited_nonzero,
             "exited " + std::to_string(process.exit_code) + error + stderr_clause(stderr_tail, report.error_class)};
   }
-  if (pass_fail || report.metric) {
+  if (recipe.pass_fail || report.metric) {
     return {};
   }
   if (!report.found_json) {

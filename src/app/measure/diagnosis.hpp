@@ -36,10 +36,10 @@ std::string to_string(FailureCause cause);
 FailureCause failure_cause_from(const std::string& name);
 
 // Return why an attempt that ran (or tried to) did not give its result: from how the process ended,
-// what its last JSON line held, and the last lines of its stdout and stderr. `pass_fail`: exit 0
-// alone is a result.
+// what its last JSON line held, and the last lines of its stdout and stderr. For a pass/fail recipe
+// (recipe.pass_fail) exit 0 alone is a result.
 Diagnosis diagnose_attempt(const ProcessResult& process, const BenchReport& report, const std::string& stdout_tail,
-                           const std::string& stderr_tail, const Recipe& recipe, bool pass_fail);
+                           const std::string& stderr_tail, const Recipe& recipe);
 
 // Return the stderr line that names what went wrong, for a message and for telling failures apart: the
 // last line that starts with `error_class` (what the benchmark said it was), else the last line that

@@ -94,7 +94,8 @@ std::string effect_words(const stats::RatioEffect& ratio, const Recipe& recipe) 
   if (*ratio.low <= 1.0 && *ratio.high >= 1.0) {
     return "no change shown (the interval holds 1x)";
   }
-  return stats::comparison_words(1.0, ratio.ratio, recipe.higher_is_better, recipe.unit);
+  return stats::comparison_words(1.0, ratio.ratio,
+                                 recipe.higher_is_better ? stats::Better::higher : stats::Better::lower, recipe.unit);
 }
 
 json cause_effect(const std::vector<double>& from, const std::vector<double>& to, bool of_cause,

@@ -413,7 +413,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   // At this point every input is valid.
   if (options.dry_run) {
     print_restore_plan(plan.restore.plan, std::cout);
-    print_plan(deltas, axes, units, policy, pass_fail);
+    print_plan(plan);
     print_time_estimate(std::cout, axes, units.size(), policy, options.run_seconds, options.budget_s);
     return ExitCode::ok;
   }

@@ -31,7 +31,8 @@ void load_inputs(const RunOptions& options, EnvState& good, EnvState& bad, Recip
   };
   attempt([&] { good = load_state_file(options.good_path); });
   attempt([&] { bad = load_state_file(options.bad_path); });
-  attempt([&] { recipe = load_recipe_file(options.recipe_path, options.deterministic); });
+  attempt([&] { recipe = load_recipe_file(options.recipe_path,
+                                              options.deterministic ? Deterministic::yes : Deterministic::no); });
   if (!messages.empty()) {
     throw Error(join(messages, "\n"), ExitCode::bad_input);
   }
@@ -41,9 +42,12 @@ void load_inputs(const RunOptions& options, EnvState& good, EnvState& bad, Recip
 
 }  // namespace
 
-void print_plan(const std::vector<Delta>& deltas, const std::vector<Axis>& axes,
-                const std::vector<std::vector<std::size_t>>& units, const stats::VerdictPolicy& policy,
-                bool pass_fail) {
+void print_plan(const PlannedRun& plan) {
+  const std::vector<Delta>& deltas = plan.deltas;
+  const std::vector<Axis>& axes = plan.axes;
+  const std::vector<std::vector<std::size_t>>& units = plan.units;
+  const stats::VerdictPolicy& policy = plan.policy;
+  const bool pass_fail = plan.pass_fail;
   std::cout << "plan (nothing is run):\n";
   if (pass_fail) {
     std::cout << "  1. anchors: good and bad, " << policy.anchor_runs << (policy.anchor_runs == 1 ? " run" : " runs")
@@ -91,12 +95,12 @@ void print_plan(const std::vector<Delta>& deltas, const std::vector<Axis>& axes,
             << policy.max_runs << "\n";
 }
 
-stats::VerdictPolicy run_policy(const RunOptions& options, const Recipe& recipe, bool pass_fail) {
+stats::VerdictPolicy run_policy(const RunOptions& options, const Recipe& recipe) {
   stats::VerdictPolicy policy;
   policy.higher_is_better = recipe.higher_is_better;
   policy.unit = recipe.unit;
   policy.any_change = options.any_change;
-  if (pass_fail) {
+  if (recipe.pass_fail) {
     // Exactly --repeats runs (default 1) of each candidate and each anchor, all of which must agree.
     const int runs = options.repeats > 0 ? options.repeats : 1;
     if (options.max_runs < runs) {
@@ -146,7 +150,7 @@ PlannedRun plan_run(RunOptions& options) {
   // A pass/fail test (the recipe says so, or --deterministic) is judged by exit status, one run each.
   plan.pass_fail = options.deterministic || plan.recipe.pass_fail;
   plan.recipe.pass_fail = plan.pass_fail;
-  plan.policy = run_policy(options, plan.recipe, plan.pass_fail);
+  plan.policy = run_policy(options, plan.recipe);
   try {
     plan.axes = plan_axes(plan.deltas, plan.good, plan.bad, options.wheel_dirs,
                           options.first_parent ? FirstParent::yes : FirstParent::no);

@@ -17,15 +17,10 @@
 namespace envbisect {
 
 // Return the verdict policy the options ask for: statistical, or pass/fail (exactly --repeats runs,
-// default 1). Throw Error (exit 2) for what the mode cannot do instead of raising it silently: a
-// metric verdict with fewer than 2 runs per candidate, --max-runs below the first runs.
-stats::VerdictPolicy run_policy(const RunOptions& options, const Recipe& recipe, bool pass_fail);
-
-// Print what a run would do and its worst-case number of evaluations, running nothing; the runs per
-// anchor and candidate are the ones `policy` will make.
-void print_plan(const std::vector<Delta>& deltas, const std::vector<Axis>& axes,
-                const std::vector<std::vector<std::size_t>>& units, const stats::VerdictPolicy& policy,
-                bool pass_fail);
+// default 1) when the recipe is pass/fail (recipe.pass_fail, which --deterministic sets too). Throw
+// Error (exit 2) for what the mode cannot do instead of raising it silently: a metric verdict with
+// fewer than 2 runs per candidate, --max-runs below the first runs.
+stats::VerdictPolicy run_policy(const RunOptions& options, const Recipe& recipe);
 
 // A run's inputs, loaded, checked and planned; nothing has been written for it yet.
 struct PlannedRun {
@@ -44,6 +39,10 @@ struct PlannedRun {
 // has a source (adding download folders to options.wheel_dirs) and plan the search. Throw Error
 // (bad_input) naming the file and field when an input is wrong.
 PlannedRun plan_run(RunOptions& options);
+
+// Print what the planned run would do and its worst-case number of evaluations, running nothing; the
+// runs per anchor and candidate are the ones its policy will make.
+void print_plan(const PlannedRun& plan);
 
 // Return where and how runs go: the command line's choice, completed by the recipe (its isolation
 // when the command line asks for none, whether isolated runs may reach the network) and, for Slurm,
