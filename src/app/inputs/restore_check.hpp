@@ -75,7 +75,9 @@ struct RestoreRequest {
 struct RestoreInputs {
   RestorePlan plan;
   std::vector<std::string> shown_index_urls;  // --index-url and --find-links URLs, credentials redacted
-  std::vector<std::string> wheel_dirs;  // the request's, then the --find-links folders and the download folders, each once
+  // The wheel folders to build from: the request's, then the --find-links folders and the download
+  // folders, each once.
+  std::vector<std::string> wheel_dirs;
 };
 
 // Check that every package of both states can be restored from the request's sources (--wheels,

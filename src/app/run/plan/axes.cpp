@@ -365,6 +365,48 @@ int bisection_worst_case(std::size_t points) {
   return points <= 2 ? 0 : static_cast<int>(std::ceil(std::log2(static_cast<double>(points - 1))));
 }
 
+namespace {
+
+// Return, for one point of a pinned unit's lead, the version each partner of the unit takes there: the
+// highest in the partner's good..bad range that the lead's Requires-Dist (`lead_metadata`) allows;
+// nothing when some partner has no such version (the point is unresolvable).
+using Companions = std::map<std::string, std::string>;
+std::optional<Companions> partner_versions(const std::vector<std::size_t>& unit, std::size_t lead,
+                                           const std::vector<Delta>& deltas, const DistMetadata& lead_metadata,
+                                           const WheelFiles& files) {
+  Companions partners;
+  for (std::size_t member : unit) {
+    const Delta& partner = deltas[member];
+    if (member == lead || partner.dimension != Dimension::packages || !partner.good || !partner.bad) {
+      continue;
+    }
+    std::vector<std::string> choices = version_points(partner.name, *partner.good, *partner.bad, files);
+    if (choices.empty()) {
+      choices = {*partner.good, *partner.bad};
+    }
+    std::optional<std::string> chosen;
+    for (auto it = choices.rbegin(); it != choices.rend() && !chosen; ++it) {
+      std::optional<Version> parsed = Version::parse(*it);
+      bool ok = parsed.has_value();
+      for (const Requirement& requirement : lead_metadata.requires_dist) {
+        if (ok && requirement.name == partner.name && requirement.marker.empty()) {
+          ok = satisfies(*parsed, requirement);
+        }
+      }
+      if (ok) {
+        chosen = *it;
+      }
+    }
+    if (!chosen) {
+      return std::nullopt;
+    }
+    partners[partner.name] = *chosen;
+  }
+  return partners;
+}
+
+}  // namespace
+
 void pin_group_axes(std::vector<Axis>& axes, const std::vector<Delta>& deltas,
                     const std::vector<std::vector<std::size_t>>& units, const EnvState& bad,
                     const std::vector<std::string>& wheel_dirs, const std::vector<std::string>& uv_caches) {
@@ -413,39 +455,9 @@ void pin_group_axes(std::vector<Axis>& axes, const std::vector<Delta>& deltas,
       if (!metadata) {
         continue;  // cannot tell what it pins: leave the point out
       }
-      std::map<std::string, std::string> partners;
-      bool resolvable = true;
-      for (std::size_t member : unit) {
-        const Delta& partner = deltas[member];
-        if (member == lead->delta || partner.dimension != Dimension::packages || !partner.good || !partner.bad) {
-          continue;
-        }
-        std::vector<std::string> choices = version_points(partner.name, *partner.good, *partner.bad, *files);
-        if (choices.empty()) {
-          choices = {*partner.good, *partner.bad};
-        }
-        std::optional<std::string> chosen;
-        for (auto it = choices.rbegin(); it != choices.rend() && !chosen; ++it) {
-          std::optional<Version> parsed = Version::parse(*it);
-          bool ok = parsed.has_value();
-          for (const Requirement& requirement : metadata->requires_dist) {
-            if (ok && requirement.name == partner.name && requirement.marker.empty()) {
-              ok = satisfies(*parsed, requirement);
-            }
-          }
-          if (ok) {
-            chosen = *it;
-          }
-        }
-        if (!chosen) {
-          resolvable = false;
-          break;
-        }
-        partners[partner.name] = *chosen;
-      }
-      if (resolvable) {
+      if (auto partners = partner_versions(unit, lead->delta, deltas, *metadata, *files)) {
         pinned.points.push_back(version);
-        pinned.companions.push_back(partners);
+        pinned.companions.push_back(std::move(*partners));
       }
     }
     pinned.points.push_back(lead->points.back());
