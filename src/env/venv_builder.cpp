@@ -184,17 +184,15 @@ std::string interpreter_problem(Runner& runner, const std::string& python, const
   return "";
 }
 
-VenvResult build_venv(Runner& runner, const VenvRequest& request) {
-  VenvResult result;
-  const std::string python = request.python.empty() ? "python3" : request.python;
-  const fs::path env_dir = fs::absolute(request.env_dir);
-  result.python_path = (env_dir / "bin" / "python").string();
+namespace {
 
-  // Harness problems first: they are errors, not reasons to skip a candidate.
+// Create the build's log folder and the environment's parent; throw Error (environment) when one
+// cannot be made or the environment's folder already exists.
+void prepare_build_dirs(const std::string& log_dir, const fs::path& env_dir) {
   std::error_code ec;
-  fs::create_directories(request.log_dir, ec);
+  fs::create_directories(log_dir, ec);
   if (ec) {
-    throw Error("cannot create build log directory " + request.log_dir + ": " + ec.message(), ExitCode::environment);
+    throw Error("cannot create build log directory " + log_dir + ": " + ec.message(), ExitCode::environment);
   }
   if (fs::exists(env_dir)) {
     throw Error("environment directory " + env_dir.string() + " already exists", ExitCode::environment);
@@ -203,6 +201,43 @@ VenvResult build_venv(Runner& runner, const VenvRequest& request) {
   if (ec) {
     throw Error("cannot create " + env_dir.parent_path().string() + ": " + ec.message(), ExitCode::environment);
   }
+}
+
+// Return the installer's argv up to the requirements: uv pip install (offline unless an index is
+// given) or pip install from outside the venv, into `python_path`, finding links in the wheel
+// folders. An index is used only when the user gives one; the default never touches a network.
+std::vector<std::string> install_argv(const VenvRequest& request, const std::string& uv, const std::string& interpreter,
+                                      const std::string& python_path) {
+  std::vector<std::string> install = uv.empty()
+      ? std::vector<std::string>{interpreter, "-m", "pip", "--isolated", "--no-input", "--disable-pip-version-check",
+                                 "--python", python_path, "install"}
+      : std::vector<std::string>{uv, "pip", "install", "--python", python_path};
+  if (!uv.empty() && request.index_url.empty()) {
+    install.push_back("--offline");
+  }
+  if (request.index_url.empty()) {
+    install.push_back("--no-index");
+  } else {
+    install.push_back("--index-url");
+    install.push_back(request.index_url);
+  }
+  for (const std::string& dir : request.wheel_dirs) {
+    install.push_back("--find-links");
+    install.push_back(dir);
+  }
+  return install;
+}
+
+}  // namespace
+
+VenvResult build_venv(Runner& runner, const VenvRequest& request) {
+  VenvResult result;
+  const std::string python = request.python.empty() ? "python3" : request.python;
+  const fs::path env_dir = fs::absolute(request.env_dir);
+  result.python_path = (env_dir / "bin" / "python").string();
+
+  // Harness problems first: they are errors, not reasons to skip a candidate.
+  prepare_build_dirs(request.log_dir, env_dir);
 
   std::map<std::string, std::string> wanted;
   for (const auto& [name, version] : request.packages) {
@@ -244,21 +279,7 @@ VenvResult build_venv(Runner& runner, const VenvRequest& request) {
   }
 
   // Install exactly the pinned set from local wheels only; the resolver still checks Requires-Dist.
-  // An index is used only when the user gives one; the default never touches a network.
-  std::vector<std::string> source = request.index_url.empty() ? std::vector<std::string>{"--no-index"}
-                                                              : std::vector<std::string>{"--index-url", request.index_url};
-  std::vector<std::string> install = uv.empty()
-      ? std::vector<std::string>{interpreter, "-m", "pip", "--isolated", "--no-input", "--disable-pip-version-check",
-                                 "--python", result.python_path, "install"}
-      : std::vector<std::string>{uv, "pip", "install", "--python", result.python_path};
-  if (!uv.empty() && request.index_url.empty()) {
-    install.push_back("--offline");
-  }
-  install.insert(install.end(), source.begin(), source.end());
-  for (const std::string& dir : request.wheel_dirs) {
-    install.push_back("--find-links");
-    install.push_back(dir);
-  }
+  std::vector<std::string> install = install_argv(request, uv, interpreter, result.python_path);
   for (const auto& [name, pinned] : wanted) {
     const auto pin = request.pins.find(name);
     if (pin == request.pins.end() || pin->second.empty()) {
