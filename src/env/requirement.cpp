@@ -222,6 +222,47 @@ DistMetadata parse_metadata(std::string_view text, std::vector<std::string>* unr
   return meta;
 }
 
+namespace {
+
+// Return the tokens of a marker: quoted strings (quotes kept), operators, words; nothing when a quote
+// is not closed or a character starts no token.
+std::optional<std::vector<std::string>> marker_tokens(const std::string& text) {
+  std::vector<std::string> tokens;
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (std::isspace(static_cast<unsigned char>(c)) != 0) {
+      ++i;
+    } else if (c == '\'' || c == '"') {
+      const std::size_t close = text.find(c, i + 1);
+      if (close == std::string::npos) {
+        return std::nullopt;
+      }
+      tokens.push_back(text.substr(i, close - i + 1));
+      i = close + 1;
+    } else if (std::string("=!<>~").find(c) != std::string::npos) {
+      std::size_t j = i;
+      while (j < text.size() && std::string("=!<>~").find(text[j]) != std::string::npos) {
+        ++j;
+      }
+      tokens.push_back(text.substr(i, j - i));
+      i = j;
+    } else {
+      std::size_t j = i;
+      while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) != 0 || text[j] == '_' || text[j] == '.')) {
+        ++j;
+      }
+      if (j == i) {
+        return std::nullopt;
+      }
+      tokens.push_back(text.substr(i, j - i));
+      i = j;
+    }
+  }
+  return tokens;
+}
+
+}  // namespace
+
 MarkerResult evaluate_marker(std::string_view marker, const MarkerEnv& env) {
   const std::string text = trim(marker);
   if (text.empty()) {
@@ -239,37 +280,11 @@ MarkerResult evaluate_marker(std::string_view marker, const MarkerEnv& env) {
       {"os_name", env.os_name},               {"platform_machine", env.platform_machine},
       {"implementation_name", env.implementation_name}, {"platform_python_implementation", "CPython"}};
   // Split into tokens: quoted strings, operators, words.
-  std::vector<std::string> tokens;
-  for (std::size_t i = 0; i < text.size();) {
-    const char c = text[i];
-    if (std::isspace(static_cast<unsigned char>(c)) != 0) {
-      ++i;
-    } else if (c == '\'' || c == '"') {
-      const std::size_t close = text.find(c, i + 1);
-      if (close == std::string::npos) {
-        return MarkerResult::unknown;
-      }
-      tokens.push_back(text.substr(i, close - i + 1));
-      i = close + 1;
-    } else if (std::string("=!<>~").find(c) != std::string::npos) {
-      std::size_t j = i;
-      while (j < text.size() && std::string("=!<>~").find(text[j]) != std::string::npos) {
-        ++j;
-      }
-      tokens.push_back(text.substr(i, j - i));
-      i = j;
-    } else {
-      std::size_t j = i;
-      while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) != 0 || text[j] == '_' || text[j] == '.')) {
-        ++j;
-      }
-      if (j == i) {
-        return MarkerResult::unknown;
-      }
-      tokens.push_back(text.substr(i, j - i));
-      i = j;
-    }
+  const std::optional<std::vector<std::string>> split = marker_tokens(text);
+  if (!split) {
+    return MarkerResult::unknown;
   }
+  const std::vector<std::string>& tokens = *split;
   // Evaluate `or` of `and`s of clauses; "not in" is one operator.
   auto value_of = [&](const std::string& token) -> std::optional<std::pair<std::string, bool>> {
     if (token.size() >= 2 && (token[0] == '\'' || token[0] == '"')) {
