@@ -1,4 +1,4 @@
 #include "cli/cli.hpp"
 
-// Forward to the command line layer; it is the only place that catches errors.
+// Forward to the command line layer; it alone turns an Error into an exit code.
 int main(int argc, char** argv) { return envbisect::cli_main(argc, argv); }
