@@ -44,6 +44,7 @@
 #include "stats/quantity.hpp"
 #include "stats/verdict.hpp"
 #include "store/journal.hpp"
+#include "store/run_folder.hpp"
 #include "store/run_lock.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
@@ -268,6 +269,7 @@ std::string take_run_dir(const RunOptions& options, const std::vector<json>& pre
                          std::optional<RunLock>& own_lock) {
   make_dirs(options.out_dir);
   std::string run_dir = absolute_path(options.out_dir, ".");
+  check_run_folder_trust(run_dir);  // a link planted in it would take the run's writes elsewhere
   // One process at a time in a run folder: a second `run --out` or a `resume` is refused, naming us.
   if (mode == Mode::run && held == nullptr) {
     own_lock.emplace(run_dir, "run");
