@@ -230,6 +230,8 @@ RestoreInputs restore_packages(RunOptions& options, const EnvState& good, const 
   settings.index_urls = options.index_urls;
   settings.limits.connect_timeout_s = options.index_timeout_s;
   settings.limits.stall_timeout_s = options.index_timeout_s;
+  settings.limits.page_timeout_s = options.index_timeout_s;
+  settings.limits.max_download_bytes = static_cast<unsigned long long>(options.max_download_gib) << 30;
   std::vector<std::string> problems;
   // A --find-links folder is a wheel folder; a URL is a page of links to wheels.
   for (const std::string& link : options.find_links) {
@@ -256,6 +258,7 @@ RestoreInputs restore_packages(RunOptions& options, const EnvState& good, const 
   }
   const std::string store_root = absolute_path(options.store_dir.empty() ? default_store_dir() : options.store_dir, ".");
   const std::string downloads = downloads_dir_of(store_root);
+  sweep_partial_downloads(downloads);  // what a killed run left half-downloaded goes at the next start
   std::optional<PackageIndex> index;
   if (!options.offline && !settings.empty()) {
     index.emplace(settings);

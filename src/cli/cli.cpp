@@ -190,8 +190,12 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& run, std::string& run_budge
   run_cmd->add_option("--find-links", run.find_links, "Wheel folder, or URL of a page of links to wheels (repeatable)");
   run_cmd->add_flag("--offline", run.offline, "Use only the store, wheel folders and uv caches; never an index");
   run_cmd->add_option("--index-timeout", run.index_timeout_s,
-                      "Seconds an index may take to connect or stall before it is given up (default 60)")
+                      "Seconds an index page may take in all, and that any index transfer may stay under 1 KiB/s, "
+                      "before it is given up (default 60)")
       ->check(CLI::Range(1, 3600));
+  run_cmd->add_option("--max-download-gib", run.max_download_gib,
+                      "Largest file downloaded from an index, in GiB (default 8)")
+      ->check(CLI::Range(1, 4096));
   run_cmd->add_option("--out", run.out_dir, "Run directory (default runs/<time>)");
   run_cmd->add_option("--repeats", run.repeats,
                       "First runs per candidate (default: the recipe's; at least 2 for a metric); with "
