@@ -97,7 +97,7 @@ ExitCode run_repro(const std::string& run_dir, const std::string& wanted, std::o
     }
   }
   if (attempt.contains("argv")) {
-    std::vector<std::string> line = {"env", "-i"};
+    std::vector<std::string> line = {"env", "-i", "--"};  // "--": a name starting "-S" is no option
     for (const auto& [name, value] : attempt["env"].items()) {
       line.push_back(name + "=" + value.get<std::string>());
     }
@@ -109,10 +109,11 @@ ExitCode run_repro(const std::string& run_dir, const std::string& wanted, std::o
   if (result.status == RunStatus::ok) {
     out << "result: ok"
         << (result.metric ? ", " + setup.recipe.metric + " " + stats::with_unit(*result.metric, setup.recipe.unit) : "")
-        << " (stdout: " << result.stdout_path << ")\n";
+        << " (stdout: " << escape_control(result.stdout_path) << ")\n";
     return ExitCode::ok;
   }
-  out << "result: " << to_string(result.status) << ": " << result.diagnosis << "\n";
+  // The diagnosis quotes the benchmark's own output: shown escaped, never as raw terminal bytes.
+  out << "result: " << to_string(result.status) << ": " << escape_control(result.diagnosis) << "\n";
   return ExitCode::inconclusive;
 }
 
