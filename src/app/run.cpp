@@ -32,6 +32,7 @@
 #include "core/delta.hpp"
 #include "env/store.hpp"
 #include "env/store_lock.hpp"
+#include "exec/attempt_cgroup.hpp"
 #include "exec/runner.hpp"
 #include "exec/staging.hpp"
 #include "report/delta_table.hpp"
@@ -294,6 +295,7 @@ json start_record(const json& run_doc, const std::vector<Delta>& deltas, const s
   }
   if (host != nullptr) {
     start["host"] = host_context(*host, run_dir);
+    start["containment"] = describe_attempt_containment();  // what ends all a local attempt started
   }
   return start;
 }

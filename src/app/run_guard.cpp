@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "exec/attempt_cgroup.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/redact.hpp"
@@ -22,8 +23,14 @@ std::string processes_path(const std::string& run_dir) {
 }
 
 json identity_to_json(const ProcessIdentity& identity) {
-  return {{"pgid", identity.pid}, {"session", identity.session}, {"start_ticks", identity.start_ticks},
-          {"boot_id", identity.boot_id}};
+  json record = {{"pgid", identity.pid}, {"session", identity.session}, {"start_ticks", identity.start_ticks},
+                 {"boot_id", identity.boot_id}};
+  // What holds everything it starts: its own cgroup, or (the fallback) only its process group.
+  record["containment"] = identity.cgroup.empty() ? "process-group" : "cgroup";
+  if (!identity.cgroup.empty()) {
+    record["cgroup"] = identity.cgroup;
+  }
+  return record;
 }
 
 }  // namespace
@@ -96,7 +103,9 @@ std::size_t end_stale_processes(const std::string& run_dir, std::ostream& err) {
     leader.session = static_cast<pid_t>(record.value("session", 0));
     leader.start_ticks = key.second;
     leader.boot_id = record.value("boot_id", "");
-    const std::vector<pid_t> killed = end_stale_group(leader);
+    std::vector<pid_t> killed = end_stale_group(leader);
+    // Its cgroup holds what left the group and the session too.
+    killed.resize(killed.size() + end_stale_cgroup(record.value("cgroup", "")));
     if (!killed.empty()) {
       err << "envbisect: killed " << killed.size() << " process" << (killed.size() == 1 ? "" : "es")
           << " of process group " << leader.pid << " (" << record.value("program", "?")
