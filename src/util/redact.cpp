@@ -215,7 +215,7 @@ bool is_secret_name(std::string_view name) {
       return true;
     }
     for (std::string_view suffix : k_suffixes) {
-      if (word.size() > suffix.size() && std::string_view(word).substr(word.size() - suffix.size()) == suffix) {
+      if (word.size() >= suffix.size() && std::string_view(word).substr(word.size() - suffix.size()) == suffix) {
         return true;
       }
     }
