@@ -45,10 +45,12 @@ expect_contains "$T/err.txt" "not a PEP 691 JSON page"
 expect_contains "$T/err.txt" "nested deeper than 128 levels"
 (( $(tail -n 1 "$T/rss") < 200000 )) || { echo "deep page: max RSS $(tail -n 1 "$T/rss") KiB"; exit 1; }
 
-# interrupt SIGNAL CONDITION: start a run, wait for CONDITION, send SIGNAL; exit 130 within 2 s.
+# interrupt SIGNAL CONDITION INDEX: start a run on INDEX, wait for CONDITION, send SIGNAL; exit 130 within 2 s.
 interrupt() {
   local signal="$1" condition="$2" pid rc=0
-  run --index-url "$URL/$3" --index-timeout 60 >"$T/out.txt" 2>"$T/err.txt" &
+  # envbisect itself in the background (not the `run` function: $! would be the subshell).
+  "$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --store "$T/store" --uv-cache "$T/no-uv" \
+    --out "$T/run" --index-url "$URL/$3" --index-timeout 60 >"$T/out.txt" 2>"$T/err.txt" &
   pid=$!
   for _ in $(seq 100); do eval "$condition" && break; sleep 0.1; done
   eval "$condition" || { echo "never reached: $condition"; cat "$T/err.txt"; exit 1; }
@@ -66,7 +68,8 @@ interrupt TERM '[[ $(partials) -gt 0 ]]' stalls
 [[ $(partials) -eq 0 ]] || { find "$T/store" -name '.*.tmp*'; echo "a partial download was left"; exit 1; }
 
 # kill -9 leaves the partial file; the next run sweeps it at its start (an offline one too).
-run --index-url "$URL/stalls" >"$T/out.txt" 2>"$T/err.txt" &
+"$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --store "$T/store" --uv-cache "$T/no-uv" \
+  --out "$T/run" --index-url "$URL/stalls" >"$T/out.txt" 2>"$T/err.txt" &
 pid=$!
 for _ in $(seq 100); do [[ $(partials) -gt 0 ]] && break; sleep 0.1; done
 kill -9 "$pid"; wait "$pid" 2>/dev/null || true
