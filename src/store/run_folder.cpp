@@ -16,8 +16,10 @@ namespace envbisect {
 namespace {
 
 // The files envbisect keeps directly in a run folder; each must be what envbisect wrote there.
-constexpr const char* k_run_entries[] = {"journal.jsonl", "processes.jsonl", "run.json", "result.json",
-                                         "lock",          "attempts",        "repro",    "replay.jsonl"};
+// The folders among them are written below without further checks: a link there would take the writes.
+constexpr const char* k_run_entries[] = {"journal.jsonl", "processes.jsonl", "run.json", "result.json", "lock",
+                                         "replay.jsonl",  "attempts",        "repro",    "logs",        "envs",
+                                         "repos",         "warm"};
 
 class DirFd {
 public:

@@ -54,6 +54,12 @@ cmp "$T/elsewhere/journal.jsonl" "$T/victim"
 [[ ! -e "$T/elsewhere/attempts" ]]
 rm "$R/repro"
 
+# A folder envbisect writes below (build logs) as a link elsewhere: refused before anything is written.
+mv "$R/logs" "$T/logs" 2>/dev/null || mkdir "$T/logs"
+ln -s "$T/elsewhere" "$R/logs"
+expect_refused "$R/logs: is a symbolic link" "$ENVBISECT" resume "$R"
+rm "$R/logs"; [[ ! -d "$T/logs" ]] || mv "$T/logs" "$R/logs"
+
 # Ownership and mode: a folder others may write, a file of another user.
 chmod o+w "$R"
 for cmd in resume replay report; do
