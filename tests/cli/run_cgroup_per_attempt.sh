@@ -43,6 +43,8 @@ said=$(containment "$T/on")
 if [[ $allowed == yes ]]; then
   [[ $said == "cgroup v2 per attempt under "* ]] || { echo "cgroups are allowed here, but the run said: $said"; exit 1; }
   grep -q '"containment":"cgroup"' "$T/on/processes.jsonl"
+  # Killed with their cgroup when each attempt ended; on a loaded machine an exit may take a moment.
+  for _ in $(seq 50); do [[ -z $(lingering cgroup) ]] && break; sleep 0.1; done
   left=$(lingering cgroup | wc -l)
   lingering cgroup | xargs -r kill -9
   [[ $left -eq 0 ]] || { echo "$left processes outlived their attempts' cgroups"; exit 1; }

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -88,7 +89,11 @@ TEST_CASE("a process that left its group and session ends with its attempt's cgr
   CHECK(cgroup.rfind(envbisect::attempt_containment().root + "/envbisect-", 0) == 0);
   const pid_t group_escapee = std::stoi(slurp(pids + ".g"));
   const pid_t session_escapee = std::stoi(slurp(pids + ".s"));
-  // Both are gone when run() returns, and so is the cgroup.
+  // Both were killed with the cgroup when run() returned (on a loaded machine an exit may take a
+  // moment to complete), and the cgroup is gone.
+  for (int i = 0; i < 50 && (running(group_escapee) || running(session_escapee)); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
   const bool group_alive = running(group_escapee);
   const bool session_alive = running(session_escapee);
   ::kill(group_escapee, SIGKILL);  // never left behind, even when the check fails
