@@ -1,5 +1,6 @@
 #include "exec/attempt_cgroup.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -66,6 +67,33 @@ std::string own_cgroup_path() {
   return "";
 }
 
+// Remove the empty attempt cgroups under `root` whose envbisect no longer runs (one killed between
+// making a cgroup and journaling its process, or never resumed). rmdir refuses a populated one:
+// what still runs there is left for `resume` to end.
+void remove_dead_owners_cgroups(const std::string& root) {
+  DIR* dir = ::opendir(root.c_str());
+  if (dir == nullptr) {
+    return;
+  }
+  while (const dirent* entry = ::readdir(dir)) {
+    const std::string name = entry->d_name;
+    const std::string prefix = "envbisect-";
+    const std::size_t dash = name.find('-', prefix.size());
+    if (name.rfind(prefix, 0) != 0 || dash == std::string::npos) {
+      continue;
+    }
+    const std::string pid_text = name.substr(prefix.size(), dash - prefix.size());
+    if (pid_text.empty() || pid_text.size() > 9 || pid_text.find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
+    const auto pid = static_cast<pid_t>(std::stol(pid_text));
+    if (pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH) {
+      ::rmdir((root + "/" + name).c_str());
+    }
+  }
+  ::closedir(dir);
+}
+
 Containment find_containment() {
   Containment found;
   const char* setting = std::getenv("ENVBISECT_CGROUP");
@@ -97,6 +125,7 @@ Containment find_containment() {
   }
   ::rmdir(probe.c_str());
   found.root = root;
+  remove_dead_owners_cgroups(root);
   return found;
 }
 

@@ -16,6 +16,7 @@ struct Containment {
 // Return the containment this process can use, found once: this process's own cgroup v2 folder
 // (from /proc/self/mountinfo and /proc/self/cgroup) when it and its cgroup.procs are writable (root,
 // a delegated subtree, a systemd scope with Delegate=yes) and a child cgroup can be made in it.
+// Empty attempt cgroups left there by envbisect processes that no longer run are removed then.
 // ENVBISECT_CGROUP=off turns it off.
 const Containment& attempt_containment();
 
