@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/pattern_formatter.h>
 #include <spdlog/spdlog.h>
 
 #include "app/commands/capture.hpp"
@@ -49,12 +50,24 @@ void reject_empty_values(CLI::App& app) {
   }
 }
 
+// The log message escaped for the terminal (%*): warnings quote paths, names and benchmark output.
+class EscapedMessage : public spdlog::custom_flag_formatter {
+public:
+  void format(const spdlog::details::log_msg& msg, const std::tm& /*time*/, spdlog::memory_buf_t& dest) override {
+    const std::string text = escape_control_lines(std::string_view(msg.payload.data(), msg.payload.size()));
+    dest.append(text.data(), text.data() + text.size());
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<EscapedMessage>(); }
+};
+
 void setup_logging(int verbosity, bool quiet) {
   // NO_COLOR (no-color.org): any non-empty value turns colours off.
   const char* no_color = std::getenv("NO_COLOR");
   auto logger = no_color != nullptr && *no_color != '\0' ? spdlog::stderr_logger_mt("envbisect")
                                                           : spdlog::stderr_color_mt("envbisect");
-  logger->set_pattern("envbisect: %^%l%$: %v");
+  auto formatter = std::make_unique<spdlog::pattern_formatter>();
+  formatter->add_flag<EscapedMessage>('*').set_pattern("envbisect: %^%l%$: %*");
+  logger->set_formatter(std::move(formatter));
   logger->set_level(quiet            ? spdlog::level::err
                     : verbosity >= 2 ? spdlog::level::debug
                     : verbosity == 1 ? spdlog::level::info
@@ -190,8 +203,12 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& run, std::string& run_budge
   run_cmd->add_option("--find-links", run.find_links, "Wheel folder, or URL of a page of links to wheels (repeatable)");
   run_cmd->add_flag("--offline", run.offline, "Use only the store, wheel folders and uv caches; never an index");
   run_cmd->add_option("--index-timeout", run.index_timeout_s,
-                      "Seconds an index may take to connect or stall before it is given up (default 60)")
+                      "Seconds an index page may take in all, and that any index transfer may stay under 1 KiB/s, "
+                      "before it is given up (default 60)")
       ->check(CLI::Range(1, 3600));
+  run_cmd->add_option("--max-download-gib", run.max_download_gib,
+                      "Largest file downloaded from an index, in GiB (default 8)")
+      ->check(CLI::Range(1, 4096));
   run_cmd->add_option("--out", run.out_dir, "Run directory (default runs/<time>)");
   run_cmd->add_option("--repeats", run.repeats,
                       "First runs per candidate (default: the recipe's; at least 2 for a metric); with "
@@ -414,11 +431,12 @@ int cli_main(int argc, char** argv) {
     return static_cast<int>(code);
   } catch (const Error& error) {
     std::cout.flush();
-    std::cerr << "envbisect: error: " << error.what() << "\n";
+    // Messages name files, packages and values from the inputs: escaped, so none can drive the terminal.
+    std::cerr << "envbisect: error: " << escape_control_lines(error.what()) << "\n";
     return static_cast<int>(error.code());
   } catch (const std::exception& error) {
     std::cout.flush();
-    std::cerr << "envbisect: internal error: " << error.what() << "\n";
+    std::cerr << "envbisect: internal error: " << escape_control_lines(error.what()) << "\n";
     return static_cast<int>(ExitCode::environment);
   }
 }

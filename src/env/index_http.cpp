@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "env/index_page.hpp"
+#include "exec/runner.hpp"
 #include "util/error.hpp"
 #include "util/hash.hpp"
 #include "util/redact.hpp"
@@ -30,6 +31,19 @@ struct HeaderListDeleter {
   void operator()(curl_slist* list) const { curl_slist_free_all(list); }
 };
 
+int stop_when_interrupted(void* /*user*/, curl_off_t /*dltotal*/, curl_off_t /*dlnow*/, curl_off_t /*ultotal*/,
+                          curl_off_t /*ulnow*/) {
+  return interrupt_requested() ? 1 : 0;  // non-zero: CURLE_ABORTED_BY_CALLBACK
+}
+
+// Throw the error of a transfer that ended with `code`: interrupted, or `what` failed because `why`.
+[[noreturn]] void throw_failure(const std::string& url, const std::string& what, CURLcode code, const std::string& why) {
+  if (code == CURLE_ABORTED_BY_CALLBACK) {
+    throw Error(display_url(url) + ": " + what + " interrupted", ExitCode::interrupted);
+  }
+  throw Error(display_url(url) + ": " + what + ": " + why, ExitCode::bad_input);
+}
+
 // Return a handle with the options every index request shares: protocols, limits, netrc, no signals.
 CurlHandle make_handle(const std::string& url, const HttpLimits& limits, char* error_buffer) {
   init_curl();
@@ -46,8 +60,13 @@ CurlHandle make_handle(const std::string& url, const HttpLimits& limits, char* e
   curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
   curl_easy_setopt(h, CURLOPT_MAXREDIRS, limits.max_redirects);
   curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, limits.connect_timeout_s);
-  curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  // The stall rule: below min_bytes_per_s for stall_timeout_s seconds (a page trickled at 2.5 bytes/s
+  // passes "1 byte/s" forever).
+  curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, limits.min_bytes_per_s);
   curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, limits.stall_timeout_s);
+  // Called at least once a second, also while no byte arrives: Ctrl-C and TERM end the transfer.
+  curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, stop_when_interrupted);
   // Credentials may come from ~/.netrc; they go only to the host they name (no UNRESTRICTED_AUTH).
   curl_easy_setopt(h, CURLOPT_NETRC, static_cast<long>(CURL_NETRC_OPTIONAL));
   curl_easy_setopt(h, CURLOPT_USERAGENT, "envbisect");
@@ -72,10 +91,18 @@ size_t append_body(char* data, size_t size, size_t count, void* user) {
 struct DownloadSink {
   std::FILE* file;
   Sha256* digest;
+  unsigned long long written = 0;
+  unsigned long long limit = 0;
+  bool too_large = false;
 };
 
 size_t write_file(char* data, size_t size, size_t count, void* user) {
   auto* sink = static_cast<DownloadSink*>(user);
+  if (size * count > sink->limit - sink->written) {
+    sink->too_large = true;  // a server that sent no Content-Length (or lied) is stopped here
+    return 0;
+  }
+  sink->written += size * count;
   const size_t n = std::fwrite(data, size, count, sink->file);
   sink->digest->update(std::string_view(data, n * size));
   return n * size;
@@ -98,11 +125,13 @@ HttpPage http_get_page(const std::string& url, const HttpLimits& limits) {
   std::pair<std::string*, long> sink{&page.body, limits.max_page_bytes};
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, append_body);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &sink);
+  // A page has a whole-transfer deadline: no trickle keeps it open past it.
+  curl_easy_setopt(h, CURLOPT_TIMEOUT, limits.page_timeout_s);
   const CURLcode code = curl_easy_perform(h);
   if (code != CURLE_OK) {
     const std::string why = code == CURLE_WRITE_ERROR ? "page larger than " + std::to_string(limits.max_page_bytes) + " bytes"
                                                       : failure(code, error_buffer);
-    throw Error(display_url(url) + ": cannot fetch the index page: " + why, ExitCode::bad_input);
+    throw_failure(url, "cannot fetch the index page", code, why);
   }
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &page.status);
   const char* type = nullptr;
@@ -124,14 +153,20 @@ std::string http_download(const std::string& url, const std::string& temp_path, 
     throw Error(temp_path + ": cannot create the download file", ExitCode::environment);
   }
   Sha256 digest;
-  DownloadSink sink{file, &digest};
+  DownloadSink sink{file, &digest, 0, limits.max_download_bytes, false};
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write_file);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(h, CURLOPT_FAILONERROR, 1L);
+  // Refused up front when the server announces a larger size; write_file stops any other.
+  curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(limits.max_download_bytes));
   const CURLcode code = curl_easy_perform(h);
   const bool closed = std::fclose(file) == 0;
   if (code != CURLE_OK) {
-    throw Error(display_url(url) + ": download failed: " + failure(code, error_buffer), ExitCode::bad_input);
+    const bool too_large = sink.too_large || code == CURLE_FILESIZE_EXCEEDED;
+    throw_failure(url, "download failed", code,
+                  too_large ? "larger than " + std::to_string(limits.max_download_bytes) +
+                                  " bytes (the download limit; raise it with --max-download-gib)"
+                            : failure(code, error_buffer));
   }
   if (!closed) {
     throw Error(temp_path + ": cannot write the download file", ExitCode::environment);

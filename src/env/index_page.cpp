@@ -1,9 +1,11 @@
 #include "env/index_page.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_input.hpp"
 #include "env/requirement.hpp"
 #include "util/error.hpp"
 #include "util/redact.hpp"
@@ -268,6 +270,10 @@ std::string display_url(std::string_view url) {
 }
 
 std::vector<IndexFile> parse_simple_html(std::string_view body, std::string_view page_url, std::string_view shown_url) {
+  if (body.size() > k_max_index_page_bytes) {
+    throw Error(std::string(shown_url) + ": index page larger than " + std::to_string(k_max_index_page_bytes) + " bytes",
+                ExitCode::bad_input);
+  }
   const std::string text = ascii_lower(body);
   const bool html = text.find("<html") != std::string::npos || text.find("<!doctype html") != std::string::npos;
   std::vector<IndexFile> files;
@@ -309,11 +315,20 @@ std::vector<IndexFile> parse_simple_html(std::string_view body, std::string_view
 std::vector<IndexFile> parse_simple_json(std::string_view body, std::string_view page_url, std::string_view shown_url) {
   using nlohmann::json;
   const std::string where(shown_url);
+  // Size and nesting are checked before anything is built, as for states: a page nested millions of
+  // levels deep would otherwise cost gigabytes (and recursion) in the parser.
+  if (body.size() > k_max_index_page_bytes) {
+    throw Error(where + ": not a PEP 691 JSON page: larger than " + std::to_string(k_max_index_page_bytes) + " bytes",
+                ExitCode::bad_input);
+  }
   json doc;
   try {
-    doc = json::parse(body);
-  } catch (const json::exception& error) {
-    throw Error(where + ": not a PEP 691 JSON page: " + error.what(), ExitCode::bad_input);
+    doc = parse_json_text(std::string(body), where);
+  } catch (const Error& error) {
+    std::string why = error.what();
+    why = why.substr(why.rfind(where, 0) == 0 ? where.size() : 0);
+    why = why.substr(std::min(why.find_first_not_of(": "), why.size()));
+    throw Error(where + ": not a PEP 691 JSON page: " + why, ExitCode::bad_input);
   }
   if (!doc.is_object()) {
     throw Error(where + ": not a PEP 691 JSON page: expected an object", ExitCode::bad_input);

@@ -1,10 +1,14 @@
 #include "env/index_source.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
+#include <filesystem>
+#include <mutex>
 
 #include "core/marker.hpp"
 #include "core/version.hpp"
@@ -17,6 +21,8 @@
 #include "util/strings.hpp"
 
 namespace envbisect {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -241,6 +247,34 @@ std::vector<std::string> PackageIndex::pages_for(const std::string& name) const 
   return pages;
 }
 
+std::size_t sweep_partial_downloads(const std::string& downloads_dir) {
+  std::size_t removed = 0;
+  std::error_code error;
+  for (auto it = fs::recursive_directory_iterator(downloads_dir, error);
+       !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+    if (it.depth() > 1 || !it->is_regular_file(error)) {
+      continue;
+    }
+    // ".NAME.tmpPID-N": the writer's pid; a live writer (another envbisect) keeps its file.
+    const std::string name = it->path().filename().string();
+    const std::size_t tmp = name.rfind(".tmp");
+    if (name.empty() || name[0] != '.' || tmp == std::string::npos) {
+      continue;
+    }
+    const std::string pid_text = name.substr(tmp + 4, name.find('-', tmp) - tmp - 4);
+    if (pid_text.empty() || pid_text.find_first_not_of("0123456789") != std::string::npos || pid_text.size() > 9) {
+      continue;
+    }
+    const auto pid = static_cast<pid_t>(std::stol(pid_text));
+    if (pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH) {
+      fs::remove(it->path(), error);
+      removed += error ? 0 : 1;
+      error.clear();
+    }
+  }
+  return removed;
+}
+
 std::string download_index_file(const IndexFile& file, const std::string& expected_sha256,
                                 const std::string& downloads_dir, const HttpLimits& limits) {
   const std::string expected = ascii_lower(expected_sha256);
@@ -254,6 +288,9 @@ std::string download_index_file(const IndexFile& file, const std::string& expect
   if (file.filename.empty() || file.filename.find('/') != std::string::npos || file.filename[0] == '.') {
     throw Error(file.page + ": " + display_url(file.url) + ": not a file name a download may take", ExitCode::bad_input);
   }
+  // What a killed envbisect left half-downloaded is removed before anything new is fetched.
+  static std::once_flag swept;
+  std::call_once(swept, [&downloads_dir] { sweep_partial_downloads(downloads_dir); });
   make_dirs(dir);
   static std::atomic<unsigned> counter{0};
   const std::string temp =
@@ -261,7 +298,8 @@ std::string download_index_file(const IndexFile& file, const std::string& expect
   std::string got;
   try {
     got = http_download(file.url, temp, limits);
-  } catch (const Error&) {
+  } catch (...) {
+    // Every way out of a download (an error, Ctrl-C, no memory) leaves no partial file behind.
     std::remove(temp.c_str());
     ::rmdir(dir.c_str());
     throw;

@@ -81,11 +81,17 @@ private:
   std::map<std::string, std::vector<IndexFile>> m_find_links;  // by page URL
 };
 
+// Remove the partial downloads (".NAME.tmpPID-N" files one folder below `downloads_dir`) whose writer
+// no longer runs: what a killed envbisect left. Return how many were removed.
+std::size_t sweep_partial_downloads(const std::string& downloads_dir);
+
 // Return the path of `file` in `downloads_dir`, downloading it first when it is not there (into a
 // temp file renamed into place, so a present file is complete), under a folder named by
 // `expected_sha256` (the pin's or the index's; by the URL when neither gives one). Throw Error
 // (bad_input) naming the file, the expected and the received sha256 when they differ (nothing is
-// kept), or naming the URL (credentials redacted) when the download fails.
+// kept), or naming the URL (credentials redacted) when the download fails. The partial file is
+// removed on every way out; the first call of a process sweeps what killed ones left
+// (sweep_partial_downloads).
 std::string download_index_file(const IndexFile& file, const std::string& expected_sha256,
                                 const std::string& downloads_dir, const HttpLimits& limits);
 

@@ -16,6 +16,7 @@ struct ProcessIdentity {
   pid_t session = 0;                  // its session id
   unsigned long long start_ticks = 0; // /proc/PID/stat starttime (clock ticks since boot)
   std::string boot_id;                // /proc/sys/kernel/random/boot_id
+  std::string cgroup;                 // the attempt cgroup it was started in; "" = its process group only
 };
 
 // Return the identity of the live process `pid` (not a zombie), or nothing when there is none.

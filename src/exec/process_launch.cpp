@@ -50,6 +50,7 @@ v2::error_code errno_code(int error) {
 struct ChildSetup {
   pid_t parent = 0;
   DieWithParent die_with_parent = DieWithParent::yes;
+  int cgroup_procs_fd = -1;
 
   v2::error_code on_exec_setup(Launcher& /*launcher*/, const std::filesystem::path& /*program*/,
                                const char* const* /*argv*/) const {
@@ -62,6 +63,12 @@ struct ChildSetup {
       if (::getppid() != parent) {
         return errno_code(ESRCH);
       }
+    }
+    // Into the attempt's cgroup before anything runs: all it starts stays there, whatever group or
+    // session it moves to. "0" names the writing process; a failure fails the start, never a silent
+    // run outside the cgroup the journal names.
+    if (cgroup_procs_fd >= 0 && ::write(cgroup_procs_fd, "0", 1) != 1) {
+      return errno_code(errno);
     }
     // Own process group (its id is the child's pid), so a timeout or Ctrl-C can kill the whole group.
     if (::setpgid(0, 0) != 0) {
@@ -157,7 +164,7 @@ LaunchedChild::LaunchedChild(const LaunchPlan& plan) : m_state(std::make_unique<
   try {
     v2::process_environment environment(env_strings);  // an empty map gives an empty environment
     v2::process_stdio stdio{plan.stdin_fd, plan.stdout_fd, plan.stderr_fd};
-    const ChildSetup setup{parent, plan.die_with_parent};
+    const ChildSetup setup{parent, plan.die_with_parent, plan.cgroup_procs_fd};
     const CloseInherited close_inherited;
     // The error-code overload with an executor: 1.81's io_context overload drops the error code.
     if (plan.cwd.empty()) {

@@ -23,6 +23,7 @@ struct LaunchPlan {
   int stdout_fd = -1;                         // keeps and closes its own copies
   int stderr_fd = -1;
   DieWithParent die_with_parent = DieWithParent::yes;  // no: a cleanup command outlives a killed envbisect
+  int cgroup_procs_fd = -1;  // an attempt cgroup's cgroup.procs: the child moves itself there before execve
 };
 
 // One child started through Boost.Process v2 (the only translation unit that includes Boost): it leads

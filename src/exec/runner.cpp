@@ -1,5 +1,7 @@
 #include "exec/runner.hpp"
 
+#include "exec/attempt_cgroup.hpp"
+
 #include "exec/group_watchdog.hpp"
 #include "exec/process_launch.hpp"
 
@@ -314,6 +316,9 @@ ProcessResult LocalRunner::run(const ProcessSpec& spec) {
   plan.stdin_fd = input_fd.get();
   plan.stdout_fd = output.child_stdout();
   plan.stderr_fd = output.child_stderr();
+  // A cgroup of its own where the machine allows it: what the attempt starts cannot leave it.
+  const std::unique_ptr<AttemptCgroup> cgroup = AttemptCgroup::create();
+  plan.cgroup_procs_fd = cgroup ? cgroup->procs_fd() : -1;
 
   spdlog::debug("spawn: {}{}", display_argv(spec.argv),
                 spec.cwd.empty() ? std::string() : " (in " + spec.cwd + ")");
@@ -337,7 +342,8 @@ ProcessResult LocalRunner::run(const ProcessSpec& spec) {
   // ends the rest of its group if we die.
   watchdog_register(pid);
   if (spec.on_spawn) {
-    if (const std::optional<ProcessIdentity> identity = identify_process(pid)) {
+    if (std::optional<ProcessIdentity> identity = identify_process(pid)) {
+      identity->cgroup = cgroup ? cgroup->path() : std::string();
       spec.on_spawn(*identity);
     }
   }
@@ -353,11 +359,16 @@ ProcessResult LocalRunner::run(const ProcessSpec& spec) {
   // The leader has exited or is dying; leftovers of its group (forked daemons) must not outlive it.
   // Kill them while the unreaped leader still pins the group id.
   ::kill(-pid, SIGKILL);
+  if (cgroup) {
+    // Everything else it started, in whatever group or session: the cgroup holds them all.
+    cgroup->kill_all();
+  }
   watchdog_unregister(pid);
   std::string reap_error;
   const std::optional<int> status = child.reap(reap_error);
   drain_group(pid);
   kill_escaped_descendants();
+  reap_orphans();  // the cgroup's killed members reparented to us
   result.log_bytes_cut = output.finish();
   if (result.log_bytes_cut > 0) {
     spdlog::warn("{}: {} bytes of output cut (logs are capped at {} bytes each)",

@@ -105,7 +105,7 @@ std::string slurm_array_script(const std::vector<SlurmArrayTask>& tasks, bool ke
       // A folder the node cannot enter is not the cell's failure: skip (125), like the ssh wrapper.
       line += " cd " + remote_shell_quote(task.spec.cwd) + " || exit 125;";
     }
-    line += " exec /usr/bin/env -i";
+    line += " exec /usr/bin/env -i --";  // "--": a variable named "-S..." is not an option of env
     for (const auto& [name, value] : task.spec.env) {
       if (keep_cuda_devices && name == "CUDA_VISIBLE_DEVICES") {
         continue;

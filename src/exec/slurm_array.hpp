@@ -48,7 +48,7 @@ struct SlurmArrayOutcome {
 std::string slurm_array_indices(std::vector<int> indices);
 
 // Return the array's batch script: a `case` on SLURM_ARRAY_TASK_ID that runs each task's argv with
-// exactly its environment (`exec /usr/bin/env -i ...`), in its cwd, stdout and stderr into its files;
+// exactly its environment (`exec /usr/bin/env -i -- ...`), in its cwd, stdout and stderr into its files;
 // an index not in the list exits 125. With `keep_cuda_devices` Slurm's CUDA_VISIBLE_DEVICES wins.
 std::string slurm_array_script(const std::vector<SlurmArrayTask>& tasks, bool keep_cuda_devices);
 

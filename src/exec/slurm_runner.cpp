@@ -92,7 +92,7 @@ std::optional<SlurmJobStatus> parse_scontrol_job(std::string_view text) {
 }
 
 std::string slurm_batch_script(const ProcessSpec& spec, bool keep_cuda_devices) {
-  std::string line = "exec /usr/bin/env -i";
+  std::string line = "exec /usr/bin/env -i --";  // "--": a variable named "-S..." is not an option of env
   for (const auto& [name, value] : spec.env) {
     if (keep_cuda_devices && name == "CUDA_VISIBLE_DEVICES") {
       continue;

@@ -31,7 +31,7 @@ std::optional<SlurmJobStatus> parse_scontrol_job(std::string_view text);
 // variables plus SLURM_CONF, which says which cluster to talk to, and a default PATH.
 std::map<std::string, std::string> slurm_client_env();
 
-// Return the batch script that runs `spec` on the node: `exec /usr/bin/env -i K=V... argv...`, every
+// Return the batch script that runs `spec` on the node: `exec /usr/bin/env -i -- K=V... argv...`, every
 // word quoted for sh; with `keep_cuda_devices` Slurm's CUDA_VISIBLE_DEVICES (set by --gres) wins.
 std::string slurm_batch_script(const ProcessSpec& spec, bool keep_cuda_devices);
 

@@ -82,7 +82,7 @@ std::string remote_shell_quote(std::string_view word) {
 
 std::string remote_command_line(const ProcessSpec& spec, const std::string& prefix, const std::string& pgid_file) {
   std::vector<std::string> words = {"sh", "-c", std::string(k_wrapper), "envbisect-remote", pgid_file,
-                                    spec.cwd.empty() ? "/" : spec.cwd, "env", "-i"};
+                                    spec.cwd.empty() ? "/" : spec.cwd, "env", "-i", "--"};
   for (const auto& [name, value] : spec.env) {
     words.push_back(name + "=" + value);
   }

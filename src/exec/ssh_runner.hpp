@@ -24,7 +24,7 @@ std::string remote_shell_quote(std::string_view word);
 
 // Return the one line the remote shell runs for `spec`: the prefix, then a small sh wrapper that puts
 // the process in its own session, records its group id in `pgid_file`, enters spec.cwd (exit 125 if it
-// cannot) and runs `env -i K=V... argv...`. Every argument is quoted with remote_shell_quote.
+// cannot) and runs `env -i -- K=V... argv...`. Every argument is quoted with remote_shell_quote.
 std::string remote_command_line(const ProcessSpec& spec, const std::string& prefix, const std::string& pgid_file);
 
 // Return the one line that kills the remote process group recorded in `pgid_file` (TERM, then KILL

@@ -13,6 +13,7 @@
 
 #include "report/render.hpp"
 #include "store/journal.hpp"
+#include "store/run_folder.hpp"
 #include "util/error.hpp"
 #include "util/fd.hpp"
 #include "util/fs.hpp"
@@ -172,6 +173,7 @@ ReportModel load_report_model(const std::string& run_dir_arg) {
   while (run_dir.size() > 1 && run_dir.back() == '/') {
     run_dir.pop_back();
   }
+  check_run_folder_trust(run_dir);
   std::string journal_path = run_dir + "/journal.jsonl";
   if (!path_exists(journal_path)) {
     throw Error(run_dir_arg + ": not a run directory (no journal.jsonl)", ExitCode::bad_input);

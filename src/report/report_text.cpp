@@ -479,7 +479,7 @@ std::string attempt_command(const ReportModel& model, const Attempt& attempt) {
   // Reports show commands without their secrets ("--api-key VALUE", URL passwords).
   if (!attempt.argv.empty() && !attempt.env.empty()) {
     // Exactly as it ran: its folder, no inherited variable, every variable it had, the filled argv.
-    std::vector<std::string> line = {"env", "-i"};
+    std::vector<std::string> line = {"env", "-i", "--"};  // "--": a name starting "-S" is no option
     for (const auto& [name, value] : attempt.env) {
       line.push_back(name + "=" + redact_env_value(name, value));
     }

@@ -9,6 +9,7 @@
 
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "store/run_folder.hpp"
 #include "util/redact.hpp"
 
 namespace envbisect {
@@ -74,11 +75,12 @@ void check_field_kinds(const nlohmann::json& record, const std::string& path, st
 }  // namespace
 
 JournalContents read_journal(const std::string& path) {
+  // Never through a link, only a regular file: a journal replaced by a link to another file is refused.
+  return parse_journal(read_run_path(path), path);
+}
+
+JournalContents parse_journal(const std::string& text, const std::string& path) {
   JournalContents contents;
-  if (!path_exists(path)) {
-    return contents;
-  }
-  const std::string text = read_file(path);
   std::size_t begin = 0;
   std::size_t line_number = 0;
   std::size_t first_bad_line = 0;  // the first unreadable line since the last whole record
@@ -118,17 +120,22 @@ void cut_torn_tail(const std::string& path, const JournalContents& contents) {
   if (contents.tail_bytes == 0) {
     return;
   }
-  if (::truncate(path.c_str(), static_cast<off_t>(contents.whole_bytes)) != 0) {
-    throw Error(path + ": cannot cut the torn journal tail: " + std::strerror(errno), ExitCode::environment);
+  // Through a descriptor of the regular file itself, never a path a link could redirect.
+  const int fd = open_run_path(path, O_WRONLY);
+  if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(contents.whole_bytes)) != 0) {
+    const int error = errno;
+    if (fd >= 0) {
+      ::close(fd);
+    }
+    throw Error(path + ": cannot cut the torn journal tail: " + std::strerror(error), ExitCode::environment);
   }
+  ::close(fd);
 }
 
 Journal::Journal(const std::string& path) : m_path(path) {
   // O_APPEND: every record lands at the end even if another writer slipped past the run folder's lock.
-  m_fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (m_fd < 0) {
-    throw Error(path + ": cannot open journal: " + std::strerror(errno), ExitCode::environment);
-  }
+  // O_NOFOLLOW beneath its folder: a link (dangling or not) in its place is refused, never written through.
+  m_fd = open_run_path(path, O_WRONLY | O_CREAT | O_APPEND);
   try {
     // The next record must start on a line of its own, right after the last whole record.
     cut_torn_tail(path, read_journal(path));

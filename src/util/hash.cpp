@@ -1,6 +1,7 @@
 #include "util/hash.hpp"
 
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 
 #include <cerrno>
 #include <cstring>
@@ -87,6 +88,16 @@ std::string sha256_hex(std::string_view data) {
   Sha256 digest;
   digest.update(data);
   return digest.hex_digest();
+}
+
+std::string hmac_sha256_hex(std::string_view key, std::string_view data) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(data.data()),
+           data.size(), digest, &length) == nullptr) {
+    throw Error("internal error: OpenSSL could not compute an HMAC", ExitCode::environment);
+  }
+  return to_hex(digest, length);
 }
 
 }  // namespace envbisect

@@ -13,6 +13,9 @@ std::string sha256_hex(std::string_view data);
 // another algorithm.
 std::string file_digest_hex(const std::string& path, const std::string& algorithm);
 
+// Return HMAC-SHA256 of `data` under `key` as 64 lower-case hex digits.
+std::string hmac_sha256_hex(std::string_view key, std::string_view data);
+
 // Incremental SHA-256 for data that arrives in pieces (files), computed by OpenSSL's libcrypto
 // (5-8x the throughput of a portable C++ loop on these machines: bench/hash/run.sh).
 class Sha256 {

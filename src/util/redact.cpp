@@ -196,18 +196,26 @@ bool is_secret_name(std::string_view name) {
   if (name == "PWD" || name == "OLDPWD") {
     return false;  // the shell's working directories, not MYSQL_PWD
   }
-  static const std::array<std::string_view, 28> k_words{
-      "TOKEN", "SECRET", "SECRETS", "PASSWORD", "PASSWD", "PASS", "PWD", "PASSPHRASE", "KEY", "APIKEY",
-      "PRIVATE", "CREDENTIAL", "CREDENTIALS", "CREDS", "AUTH", "AUTHORIZATION", "COOKIE", "COOKIES", "SESSION",
-      "SESSIONID", "DSN", "BEARER", "JWT", "WEBHOOK", "SIGNATURE", "SIG", "PASSCODE", "OTP"};
-  static const std::array<std::string_view, 8> k_suffixes{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "APIKEY",
-                                                          "PASSPHRASE", "COOKIE", "SESSIONID"};
+  // Whole words that name a secret. PW, PSWD, PWORD: short forms of password (GIT_ASKPASS_PW, DB_PW);
+  // SSHPASS: the variable sshpass reads; PAT: a personal access token (GH_PAT); KEYS, TOKENS would hit
+  // MAX_TOKENS, so only their secret compounds are suffixes below.
+  static const std::array<std::string_view, 37> k_words{
+      "TOKEN", "SECRET", "SECRETS", "PASSWORD", "PASSWORDS", "PASSWD", "PASS", "PWD", "PW", "PSWD", "PWORD",
+      "PASSPHRASE", "KEY", "APIKEY", "PRIVATE", "CREDENTIAL", "CREDENTIALS", "CREDS", "AUTH", "AUTHORIZATION",
+      "COOKIE", "COOKIES", "SESSION", "SESSIONID", "DSN", "BEARER", "JWT", "WEBHOOK", "SIGNATURE", "SIG",
+      "PASSCODE", "OTP", "SSHPASS", "PAT", "PRIVKEY", "APIKEYS", "CLIENTSECRET"};
+  // Word endings that name a secret: ACCESSTOKEN, PGPASSWORD, AWSSECRETKEY, DBPW. Endings only where no
+  // ordinary word ends so (KEY would take MONKEY and HOTKEY, PASS would take BYPASS and COMPASS).
+  static const std::array<std::string_view, 14> k_suffixes{"TOKEN",      "SECRET",    "PASSWORD",  "PASSWD",
+                                                           "APIKEY",     "PASSPHRASE", "COOKIE",   "SESSIONID",
+                                                           "SECRETKEY",  "ACCESSKEY", "PRIVATEKEY", "PRIVKEY",
+                                                           "AUTHKEY",    "CREDENTIALS"};
   for (const std::string& word : name_words(name)) {
     if (std::find(k_words.begin(), k_words.end(), word) != k_words.end()) {
       return true;
     }
     for (std::string_view suffix : k_suffixes) {
-      if (word.size() > suffix.size() && std::string_view(word).substr(word.size() - suffix.size()) == suffix) {
+      if (word.size() >= suffix.size() && std::string_view(word).substr(word.size() - suffix.size()) == suffix) {
         return true;
       }
     }

@@ -54,6 +54,31 @@ std::string shell_quote(std::string_view text) {
   if (plain) {
     return std::string(text);
   }
+  // A word with a control byte, a C1 control or invalid UTF-8 goes in bash's $'...' with every such
+  // byte as \xHH: pasted, it gives the same bytes; printed, nothing reaches the terminal raw.
+  if (escape_control(text) != text) {
+    static const char* const k_hex = "0123456789abcdef";
+    std::string out = "$'";
+    for (std::size_t i = 0; i < text.size();) {
+      const auto c = static_cast<unsigned char>(text[i]);
+      const std::size_t length = c < 0x80 ? 1 : utf8_sequence_length(text, i);
+      const bool c1 = length == 2 && c == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0;
+      if (c < 0x20 || c == 0x7f || length == 0 || c1) {
+        for (std::size_t k = 0; k < std::max<std::size_t>(length, 1); ++k) {
+          const auto b = static_cast<unsigned char>(text[i + k]);
+          out += std::string("\\x") + k_hex[b >> 4] + k_hex[b & 0xf];
+        }
+        i += std::max<std::size_t>(length, 1);
+        continue;
+      }
+      if (c == '\'' || c == '\\') {
+        out += '\\';
+      }
+      out.append(text.substr(i, length));
+      i += length;
+    }
+    return out + "'";
+  }
   std::string out = "'";
   for (char c : text) {
     if (c == '\'') {
@@ -155,6 +180,20 @@ std::string escape_control(std::string_view text) {
     i += length;
   }
   return out;
+}
+
+std::string escape_control_lines(std::string_view text) {
+  std::string out;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t newline = text.find('\n', begin);
+    out += escape_control(text.substr(begin, newline == std::string_view::npos ? std::string_view::npos : newline - begin));
+    if (newline == std::string_view::npos) {
+      return out;
+    }
+    out += '\n';
+    begin = newline + 1;
+  }
 }
 
 std::string pointer_token(std::string_view token) {

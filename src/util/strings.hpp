@@ -15,7 +15,9 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
 // Return the parts joined with `sep`.
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 
-// Return `text` quoted for display as one shell word (for logs only; never executed by a shell).
+// Return `text` quoted for display as one shell word (for logs and printed commands; never executed by
+// envbisect): plain words as they are, others in '...', and words with control bytes, C1 controls or
+// invalid UTF-8 in bash's $'...' with those bytes as \xHH, so no raw control byte is ever printed.
 std::string shell_quote(std::string_view text);
 
 // Return the argv displayed as a shell-like command line (for logs and reports only).
@@ -42,6 +44,10 @@ bool is_valid_utf8(std::string_view text);
 // and bytes that are not valid UTF-8 become visible escapes ("\x1b", "\x07", "\u009b", "\xff");
 // printable ASCII and valid UTF-8 stay as they are. A backslash stays a backslash.
 std::string escape_control(std::string_view text);
+
+// Return `text` escaped as escape_control does, line by line: its '\n' line breaks stay (a message of
+// several lines), every other control byte is escaped.
+std::string escape_control_lines(std::string_view text);
 
 // Return `text` with each "%XX" (two hex digits) replaced by the byte it encodes (RFC 3986); a "%"
 // not followed by two hex digits stays as it is. "torch-2.11.0%2Bcu128" -> "torch-2.11.0+cu128".

@@ -9,6 +9,9 @@ Listens on a free port (written to PORT_FILE once listening) and serves:
   /loop/...          a redirect to itself, forever
   /slow/...          nothing for 60 seconds
   /garbage/...       200 text/html whose body is not a page
+  /trickle/...       200 text/html announcing 100 kB, sent one byte every 0.4 s (2.5 bytes/s)
+  /deep/<project>/   200 PEP 691 JSON nested 2,000,000 levels deep (2 MB)
+  /stall/<file>      200 announcing 10 MB, sending 64 kB, then nothing for 60 seconds
   anything else      the file under ROOT (404 when absent; a folder serves its index.html)
 Each request's path and Authorization header presence go to LOG_FILE (one line each).
 """
@@ -38,6 +41,30 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
         elif self.path.startswith("/slow/"):
+            time.sleep(60)
+        elif self.path.startswith("/trickle/"):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            for _ in range(100000):
+                self.wfile.write(b"<")
+                self.wfile.flush()
+                time.sleep(0.4)
+        elif self.path.startswith("/deep/"):
+            body = b'{"meta": {"api-version": "1.0"}, "files": ' + b"[" * 2_000_000
+            self.send_response(200)
+            self.send_header("Content-Type", JSON_TYPE)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        elif self.path.startswith("/stall/"):
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(10 << 20))
+            self.end_headers()
+            self.wfile.write(b"z" * 65536)
+            self.wfile.flush()
             time.sleep(60)
         elif self.path.startswith("/garbage/"):
             body = b"\x89PNG\r\n\x1a\n this is not a package index"

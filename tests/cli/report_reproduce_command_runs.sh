@@ -30,7 +30,7 @@ lines = open(sys.argv[1]).read().split("## Reproduce", 1)[1].splitlines()
 at = next(i for i, l in enumerate(lines) if l.startswith("# benchmark of the bad anchor"))
 command = lines[at + 1]
 assert "{" not in command, "a placeholder is left: " + command
-assert " env -i " in command and "SAMPLES=512" in command and "BENCH_THREADS=3" in command, command
+assert " env -i -- " in command and "SAMPLES=512" in command and "BENCH_THREADS=3" in command, command
 open(sys.argv[2], "w").write(command + "\n")
 PY
 (cd / && bash "$T/bad.sh") >"$T/again.txt"

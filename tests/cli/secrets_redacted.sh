@@ -20,6 +20,8 @@ db_pass="Pa55-db-pass-4471"; mysql_pwd="my-sql-pwd-9931"; session_id="sess-77aa-
 url_good_pw="dburl-goodpw-1357"; url_bad_pw="dburl-badpw-2468"; proxy_pw="proxy-pw-8642"; sentry_key="sentrykey0a1b2c3"
 slack_path="slackpath9753"; api_good="apikey-good-1111"; api_bad="apikey-bad-2222"; data_pw="dbpassword-3333"
 argv_key="argv-api-key-4444"
+# Names only the extended rule knows (PW, PAT, SSHPASS, a -SECRETKEY ending).
+askpass_pw="askpass-pw-5555"; gh_pat="gh-pat-6666"; sshpass="sshpass-7777"; secretkey="secretkey-8888"
 
 cat >"$T/bench.py" <<'PY'
 import json, os, random, sys
@@ -27,15 +29,18 @@ import json, os, random, sys
 print("HF_TOKEN=" + os.environ.get("HF_TOKEN", ""), "token", sys.argv[1], "header", os.environ.get("EXTRA_HEADER"))
 print("WANDB_API_KEY=" + os.environ.get("WANDB_API_KEY", ""), file=sys.stderr)
 print("argv", " ".join(sys.argv[2:]), "db", os.environ.get("DATABASE_URL"), "DB_PASS=" + os.environ.get("DB_PASS", ""))
+print("GIT_ASKPASS_PW=" + os.environ.get("GIT_ASKPASS_PW", ""), "GH_PAT=" + os.environ.get("GH_PAT", ""))
 slow = os.environ.get("FLAG_A") == "new" and os.environ.get("HF_TOKEN", "").startswith("hf_Bad")
 rate = (200.0 if slow else 1000.0) * (1 + 0.05 * random.Random(os.getpid()).random())
 print(json.dumps({"items_per_s": rate, "error": None}))
 PY
 "$PY" - "$T" "$hf_good" "$hf_bad" "$wandb" "$aws" "$header" "$db_pass" "$mysql_pwd" "$session_id" "$cookie" \
-  "$url_good_pw" "$url_bad_pw" "$proxy_pw" "$sentry_key" "$slack_path" "$api_good" "$api_bad" "$data_pw" "$argv_key" <<'PY'
+  "$url_good_pw" "$url_bad_pw" "$proxy_pw" "$sentry_key" "$slack_path" "$api_good" "$api_bad" "$data_pw" "$argv_key" \
+  "$askpass_pw" "$gh_pat" "$sshpass" "$secretkey" <<'PY'
 import json, sys
 (t, hf_good, hf_bad, wandb, aws, header, db_pass, mysql_pwd, session_id, cookie, url_good_pw, url_bad_pw, proxy_pw,
  sentry_key, slack_path, api_good, api_bad, data_pw, argv_key) = sys.argv[1:20]
+extra = sys.argv[20:24]
 def state(flag, hf, keyboard, url_pw, api_key):
     return {"format": 1, "python": {"interpreter": "/usr/bin/python3", "venv": "none"},
             "env": {"FLAG_A": flag, "HF_TOKEN": hf, "WANDB_API_KEY": wandb, "AWS_SECRET_ACCESS_KEY": aws,
@@ -44,7 +49,8 @@ def state(flag, hf, keyboard, url_pw, api_key):
                     "DATABASE_URL": f"postgres://app:{url_pw}@db.internal:5432/prod",
                     "HTTPS_PROXY": f"http://proxyuser:{proxy_pw}@proxy.corp:3128",
                     "SENTRY_DSN": f"https://{sentry_key}@o1.ingest.sentry.io/5",
-                    "SLACK_WEBHOOK_URL": f"https://hooks.slack.com/services/T0/B0/{slack_path}"},
+                    "SLACK_WEBHOOK_URL": f"https://hooks.slack.com/services/T0/B0/{slack_path}",
+                    "GIT_ASKPASS_PW": extra[0], "GH_PAT": extra[1], "SSHPASS": extra[2], "MINIO_SECRETKEY": extra[3]},
             "data": {"api_key": api_key, "db_password": data_pw, "steps": 3}}
 json.dump(state("old", hf_good, "us", url_good_pw, api_good), open(f"{t}/good.json", "w"))
 json.dump(state("new", hf_bad, "keyboard-de", url_bad_pw, api_bad), open(f"{t}/bad.json", "w"))
@@ -60,7 +66,7 @@ PY
 
 # The benchmark really saw and printed the secrets (its raw logs are its own business)...
 grep -rqF "$hf_bad" "$T/run/attempts" || { echo "the benchmark never printed the token: the test proves nothing"; exit 1; }
-for secret in "$argv_key" "$data_pw" "$url_bad_pw" "$db_pass"; do
+for secret in "$argv_key" "$data_pw" "$url_bad_pw" "$db_pass" "$askpass_pw" "$gh_pat"; do
   grep -rqF -- "$secret" "$T/run/attempts" || { echo "the benchmark never saw $secret: the test proves nothing"; exit 1; }
 done
 # ...and nothing envbisect wrote or printed holds one.
@@ -69,7 +75,8 @@ files=("$T/run/journal.jsonl" "$T/run/result.json" "$T/run/report.md" "$T/run/re
 for file in "${files[@]}"; do
   [[ -s $file ]] || { echo "missing output $file"; exit 1; }
   for secret in "$hf_good" "$hf_bad" "$wandb" "$aws" "$header" "$db_pass" "$mysql_pwd" "$session_id" "$cookie" \
-    "$url_good_pw" "$url_bad_pw" "$proxy_pw" "$sentry_key" "$slack_path" "$api_good" "$api_bad" "$data_pw" "$argv_key"; do
+    "$url_good_pw" "$url_bad_pw" "$proxy_pw" "$sentry_key" "$slack_path" "$api_good" "$api_bad" "$data_pw" "$argv_key" \
+    "$askpass_pw" "$gh_pat" "$sshpass" "$secretkey"; do
     if grep -qF -- "$secret" "$file"; then
       echo "secret leaked into $file:"; grep -nF -- "$secret" "$file" | cut -c1-200; exit 1
     fi
@@ -80,6 +87,7 @@ expect_contains "$T/run/result.json" '<redacted>'
 expect_contains "$T/run/report.md" '<redacted>'
 expect_contains "$T/run/report.html" '&lt;redacted&gt;'
 expect_contains "$T/run/journal.jsonl" '"keyboard-de"'
+expect_contains "$T/run/journal.jsonl" '"GIT_ASKPASS_PW":"<redacted>"'
 # URLs keep what is not secret; the argv keeps its flags.
 expect_contains "$T/run/journal.jsonl" 'postgres://app:<redacted>@db.internal:5432/prod'
 expect_contains "$T/out.txt" 'postgres://app:<redacted>@db.internal:5432/prod'

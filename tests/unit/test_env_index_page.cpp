@@ -64,6 +64,25 @@ TEST_CASE("a PEP 691 JSON page lists files with hashes and yanked flags", "[inde
   CHECK(files[1].yanked);
 }
 
+TEST_CASE("a PEP 691 page nested past the limit is refused before it is built", "[index]") {
+  // 30 million levels once took 2.2 GB in the parser; 4 million show the same: refused at level 129,
+  // before any value exists (nlohmann would build every level, and recurse to destroy them).
+  const std::string deep = R"({"meta": {"api-version": "1.0"}, "files": )" + std::string(4'000'000, '[');
+  CHECK_THROWS_WITH(parse_simple_json(deep, "http://h/", "P"),
+                    Catch::Contains("P: not a PEP 691 JSON page") && Catch::Contains("nested deeper than 128 levels"));
+  std::string nested = R"({"meta": {"api-version": "1.0"}, "files": [)";
+  for (int i = 0; i < 200; ++i) {
+    nested += R"({"a": )";
+  }
+  CHECK_THROWS_WITH(parse_simple_json(nested, "http://h/", "P"), Catch::Contains("/files/0/a/a/a"));
+}
+
+TEST_CASE("index pages past the size limit are refused before they are parsed", "[index]") {
+  const std::string big(envbisect::k_max_index_page_bytes + 1, ' ');
+  CHECK_THROWS_WITH(parse_simple_json(big, "http://h/", "P"), Catch::Contains("larger than"));
+  CHECK_THROWS_WITH(parse_simple_html(big, "http://h/", "P"), Catch::Contains("larger than"));
+}
+
 TEST_CASE("malformed PEP 691 pages name the field", "[index]") {
   CHECK_THROWS_WITH(parse_simple_json("{not json", "http://h/", "P"), Catch::Contains("P: not a PEP 691 JSON page"));
   CHECK_THROWS_WITH(parse_simple_json(R"({"meta": {"api-version": "2.0"}, "files": []})", "http://h/", "P"),

@@ -81,7 +81,7 @@ TEST_CASE("remote_command_line puts the prefix before the wrapper, unquoted", "[
   spec.argv = {"python3", "-V"};
   const std::string line = envbisect::remote_command_line(spec, "pct exec 200 --", "/tmp/x.pgid");
   CHECK(line.rfind("pct exec 200 -- sh -c '", 0) == 0);
-  CHECK(line.find(" env -i python3 -V") != std::string::npos);
+  CHECK(line.find(" env -i -- python3 -V") != std::string::npos);
   const auto argv = envbisect::ssh_argv({"root@h", "", "/cfg"}, line);
   CHECK(argv == std::vector<std::string>{"ssh", "-n", "-o", "BatchMode=yes", "-F", "/cfg", "root@h", line});
 }

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "util/redact.hpp"
@@ -21,6 +23,45 @@ TEST_CASE("secret names are recognised by their words, not by substrings", "[uti
                            "FLAG_A", "PYTHONHASHSEED", "KEYMAP", "CUDA_VISIBLE_DEVICES"}) {
     CAPTURE(name);
     CHECK_FALSE(is_secret_name(name));
+  }
+}
+
+TEST_CASE("each secret-name rule catches its names and leaves its near misses", "[util][redact]") {
+  // One row per rule: the names it must catch, then names that look alike and must stay visible.
+  struct Rule {
+    const char* rule;
+    std::vector<const char*> secret;
+    std::vector<const char*> harmless;
+  };
+  const std::vector<Rule> rules = {
+      {"word PW (short password)", {"GIT_ASKPASS_PW", "DB_PW", "pw", "adminPw"}, {"PWM_CHANNEL", "POWER"}},
+      {"words PSWD, PWORD", {"SMTP_PSWD", "APP_PWORD"}, {"PSWITCH"}},
+      {"word PASS", {"DB_PASS", "FTP_PASS"}, {"BYPASS_CACHE", "COMPASS_HOME", "PASSTHROUGH"}},
+      {"word PASSWORD(S), PASSWD", {"DB_PASSWORD", "ADMIN_PASSWORDS", "ROOT_PASSWD"}, {}},
+      {"word SSHPASS", {"SSHPASS"}, {}},
+      {"word TOKEN and -TOKEN endings", {"HF_TOKEN", "ACCESSTOKEN", "GH_APITOKEN", "refreshToken"},
+       {"MAX_TOKENS", "TOKENIZERS_PARALLELISM"}},
+      {"word PAT (personal access token)", {"GH_PAT", "AZURE_DEVOPS_PAT"}, {"PATH", "PATCH_LEVEL", "PYTHONPATH"}},
+      {"word KEY and secret -KEY endings", {"WANDB_API_KEY", "AWSSECRETKEY", "S3_ACCESSKEY", "SSH_PRIVKEY", "JWT_AUTHKEY"},
+       {"KEYBOARD", "MONKEY_PATCH", "HOTKEY", "KEYMAP"}},
+      {"word SECRET(S) and -SECRET endings", {"MY_SECRET", "CLIENTSECRET", "APP_SECRETS", "OAUTHSECRET"}, {"SECRETARY"}},
+      {"words CREDENTIAL(S), CREDS", {"GOOGLE_APPLICATION_CREDENTIALS", "AWSCREDENTIALS", "DB_CREDS"}, {"CREDIT_LIMIT"}},
+      {"word AUTH, AUTHORIZATION", {"NPM_AUTH", "HTTP_AUTHORIZATION"}, {"GIT_AUTHOR_NAME", "AUTHOR"}},
+      {"session, cookie, signing words", {"JSESSIONID", "SESSION_COOKIE", "URL_SIG", "SENTRY_DSN", "MFA_OTP", "BEARER"},
+       {"SESSIONS_DIR_SIZE"}},
+      {"prefix AWS_", {"AWS_REGION", "aws_profile"}, {"LAWS_DIR"}},
+  };
+  for (const Rule& rule : rules) {
+    for (const char* name : rule.secret) {
+      CAPTURE(rule.rule, name);
+      CHECK(is_secret_name(name));
+      CHECK(redact_env_value(name, "hunter2") == "<redacted>");
+    }
+    for (const char* name : rule.harmless) {
+      CAPTURE(rule.rule, name);
+      CHECK_FALSE(is_secret_name(name));
+      CHECK(redact_env_value(name, "hunter2") == "hunter2");
+    }
   }
 }
 

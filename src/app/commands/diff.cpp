@@ -46,7 +46,7 @@ ExitCode run_diff(const DiffOptions& options, std::ostream& out) {
     for (const Delta& delta : deltas) {
       doc["deltas"].push_back(delta_to_json(delta));
     }
-    out << doc.dump(2) << "\n";
+    out << doc.dump(2, ' ', true) << "\n";  // ASCII only: a C1 control in a value stays \u009b
   } else if (deltas.empty()) {
     out << "The states are identical: " << options.good_path << " and " << options.bad_path
         << " describe the same environment.\n";

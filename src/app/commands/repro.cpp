@@ -1,5 +1,8 @@
 #include "app/commands/repro.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "app/measure/evaluate.hpp"
@@ -9,6 +12,7 @@
 #include "exec/runner.hpp"
 #include "stats/quantity.hpp"
 #include "store/journal.hpp"
+#include "store/run_folder.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
 #include "util/redact.hpp"
@@ -20,11 +24,12 @@ using nlohmann::json;
 
 ExitCode run_repro(const std::string& run_dir, const std::string& wanted, std::ostream& out) {
   // The inputs the run started with: they must not have changed, or the candidate is another one.
+  check_run_folder_trust(run_dir);
   const std::string run_file = run_dir + "/run.json";
   if (!path_exists(run_file)) {
     throw Error(run_dir + ": not a run directory (no run.json)", ExitCode::bad_input);
   }
-  const json doc = json::parse(read_file(run_file), nullptr, false);
+  const json doc = json::parse(read_run_path(run_file), nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
     throw Error(run_file + ": malformed run description", ExitCode::bad_input);
   }
@@ -68,8 +73,10 @@ ExitCode run_repro(const std::string& run_dir, const std::string& wanted, std::o
                   "least 4 digits from the report)", ExitCode::bad_input);
     }
   }
-  make_dirs(setup.run_dir);
-  remove_tree(setup.run_dir + "/journal.jsonl");
+  // RUN/repro must be a folder of the run's own, never a link that would take the writes elsewhere.
+  own_subfolder(absolute_path(run_dir, "."), "repro");
+  check_run_folder_trust(setup.run_dir);
+  ::unlinkat(AT_FDCWD, (setup.run_dir + "/journal.jsonl").c_str(), 0);  // a link is removed, never followed
   Journal journal(setup.run_dir + "/journal.jsonl");
   LocalRunner runner;
   Evaluator evaluator(setup, runner, journal, {});
@@ -91,7 +98,7 @@ ExitCode run_repro(const std::string& run_dir, const std::string& wanted, std::o
     }
   }
   if (attempt.contains("argv")) {
-    std::vector<std::string> line = {"env", "-i"};
+    std::vector<std::string> line = {"env", "-i", "--"};  // "--": a name starting "-S" is no option
     for (const auto& [name, value] : attempt["env"].items()) {
       line.push_back(name + "=" + value.get<std::string>());
     }
@@ -103,10 +110,11 @@ ExitCode run_repro(const std::string& run_dir, const std::string& wanted, std::o
   if (result.status == RunStatus::ok) {
     out << "result: ok"
         << (result.metric ? ", " + setup.recipe.metric + " " + stats::with_unit(*result.metric, setup.recipe.unit) : "")
-        << " (stdout: " << result.stdout_path << ")\n";
+        << " (stdout: " << escape_control(result.stdout_path) << ")\n";
     return ExitCode::ok;
   }
-  out << "result: " << to_string(result.status) << ": " << result.diagnosis << "\n";
+  // The diagnosis quotes the benchmark's own output: shown escaped, never as raw terminal bytes.
+  out << "result: " << to_string(result.status) << ": " << escape_control(result.diagnosis) << "\n";
   return ExitCode::inconclusive;
 }
 

@@ -12,6 +12,7 @@
 #include "core/marker.hpp"
 #include "core/state.hpp"
 #include "util/fs.hpp"
+#include "util/strings.hpp"
 
 namespace envbisect {
 
@@ -71,12 +72,13 @@ ExitCode run_state_from(const StateFromOptions& options, std::ostream& out, std:
 
   for (const std::string& note : read.notes) {
     if (!options.quiet) {
-      err << "envbisect: " << note << "\n";
+      err << "envbisect: " << escape_control_lines(note) << "\n";
     }
   }
   if (!options.quiet) {
     err << "envbisect: " << read.packages.size() << " package" << (read.packages.size() == 1 ? "" : "s") << " from "
-        << label << (commit.empty() ? "" : " (commit " + commit + ")") << " for CPython " << options.python << "\n";
+        << escape_control(label) << (commit.empty() ? "" : " (commit " + escape_control(commit) + ")") << " for CPython "
+        << escape_control(options.python) << "\n";
   }
   if (options.out_path.empty()) {
     out << json_text;

@@ -212,6 +212,8 @@ RestoreInputs restore_packages(const RestoreRequest& request, const EnvState& go
   settings.index_urls = request.index_urls;
   settings.limits.connect_timeout_s = request.index_timeout_s;
   settings.limits.stall_timeout_s = request.index_timeout_s;
+  settings.limits.page_timeout_s = request.index_timeout_s;
+  settings.limits.max_download_bytes = static_cast<unsigned long long>(request.max_download_gib) << 30;
   std::vector<std::string> problems;
   // A --find-links folder is a wheel folder; a URL is a page of links to wheels.
   for (const std::string& link : request.find_links) {
@@ -238,6 +240,7 @@ RestoreInputs restore_packages(const RestoreRequest& request, const EnvState& go
   }
   const std::string store_root = absolute_path(request.store_dir.empty() ? default_store_dir() : request.store_dir, ".");
   const std::string downloads = downloads_dir_of(store_root);
+  sweep_partial_downloads(downloads);  // what a killed run left half-downloaded goes at the next start
   std::optional<PackageIndex> index;
   if (!request.offline && !settings.empty()) {
     index.emplace(settings);

@@ -7,8 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "exec/attempt_cgroup.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
+#include "util/redact.hpp"
 
 namespace envbisect {
 
@@ -21,14 +23,21 @@ std::string processes_path(const std::string& run_dir) {
 }
 
 json identity_to_json(const ProcessIdentity& identity) {
-  return {{"pgid", identity.pid}, {"session", identity.session}, {"start_ticks", identity.start_ticks},
-          {"boot_id", identity.boot_id}};
+  json record = {{"pgid", identity.pid}, {"session", identity.session}, {"start_ticks", identity.start_ticks},
+                 {"boot_id", identity.boot_id}};
+  // What holds everything it starts: its own cgroup, or (the fallback) only its process group.
+  record["containment"] = identity.cgroup.empty() ? "process-group" : "cgroup";
+  if (!identity.cgroup.empty()) {
+    record["cgroup"] = identity.cgroup;
+  }
+  return record;
 }
 
 }  // namespace
 
 RecordingRunner::RecordingRunner(Runner& inner, const std::string& run_dir, std::uint64_t max_log_bytes)
-    : m_inner(inner), m_processes(processes_path(run_dir)), m_max_log_bytes(max_log_bytes) {}
+    : m_inner(inner), m_seal(run_dir, CreateKey::yes), m_processes(processes_path(run_dir)),
+      m_max_log_bytes(max_log_bytes) {}
 
 ProcessResult RecordingRunner::run(const ProcessSpec& spec) {
   ProcessSpec recorded = spec;
@@ -40,7 +49,7 @@ ProcessResult RecordingRunner::run(const ProcessSpec& spec) {
     json record = identity_to_json(identity);
     record["type"] = "started";
     record["program"] = spec.argv.empty() ? std::string() : spec.argv[0];
-    m_processes.append(record);
+    m_processes.append(m_seal.seal(redact_json(record)));
     if (spec.on_spawn) {
       spec.on_spawn(identity);
     }
@@ -49,7 +58,7 @@ ProcessResult RecordingRunner::run(const ProcessSpec& spec) {
   if (started) {
     json record = identity_to_json(*started);
     record["type"] = "ended";
-    m_processes.append(record);
+    m_processes.append(m_seal.seal(redact_json(record)));
   }
   return result;
 }
@@ -64,9 +73,18 @@ std::size_t end_stale_processes(const std::string& run_dir, std::ostream& err) {
     std::rename(path.c_str(), (path + ".damaged").c_str());
     return 0;
   }
-  // Started and never ended, in journal order; keyed by group and start time.
+  // Started and never ended, in journal order; keyed by group and start time. Only records this run
+  // wrote count: a line anyone could add to the folder must not choose what gets killed.
+  const RecordSeal seal(run_dir, CreateKey::no);
   std::map<std::pair<long long, unsigned long long>, json> open;
+  std::size_t line = 0;
   for (const json& record : contents.records) {
+    ++line;
+    if (!seal.verify(record)) {
+      err << "envbisect: warning: " << path << ": record " << line << " is not sealed by this run (key "
+          << seal.key_path() << (seal.has_key() ? "" : ", missing") << "); ignored, nothing it names is killed\n";
+      continue;
+    }
     const auto key = std::make_pair(record.value("pgid", 0LL), record.value("start_ticks", 0ULL));
     if (record.value("type", "") == "started") {
       open[key] = record;
@@ -85,7 +103,9 @@ std::size_t end_stale_processes(const std::string& run_dir, std::ostream& err) {
     leader.session = static_cast<pid_t>(record.value("session", 0));
     leader.start_ticks = key.second;
     leader.boot_id = record.value("boot_id", "");
-    const std::vector<pid_t> killed = end_stale_group(leader);
+    std::vector<pid_t> killed = end_stale_group(leader);
+    // Its cgroup holds what left the group and the session too.
+    killed.resize(killed.size() + end_stale_cgroup(record.value("cgroup", "")));
     if (!killed.empty()) {
       err << "envbisect: killed " << killed.size() << " process" << (killed.size() == 1 ? "" : "es")
           << " of process group " << leader.pid << " (" << record.value("program", "?")
@@ -96,7 +116,7 @@ std::size_t end_stale_processes(const std::string& run_dir, std::ostream& err) {
     ended["type"] = "ended";
     ended["by"] = "resume";
     ended["killed"] = killed.size();
-    journal.append(ended);
+    journal.append(seal.seal(redact_json(ended)));
   }
   return killed_total;
 }

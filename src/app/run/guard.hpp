@@ -10,6 +10,7 @@
 
 #include "exec/runner.hpp"
 #include "store/journal.hpp"
+#include "store/record_seal.hpp"
 
 namespace envbisect {
 
@@ -27,6 +28,7 @@ public:
 
 private:
   Runner& m_inner;
+  RecordSeal m_seal;  // before m_processes: each record is sealed with the run's key
   Journal m_processes;
   std::uint64_t m_max_log_bytes;
 };
@@ -34,7 +36,8 @@ private:
 // End every process group that RUNDIR/processes.jsonl says started and never ended (a session killed
 // with SIGKILL, or a crash) and that still runs, checking boot id and start time so that a reused pid
 // is never killed; say so on `err` for each, and journal them as ended. Return how many processes were
-// killed. A damaged processes.jsonl is set aside with a warning, never blocking the run.
+// killed. A damaged processes.jsonl is set aside with a warning, never blocking the run. A record
+// whose seal (store/record_seal.hpp) does not verify is reported on `err` and never acted on.
 std::size_t end_stale_processes(const std::string& run_dir, std::ostream& err);
 
 // Whether reading a run's journal cuts its torn tail (resume) or leaves the file alone (replay).

@@ -12,6 +12,7 @@
 #include "app/run/run.hpp"
 #include "app/run/execute.hpp"
 #include "app/run/guard.hpp"
+#include "store/run_folder.hpp"
 #include "store/run_lock.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
@@ -134,11 +135,13 @@ private:
 
 // Read back the options a run started with, and its journal; refuse when the inputs changed since.
 RunOptions load_run(const std::string& run_dir, std::vector<json>& records, Mode mode) {
+  // The folder is input: someone else's, or one others may write, is refused before it is read.
+  check_run_folder_trust(run_dir);
   std::string run_file = run_dir + "/run.json";
   if (!path_exists(run_file)) {
     throw Error(run_dir + ": not a run directory (no run.json)", ExitCode::bad_input);
   }
-  json doc = json::parse(read_file(run_file), nullptr, false);
+  json doc = json::parse(read_run_path(run_file), nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
     throw Error(run_file + ": malformed run description", ExitCode::bad_input);
   }
@@ -198,6 +201,7 @@ RunOptions load_run(const std::string& run_dir, std::vector<json>& records, Mode
 ExitCode run_resume(const std::string& run_dir, double budget_s) {
   // The lock comes first: the journal is read, and its torn tail cut, by its only user.
   std::optional<RunLock> lock;
+  check_run_folder_trust(run_dir);  // before the lock file is written into it
   if (path_exists(run_dir + "/run.json")) {
     lock.emplace(run_dir, "resume");
   }

@@ -31,6 +31,7 @@
 #include "core/delta.hpp"
 #include "env/store.hpp"
 #include "env/store_lock.hpp"
+#include "exec/attempt_cgroup.hpp"
 #include "exec/runner.hpp"
 #include "exec/staging.hpp"
 #include "report/delta_table.hpp"
@@ -44,6 +45,7 @@
 #include "stats/quantity.hpp"
 #include "stats/verdict.hpp"
 #include "store/journal.hpp"
+#include "store/run_folder.hpp"
 #include "store/run_lock.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
@@ -268,6 +270,7 @@ std::string take_run_dir(const RunOptions& options, const std::vector<json>& pre
                          std::optional<RunLock>& own_lock) {
   make_dirs(options.out_dir);
   std::string run_dir = absolute_path(options.out_dir, ".");
+  check_run_folder_trust(run_dir);  // a link planted in it would take the run's writes elsewhere
   // One process at a time in a run folder: a second `run --out` or a `resume` is refused, naming us.
   if (mode == Mode::run && held == nullptr) {
     own_lock.emplace(run_dir, "run");
@@ -292,6 +295,7 @@ json start_record(const json& run_doc, const std::vector<Delta>& deltas, const s
   }
   if (host != nullptr) {
     start["host"] = host_context(*host, run_dir);
+    start["containment"] = describe_attempt_containment();  // what ends all a local attempt started
   }
   return start;
 }

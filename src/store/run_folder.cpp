@@ -1,0 +1,193 @@
+#include "store/run_folder.hpp"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "util/error.hpp"
+
+namespace envbisect {
+
+namespace {
+
+// The files envbisect keeps directly in a run folder; each must be what envbisect wrote there.
+// The folders among them are written below without further checks: a link there would take the writes.
+constexpr const char* k_run_entries[] = {"journal.jsonl", "processes.jsonl", "run.json", "result.json", "lock",
+                                         "replay.jsonl",  "attempts",        "repro",    "logs",        "envs",
+                                         "repos",         "warm"};
+
+class DirFd {
+public:
+  explicit DirFd(int fd) : m_fd(fd) {}
+  ~DirFd() {
+    if (m_fd >= 0) {
+      ::close(m_fd);
+    }
+  }
+  DirFd(const DirFd&) = delete;
+  DirFd& operator=(const DirFd&) = delete;
+  int get() const { return m_fd; }
+
+private:
+  int m_fd;
+};
+
+std::string join(const std::string& dir, const std::string& name) {
+  return dir.empty() || dir == "." ? name : dir + "/" + name;
+}
+
+// Open `name` below `dirfd` refusing every symbolic link; -1 with errno set on failure.
+int open_beneath(int dirfd, const std::string& name, int flags, mode_t mode) {
+#ifdef SYS_openat2
+  open_how how{};
+  how.flags = static_cast<unsigned long long>(flags);
+  how.mode = (flags & O_CREAT) != 0 ? mode : 0;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  const long fd = ::syscall(SYS_openat2, dirfd, name.c_str(), &how, sizeof how);
+  if (fd >= 0 || (errno != ENOSYS && errno != EPERM && errno != EINVAL)) {
+    return static_cast<int>(fd);
+  }
+#endif
+  // Older kernels (and seccomp filters that answer ENOSYS/EPERM): one component, never followed.
+  return ::openat(dirfd, name.c_str(), flags, mode);
+}
+
+// Throw Error (bad_input) naming `path` when `info` is not owned by us or is writable by others.
+void check_owner(const std::string& path, const struct stat& info) {
+  if (info.st_uid != ::geteuid()) {
+    throw Error(path + ": owned by uid " + std::to_string(info.st_uid) + ", not by the invoking user (uid " +
+                    std::to_string(::geteuid()) + "); a run folder must be the user's own (copy it to use it)",
+                ExitCode::bad_input);
+  }
+  if ((info.st_mode & S_IWOTH) != 0) {
+    throw Error(path + ": writable by every user; a run folder must not be (chmod o-w it after checking its files)",
+                ExitCode::bad_input);
+  }
+}
+
+}  // namespace
+
+int open_run_file(const std::string& dir, const std::string& name, int flags, mode_t mode) {
+  const std::string path = join(dir, name);
+  if (name.empty() || name.find('/') != std::string::npos) {
+    throw Error(path + ": not a file name of a run folder", ExitCode::bad_input);
+  }
+  // The folder is the one the user named (it may be reached through a link); what is in it is not.
+  const DirFd dirfd(::open(dir.empty() ? "." : dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (dirfd.get() < 0) {
+    if (errno == ENOENT && (flags & O_CREAT) == 0) {
+      return -1;
+    }
+    throw Error(dir + ": cannot open the folder: " + std::strerror(errno), ExitCode::environment);
+  }
+  const int fd = open_beneath(dirfd.get(), name, flags | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, mode);
+  if (fd < 0) {
+    const int error = errno;
+    if (error == ENOENT && (flags & O_CREAT) == 0) {
+      return -1;
+    }
+    if (error == ELOOP || error == EXDEV) {
+      throw Error(path + ": is a symbolic link; files of a run folder are never followed out of it (remove the link)",
+                  ExitCode::bad_input);
+    }
+    throw Error(path + ": cannot open: " + std::strerror(error),
+                error == ENXIO || error == EISDIR ? ExitCode::bad_input : ExitCode::environment);
+  }
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    throw Error(path + ": not a regular file; a run folder's files are plain files", ExitCode::bad_input);
+  }
+  // O_NONBLOCK only kept a fifo from blocking the open; a regular file's I/O ignores it, but clear it.
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
+int open_run_path(const std::string& path, int flags, mode_t mode) {
+  const std::size_t slash = path.rfind('/');
+  if (slash == std::string::npos) {
+    return open_run_file(".", path, flags, mode);
+  }
+  return open_run_file(slash == 0 ? "/" : path.substr(0, slash), path.substr(slash + 1), flags, mode);
+}
+
+std::string read_run_path(const std::string& path) {
+  const int fd = open_run_path(path, O_RDONLY);
+  if (fd < 0) {
+    return "";
+  }
+  std::string text;
+  char buffer[1 << 16];
+  while (true) {
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) {
+      continue;
+    }
+    if (got < 0) {
+      const int error = errno;
+      ::close(fd);
+      throw Error(path + ": read failed: " + std::strerror(error), ExitCode::environment);
+    }
+    if (got == 0) {
+      break;
+    }
+    text.append(buffer, static_cast<std::size_t>(got));
+  }
+  ::close(fd);
+  return text;
+}
+
+void check_run_folder_trust(const std::string& dir) {
+  struct stat info {};
+  if (::stat(dir.c_str(), &info) != 0) {
+    return;  // a missing folder is the caller's "not a run directory"
+  }
+  check_owner(dir, info);
+  const DirFd dirfd(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (dirfd.get() < 0) {
+    return;
+  }
+  for (const char* name : k_run_entries) {
+    struct stat entry {};
+    if (::fstatat(dirfd.get(), name, &entry, AT_SYMLINK_NOFOLLOW) != 0) {
+      continue;
+    }
+    const std::string path = join(dir, name);
+    if (S_ISLNK(entry.st_mode)) {
+      throw Error(path + ": is a symbolic link; files of a run folder are never followed out of it (remove the link)",
+                  ExitCode::bad_input);
+    }
+    check_owner(path, entry);
+  }
+}
+
+std::string own_subfolder(const std::string& dir, const std::string& name) {
+  const std::string path = join(dir, name);
+  const DirFd dirfd(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (dirfd.get() < 0) {
+    throw Error(dir + ": cannot open the folder: " + std::strerror(errno), ExitCode::environment);
+  }
+  if (::mkdirat(dirfd.get(), name.c_str(), 0755) != 0 && errno != EEXIST) {
+    throw Error(path + ": cannot create: " + std::strerror(errno), ExitCode::environment);
+  }
+  struct stat info {};
+  if (::fstatat(dirfd.get(), name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0) {
+    throw Error(path + ": cannot stat: " + std::strerror(errno), ExitCode::environment);
+  }
+  if (S_ISLNK(info.st_mode)) {
+    throw Error(path + ": is a symbolic link; files of a run folder are never followed out of it (remove the link)",
+                ExitCode::bad_input);
+  }
+  if (!S_ISDIR(info.st_mode)) {
+    throw Error(path + ": not a folder", ExitCode::bad_input);
+  }
+  check_owner(path, info);
+  return path;
+}
+
+}  // namespace envbisect
