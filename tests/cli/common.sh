@@ -21,6 +21,8 @@ export PY
 
 T="$(mktemp -d "${TMPDIR:-/tmp}/envbisect-cli.XXXXXX")"
 export T
+# Run keys (processes.jsonl seals) go with the test's folder, not the user's state.
+export XDG_STATE_HOME="$T/state"
 
 # A benchmark in $T that must behave differently in its n-th run (a race that bites every third
 # run, a machine that slows down after the anchors) counts its runs with `from runcount import
