@@ -104,7 +104,7 @@ TEST_CASE("the status line shows time and an ETA for the whole run in every phas
     CHECK(line.find("01234567") == std::string::npos);  // no hash for a candidate without a label
   }
   CHECK(any_has(lines, "good anchor run 5/5"));
-  CHECK(any_has(lines, "good anchor run 6, more than the first 5"));
+  CHECK(any_has(lines, "good anchor run 6 (extra)"));
   CHECK(any_has(lines, "| isolate 1/<=3 | 1 decision, 8 runs"));
   CHECK(any_has(lines, "| isolate 4 | 4 decisions"));
   CHECK(any_has(lines, "| recheck | 6 decisions"));

@@ -306,12 +306,11 @@ void Progress::built(const std::string& env_hash, bool ok, bool reused, double s
 
 namespace {
 
-// Return "run 3/5" while within the runs first announced for a candidate, and "run 6, more than the
-// first 5" past them: a count that grows one run at a time never reads "6/6", then "10/10".
+// Return "run 3/5" while within the runs first announced for a candidate, and "run 6 (extra)" past
+// them: a count that grows one run at a time never reads "6/6", then "10/10".
 std::string run_counter(int index, int first) {
   const int n = index + 1;
-  return n <= first ? "run " + std::to_string(n) + "/" + std::to_string(first)
-                    : "run " + std::to_string(n) + ", more than the first " + std::to_string(first);
+  return "run " + std::to_string(n) + (n <= first ? "/" + std::to_string(first) : std::string(" (extra)"));
 }
 
 }  // namespace
