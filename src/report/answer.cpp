@@ -43,7 +43,8 @@ std::string percent_range(double low, double high) {
 
 std::string effect_sentence(const ReportModel& model, const json& effect) {
   std::string out;
-  const std::string of = effect.value("of", std::string("cause")) == "cause" ? "" : " (the bad anchor against the good)";
+  const std::string of =
+      effect.value("of", std::string("cause")) == "cause" ? "" : " (the anchors: the bad state against the good)";
   if (effect.contains("failures") && effect["failures"].is_object()) {
     const json& f = effect["failures"];
     out = "fails " + std::to_string(f.value("to", 0)) + " of " + std::to_string(f.value("to_runs", 0)) +
@@ -61,12 +62,15 @@ std::string effect_sentence(const ReportModel& model, const json& effect) {
     out += (out.empty() ? "" : "; the runs that finished: ") +
            factor_words(effect["ratio"].get<double>(), low, high, higher_is_better(model), unit) + " in " +
            (unit.empty() ? metric : unit) + ", " + std::to_string(effect.value("from_runs", 0)) + " good runs vs " +
-           std::to_string(effect.value("to_runs", 0)) + " with the cause";
+           std::to_string(effect.value("to_runs", 0)) + (of.empty() ? " with the cause" : " bad runs");
   }
   return out + of;
 }
 
 std::string verification_of(const ReportModel& model, const VerdictSummary& summary) {
+  if (summary.have_result && !summary.found && !summary.cause.empty()) {
+    return "none yet: the differences above are what the search isolated so far, not verified";
+  }
   if (!summary.have_result || !summary.found) {
     return "";
   }

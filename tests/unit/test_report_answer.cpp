@@ -97,3 +97,22 @@ TEST_CASE("the answer states cause, verification, effect and when it bites; nois
   CHECK(html.find("<li>noise: 3 of 4 decisions noisy") < fold);
   CHECK(html.find("<li>noisy: decision #2") > fold);
 }
+
+TEST_CASE("an undecided run's answer says what it isolated is not verified and how to continue", "[report][answer]") {
+  ReportModel model = noisy_model();
+  json& result = *model.result;
+  result["found"] = false;
+  result["outcome"] = "budget";
+  result["verified"] = {{"forward", false}, {"reverse", false}};
+  result["effect"]["of"] = "anchors";
+  result["could_be"] = {{{{"dimension", "packages"}, {"name", "torch"}}}};
+  result["settle"] = "envbisect resume /runs/n --budget 2m continues it, reusing every run";
+  const Answer answer = answer_of(model);
+  CHECK(answer.headline.find("envbisect resume /runs/n --budget") != std::string::npos);
+  CHECK(answer.verification == "none yet: the differences above are what the search isolated so far, not verified");
+  CHECK(answer.effect == "5.76× slower (95 % CI 4.13–10.4×) in tok/s, 8 good runs vs 6 bad runs (the anchors: the bad "
+                         "state against the good)");
+  REQUIRE(answer.could_be.size() == 1);
+  CHECK(answer.could_be[0] == "{packages/torch}");
+  CHECK(answer.settle == "envbisect resume /runs/n --budget 2m continues it, reusing every run");
+}
