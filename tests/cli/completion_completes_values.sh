@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The bash completion completes values, not only names: subcommands, flags, an option's choices,
 # run folders (the folders holding a journal) where a command takes one, the candidates of repro,
-# the commands of help, and files elsewhere.
+# the commands of help, and files elsewhere; zsh completes an option's values too.
 source "$(dirname "$0")/common.sh"
 "$ENVBISECT" completion bash >"$T/envbisect.bash"
 mkdir -p "$T/work/runs/one" "$T/work/runs/empty"
@@ -30,4 +30,10 @@ offered run --rec >"$T/flags.txt"
 expect_contains "$T/flags.txt" "--recipe"
 [[ "$(offered run --recipe rec)" == "recipe.json" ]]
 [[ "$(offered run --budget "")" == "" ]]  # free text: nothing offered
+# zsh: the same values after an option (and `path`, zsh's PATH array, left alone).
+"$ENVBISECT" completion zsh >"$T/_envbisect"
+expect_contains "$T/_envbisect" '"report:--format") compadd -- md html json all; return ;;'
+expect_contains "$T/_envbisect" '"run:--wheels") _files -/; return ;;'
+not grep -q "local path" "$T/_envbisect"
+if command -v zsh >/dev/null; then zsh -n "$T/_envbisect"; fi
 echo "completion_completes_values: ok"
