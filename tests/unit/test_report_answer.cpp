@@ -96,6 +96,11 @@ TEST_CASE("the answer states cause, verification, effect and when it bites; nois
   CHECK(html.find("<b>effect</b>: <b>5.76× slower (95 % CI 4.13–10.4×)") < fold);
   CHECK(html.find("<li>noise: 3 of 4 decisions noisy") < fold);
   CHECK(html.find("<li>noisy: decision #2") > fold);
+  // report.json carries the same answer, in the same words.
+  const json doc = json::parse(render_json(model));
+  CHECK(doc["answer"]["effect"] == answer.effect);
+  CHECK(doc["answer"]["bites"][0] == answer.bites[0]);
+  CHECK(doc["answer"]["noise"] == answer.noise);
 }
 
 TEST_CASE("an undecided run's answer says what it isolated is not verified and how to continue", "[report][answer]") {
