@@ -1,7 +1,9 @@
 #include "cli/cli.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <map>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -59,6 +61,101 @@ public:
   }
   std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<EscapedMessage>(); }
 };
+
+// Return the value name --help shows for an option: what to type (PATH, SECONDS, N), never CLI11's
+// TEXT or INT. Named by the option's long name; otherwise its name in capitals.
+std::string value_name(const CLI::Option& option) {
+  static const std::map<std::string, std::string> k_names = {
+      {"output", "PATH"}, {"out", "PATH"}, {"recipe", "FILE"}, {"wheels", "DIR"}, {"uv-cache", "DIR"},
+      {"store", "DIR"}, {"results", "DIR"}, {"checkpoints", "DIR"}, {"venv", "DIR"}, {"rootfs", "DIR"},
+      {"remote-root", "DIR"}, {"find-links", "DIR|URL"}, {"index-url", "URL"}, {"journal", "FILE"},
+      {"ssh-config", "FILE"}, {"remote-bundle", "FILE"}, {"isolation-base", "DIR|IMAGE"},
+      {"index-timeout", "SECONDS"}, {"run-seconds", "SECONDS"}, {"budget", "DURATION"}, {"repeats", "N"},
+      {"max-runs", "N"}, {"anchor-runs", "N"}, {"slots", "N"}, {"jobs", "N"}, {"slurm-gpus", "N"},
+      {"max-log-mb", "MIB"}, {"older-than", "DAYS"}, {"cell", "INDEX"}, {"via", "COMMAND"}, {"prefix", "COMMAND"},
+      {"python", "PYTHON"}, {"host", "USER@HOST"}, {"repo", "NAME=PATH"}, {"as-of", "TIME"}, {"at", "REVISION"},
+      {"machine", "ARCH"}, {"name", "NAME"}, {"date", "YYYY-MM-DD"}, {"slurm-partition", "PARTITION"},
+      {"format", "FORMAT"}, {"executor", "EXECUTOR"}, {"builder", "BUILDER"}, {"probe", "MODE"},
+      {"isolation", "ISOLATION"}, {"good", "GOOD.json"}, {"bad", "BAD.json"}, {"spec", "SPEC.json"},
+      {"request", "FILE"}, {"lockfile", "LOCKFILE"}, {"rundir", "RUNDIR"}, {"candidate", "CANDIDATE"},
+      {"requirement", "NAME==VERSION"}, {"shell", "SHELL"}, {"command", "COMMAND"}};
+  std::string key = option.get_lnames().empty() ? option.get_name(true) : option.get_lnames().front();
+  const auto found = k_names.find(key);
+  if (found != k_names.end()) {
+    return found->second;
+  }
+  std::string upper;
+  for (char c : key) {
+    upper += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  return upper;
+}
+
+// Give every option that takes a value its value name, in every subcommand, and its range in words
+// ("1 to 100", not "INT in [1 - 100]").
+void name_values(CLI::App& app) {
+  for (CLI::Option* option : app.get_options()) {
+    if (option->get_type_name().empty()) {
+      continue;  // a flag: it takes no value
+    }
+    option->type_name(value_name(*option));
+    for (int index = 0;; ++index) {
+      CLI::Validator* validator = nullptr;
+      try {
+        validator = option->get_validator(index);
+      } catch (const CLI::OptionNotFound&) {
+        break;
+      }
+      const std::string text = validator->get_description();
+      const auto open = text.find(" in [");
+      const auto dash = text.find(" - ", open);
+      if (open != std::string::npos && dash != std::string::npos && text.back() == ']') {
+        validator->description(text.substr(open + 5, dash - open - 5) + " to " +
+                               text.substr(dash + 3, text.size() - dash - 4));
+      }
+    }
+  }
+  for (CLI::App* sub : app.get_subcommands({})) {
+    name_values(*sub);
+  }
+}
+
+// Return "--NAME needs a value: VALUE (...)" when an option that takes a value ends the command line
+// or is followed by another option (`--repeats` alone, `--repeats --explain`); "" otherwise. CLI11 says
+// "1 required INT:INT in [1 - 100] missing" there.
+std::string missing_value(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* scope = &app;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    for (const CLI::App* sub : scope->get_subcommands({})) {
+      if (sub->get_name() == word) {
+        scope = sub;
+      }
+    }
+    if (word.rfind("-", 0) != 0 || word.find('=') != std::string::npos || word == "--") {
+      continue;
+    }
+    const bool last = i + 1 == argc;
+    const bool option_next = !last && argv[i + 1][0] == '-' && !std::isdigit(static_cast<unsigned char>(argv[i + 1][1]));
+    if (!last && !option_next) {
+      continue;
+    }
+    for (const CLI::App* where : {scope, &app}) {
+      for (const CLI::Option* option : where->get_options()) {
+        if (!option->get_type_name().empty() && !option->get_positional() && option->check_name(word)) {
+          std::string type = option->get_type_name();
+          std::string values;
+          if (const auto colon = type.find(':'); colon != std::string::npos) {
+            values = type.substr(colon + 1);
+            type = type.substr(0, colon);
+          }
+          return word + " needs a value: " + word + " " + type + (values.empty() ? "" : " (" + values + ")");
+        }
+      }
+    }
+  }
+  return "";
+}
 
 void setup_logging(int verbosity, bool quiet) {
   // NO_COLOR (no-color.org): any non-empty value turns colours off.
@@ -134,7 +231,9 @@ CLI::App* add_capture_command(CLI::App& app, CaptureOptions& capture) {
   capture_cmd->add_option("--via", capture.via, "Command prefix the probes run through, e.g. 'ssh root@host pct exec 200 --'");
   capture_cmd->add_option("--rootfs", capture.rootfs,
                           "Root filesystem (on this machine) to record as the container base, with its Debian packages");
-  capture_cmd->add_option("-o,--output", capture.out_path, "State file to write (facts go to NAME.facts.json)")->required();
+  capture_cmd->add_option("-o,--output", capture.out_path,
+                          "State file to write, its folder created when missing (facts go to NAME.facts.json)")
+      ->required();
   return capture_cmd;
 }
 
@@ -181,7 +280,8 @@ CLI::App* add_state_command(CLI::App& app, StateFromOptions& state_from) {
   state_cmd->add_option("--python", state_from.python, "Interpreter version the lock's entries are chosen for (default 3.11)");
   state_cmd->add_option("--machine", state_from.machine, "Platform machine wheels must fit (default x86_64)");
   state_cmd->add_option("--name", state_from.name, "The state's name (default: the revision or the file)");
-  state_cmd->add_option("-o,--out", state_from.out_path, "Write the state here (default stdout)");
+  state_cmd->add_option("-o,--output,--out", state_from.out_path,
+                        "State file to write, its folder created when missing (default stdout)");
   return state_cmd;
 }
 
@@ -209,7 +309,7 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& run, std::string& run_budge
   run_cmd->add_option("--max-download-gib", run.max_download_gib,
                       "Largest file downloaded from an index, in GiB (default 8)")
       ->check(CLI::Range(1, 4096));
-  run_cmd->add_option("--out", run.out_dir, "Run directory (default runs/<time>)");
+  run_cmd->add_option("-o,--output,--out", run.out_dir, "Run folder: journal, logs, result and reports (default runs/<time>)");
   run_cmd->add_option("--repeats", run.repeats,
                       "First runs per candidate (default: the recipe's; at least 2 for a metric); with "
                       "--deterministic, exactly this many (default 1)")
@@ -265,6 +365,35 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& run, std::string& run_budge
                       "With --remote-root: the envbisect bundle (scripts/bundle) sent to build environments "
                       "(default: this envbisect, when it is a bundle)");
   return run_cmd;
+}
+
+// Print the usage of the command `topic` names ("run", "store gc"), or of envbisect when it names none.
+// Throw Error (with the nearest command) for an unknown one.
+ExitCode print_help(const CLI::App& app, const std::vector<std::string>& topic, std::ostream& out) {
+  const CLI::App* scope = &app;
+  std::string path;
+  for (const std::string& word : topic) {
+    std::vector<std::string> names;
+    const CLI::App* next = nullptr;
+    for (const CLI::App* sub : scope->get_subcommands({})) {
+      names.push_back(sub->get_name());
+      if (sub->get_name() == word) {
+        next = sub;
+      }
+    }
+    if (next == nullptr) {
+      const std::string near = did_you_mean(word, names);
+      throw Error("help: no command '" + (path.empty() ? word : path + " " + word) + "'" +
+                      (near.empty() ? "" : "; did you mean '" + near + "'?") + " (envbisect help lists them)",
+                  ExitCode::bad_input);
+    }
+    path += (path.empty() ? "" : " ") + word;
+    scope = next;
+  }
+  // The formatter, not help(): after parsing `help`, App::help() describes the help command itself.
+  out << scope->get_formatter()->make_help(scope, path.empty() ? "envbisect" : "envbisect " + path,
+                                           CLI::AppFormatMode::Normal);
+  return ExitCode::ok;
 }
 
 }  // namespace
@@ -324,8 +453,11 @@ int cli_main(int argc, char** argv) {
   ReportOptions report;
   CLI::App* report_cmd = app.add_subcommand("report", "Write the postmortem of a run: Markdown, self-contained HTML, JSON");
   report_cmd->add_option("rundir", report.run_dir, "Run directory")->required();
-  report_cmd->add_option("--format", report.format, "md, html, json or all (default all)");
-  report_cmd->add_option("--out", report.out_dir, "Folder for the report files (default the run directory)");
+  report_cmd->add_option("--format", report.format, "md, html, json or all (default all, or the one -o's suffix names)")
+      ->check(CLI::IsMember({"md", "html", "json", "all"}));
+  report_cmd->add_option("-o,--output,--out", report.out_path,
+                         "File to write (report.html, u.md) for one format; a folder for all (default the run "
+                         "directory); missing folders are created");
 
   CaptureOptions capture;
   CLI::App* capture_cmd = add_capture_command(app, capture);
@@ -362,10 +494,20 @@ int cli_main(int argc, char** argv) {
   CLI::App* completion_cmd = app.add_subcommand("completion", "Print a shell completion script (bash or zsh)");
   completion_cmd->add_option("shell", completion_shell, "bash or zsh")->required()->check(CLI::IsMember({"bash", "zsh"}));
   CLI::App* manual_cmd = app.add_subcommand("manual", "Print the manual page (roff), as installed as envbisect(1)");
+  std::vector<std::string> help_topic;
+  CLI::App* help_cmd = app.add_subcommand("help", "Print the usage of envbisect, or of one command (envbisect help run)");
+  help_cmd->add_option("command", help_topic, "The command, e.g. run or store gc");
 
   // An empty value is a mistake, never "not given": `--at "$LAST_GREEN"` with the variable unset read
   // the working tree, `--budget ""` ran unbounded, `--out ""` wrote to a new default folder.
   reject_empty_values(app);
+  name_values(app);
+  // Bare `envbisect`: the usage, as `envbisect help` prints it, not an error.
+  app.name("envbisect");
+  if (argc <= 1) {
+    std::cout << app.help();
+    return static_cast<int>(ExitCode::ok);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -373,7 +515,10 @@ int cli_main(int argc, char** argv) {
       return app.exit(error);  // --help, --version
     }
     // One line, like every other input error: what was wrong and where to look.
-    const std::string near = suggestion(app, argc, argv);
+    std::string near = missing_value(app, argc, argv);
+    if (near.empty()) {
+      near = suggestion(app, argc, argv);
+    }
     std::cerr << "envbisect: error: " << (near.empty() ? std::string(error.what()) : near) << " (see --help)\n";
     return static_cast<int>(ExitCode::bad_input);
   }
@@ -394,7 +539,7 @@ int cli_main(int argc, char** argv) {
       run.budget_s = run_budget.empty() ? 0.0 : parse_duration(run_budget, "--budget");
       code = run_run(run);
     } else if (resume_cmd->parsed()) {
-      code = run_resume(resume_dir, resume_budget.empty() ? 0.0 : parse_duration(resume_budget, "--budget"));
+      code = run_resume(resume_dir, resume_budget.empty() ? 0.0 : parse_duration(resume_budget, "--budget"), quiet);
     } else if (build_env_cmd->parsed()) {
       code = run_build_env(build_env_request);
     } else if (locate_cmd->parsed()) {
@@ -423,6 +568,8 @@ int cli_main(int argc, char** argv) {
       code = run_state_from(state_from, std::cout, std::cerr);
     } else if (completion_cmd->parsed()) {
       write_completion(app, completion_shell, std::cout);
+    } else if (help_cmd->parsed()) {
+      code = print_help(app, help_topic, std::cout);
     } else if (manual_cmd->parsed()) {
       write_man_page(app, version, std::cout);
     } else if (versions_cmd->parsed()) {
@@ -431,7 +578,8 @@ int cli_main(int argc, char** argv) {
     return static_cast<int>(code);
   } catch (const Error& error) {
     std::cout.flush();
-    // Messages name files, packages and values from the inputs: escaped, so none can drive the terminal.
+    // Messages name files, packages and values from the inputs: escaped, so none can drive the terminal;
+    // a "hint:" line may follow, in the message.
     std::cerr << "envbisect: error: " << escape_control_lines(error.what()) << "\n";
     return static_cast<int>(error.code());
   } catch (const std::exception& error) {

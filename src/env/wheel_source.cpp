@@ -411,7 +411,8 @@ std::string describe_missing_pin(const WheelSources& sources, std::string_view n
   if (!pin.sha256.empty()) {
     text += " with sha256 " + ascii_lower(pin.sha256);
   }
-  text += ": no such file in the wheel folders (" + join(sources.wheel_dirs, ", ") + ")";
+  text += sources.wheel_dirs.empty() ? std::string(": no such file: no wheel folder was given (--wheels)")
+                                     : ": no such file in the wheel folders (" + join(sources.wheel_dirs, ", ") + ")";
   if (!sources.uv_caches.empty()) {
     text += " (uv caches " + join(sources.uv_caches, ", ") + " keep no wheel files to check a pin against)";
   }

@@ -45,6 +45,7 @@ struct MatrixNight {
   std::string name;
   std::string date;
   std::string metric;
+  std::string unit;          // the metric's unit from the recipe ("tok/s"); "" when it names none
   bool higher_is_better = true;
   double threshold = 0.2;
   int min_history = 1;

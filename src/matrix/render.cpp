@@ -1,7 +1,9 @@
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "matrix/render.hpp"
+#include "stats/quantity.hpp"
 #include "util/strings.hpp"
 
 namespace envbisect::matrix {
@@ -17,13 +19,25 @@ std::string number(std::optional<double> value) {
   return text;
 }
 
-std::string change_text(const CellJudgement& j) {
-  if (!j.change) {
+// Return the cell's median against its baseline in words with the unit: "2.77× slower", "1.3× faster",
+// "same" within 1 %; "-" without both.
+std::string change_text(const CellReport& cell, const MatrixNight& night) {
+  if (!cell.median || !cell.judgement.baseline || !(*cell.median > 0) || !(*cell.judgement.baseline > 0)) {
     return "-";
   }
+  const double ratio = *cell.median / *cell.judgement.baseline;
+  if (std::fabs(ratio - 1.0) < 0.01) {
+    return "same";
+  }
   char text[32];
-  std::snprintf(text, sizeof text, "%+.1f %%", -*j.change * 100.0);  // shown as "better is positive"
-  return text;
+  std::snprintf(text, sizeof text, "%.3g", ratio >= 1.0 ? ratio : 1.0 / ratio);
+  const std::string words = stats::comparison_words(1.0, ratio, night.higher_is_better, night.unit);
+  return std::string(text) + "× " + words.substr(words.rfind(' ') + 1);
+}
+
+// Return a median with the night's unit ("1030 tok/s").
+std::string median_text(const CellReport& cell, const MatrixNight& night) {
+  return cell.median ? number(cell.median) + (night.unit.empty() ? "" : " " + night.unit) : "-";
 }
 
 std::string status_label(const CellReport& cell) {
@@ -181,7 +195,7 @@ std::string render_matrix_markdown(const MatrixNight& night) {
          " is better); red: a failed run, or worse than the cell's own history (median of earlier passing nights) by "
          "more than " + number(night.threshold * 100.0) + " %; cells need " + std::to_string(night.min_history) +
          " earlier passing night(s) before a regression can be judged.\n\n";
-  out += "| cell | status | median | change | runs | why | cause (auto-bisect) |\n";
+  out += "| cell | status | median | against its history | runs | why | cause (auto-bisect) |\n";
   out += "|---|---|---|---|---|---|---|\n";
   for (const CellReport& cell : night.cells) {
     std::string cause = cause_text(cell);
@@ -190,8 +204,8 @@ std::string render_matrix_markdown(const MatrixNight& night) {
     }
     std::string runs = std::to_string(cell.runs) + (cell.failed > 0 ? " (" + std::to_string(cell.failed) + " failed)" : "");
     std::string why = cell.judgement.reason + (cell.first_error.empty() ? "" : "; error: " + cell.first_error);
-    out += "| " + md_cell(values_text(cell)) + " | " + md_cell(status_label(cell)) + " | " + number(cell.median) + " | " +
-           change_text(cell.judgement) + " | " + runs + " | " + md_cell(why) + " | " + md_cell(cause) + " |\n";
+    out += "| " + md_cell(values_text(cell)) + " | " + md_cell(status_label(cell)) + " | " + median_text(cell, night) + " | " +
+           change_text(cell, night) + " | " + runs + " | " + md_cell(why) + " | " + md_cell(cause) + " |\n";
   }
   return out;
 }
@@ -218,7 +232,7 @@ std::string render_matrix_html(const MatrixNight& night) {
   out += "<p>Metric <code>" + html_escape(night.metric) + "</code> (" + (night.higher_is_better ? "higher" : "lower") +
          " is better). Red: a failed run, or worse than the cell's own history (median of earlier passing nights) by "
          "more than " + number(night.threshold * 100.0) + " %.</p>\n";
-  out += "<table>\n<thead><tr><th>cell</th><th>status</th><th>median</th><th>change</th><th>trend</th><th>runs</th>"
+  out += "<table>\n<thead><tr><th>cell</th><th>status</th><th>median</th><th>against its history</th><th>trend</th><th>runs</th>"
          "<th>why</th><th>cause (auto-bisect)</th></tr></thead>\n<tbody>\n";
   for (const CellReport& cell : night.cells) {
     std::string cause = html_escape(cause_text(cell));
@@ -227,8 +241,8 @@ std::string render_matrix_html(const MatrixNight& night) {
     }
     std::string why = cell.judgement.reason + (cell.first_error.empty() ? "" : "; error: " + cell.first_error);
     out += "<tr class=\"" + css_class(cell) + "\" id=\"" + html_escape(cell.id) + "\"><td>" + html_escape(values_text(cell)) +
-           "</td><td class=\"status\">" + html_escape(status_label(cell)) + "</td><td class=\"num\">" + number(cell.median) +
-           "</td><td class=\"num\">" + change_text(cell.judgement) + "</td><td>" + svg_trend(cell.trend) + "</td><td class=\"num\">" +
+           "</td><td class=\"status\">" + html_escape(status_label(cell)) + "</td><td class=\"num\">" + html_escape(median_text(cell, night)) +
+           "</td><td class=\"num\">" + html_escape(change_text(cell, night)) + "</td><td>" + svg_trend(cell.trend) + "</td><td class=\"num\">" +
            std::to_string(cell.runs) + (cell.failed > 0 ? " (" + std::to_string(cell.failed) + " failed)" : "") +
            "</td><td>" + html_escape(why) + "</td><td>" + cause + "</td></tr>\n";
   }

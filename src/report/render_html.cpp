@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "report/answer.hpp"
 #include "report/render.hpp"
 #include "report/report_flags.hpp"
 #include "report/report_text.hpp"
@@ -46,10 +47,11 @@ svg line.median-tick,svg line.median-bar{stroke-width:2.5}svg line.good{stroke:v
 svg line.skip{stroke:var(--skip)}svg line.unknown{stroke:var(--unknown)}
 svg .progress{fill:none;stroke:var(--fg);stroke-width:1.5}
 details{margin:.4em 0}summary{cursor:pointer;color:var(--muted)}
-section.candidate{border-top:1px solid var(--line);padding-top:.4em;margin-top:1em}
+details.candidate{border-top:1px solid var(--line);padding-top:.2em;margin:.2em 0}ul.answer{font-size:1.05em}
+ul.answer li{margin:.15em 0}
 @media print{:root{--bg:#ffffff;--fg:#000000;--panel:#ffffff;--line:#999999;--muted:#333333}body{max-width:none;padding:0;
-font-size:11pt}details{display:block}details>*{display:block}summary{display:none}a{color:inherit;text-decoration:none}
-h2{break-after:avoid}section.candidate,figure,tr{break-inside:avoid}pre{white-space:pre-wrap}})";
+font-size:11pt}summary{color:var(--fg)}a{color:inherit;text-decoration:none}
+h2{break-after:avoid}figure,tr{break-inside:avoid}pre{white-space:pre-wrap}})";
 
 std::string h(const std::string& text) { return html_escape(text); }
 
@@ -87,10 +89,13 @@ std::string decision_sentence(const Decision& decision, const std::string& unit)
   return out + "; " + link_to(decision.candidate, "evidence");
 }
 
+// The answer box: headline, cause, verification, effect with its interval, when it bites, then the
+// caveats one line each; every line behind them folded below it.
 std::string verdict_section(const ReportModel& model) {
+  const Answer answer = answer_of(model);
   VerdictSummary summary = summarize(model);
   std::string out = "<section class=\"verdict" + std::string(summary.found ? " found" : "") + "\" id=\"verdict\">\n";
-  out += "<div class=\"headline\">" + h(headline(summary)) + "</div>\n";
+  out += "<div class=\"headline\">" + h(answer.headline) + "</div>\n";
   if (!summary.cause.empty()) {
     out += "<table><tr><th>difference</th><th>good</th><th>bad</th></tr>\n";
     for (std::size_t index : summary.cause) {
@@ -100,7 +105,36 @@ std::string verdict_section(const ReportModel& model) {
     }
     out += "</table>\n";
   }
-  out += "<ul>\n";
+  out += "<ul class=\"answer\">\n";
+  if (!answer.verification.empty()) {
+    out += "<li><b>verification</b>: " + h(answer.verification) + "</li>\n";
+  }
+  if (!answer.effect.empty()) {
+    out += "<li><b>effect</b>: <b>" + h(answer.effect) + "</b></li>\n";
+  }
+  for (const std::string& bite : answer.bites) {
+    out += "<li><b>when it bites</b>: " + h(bite) + "</li>\n";
+  }
+  for (const std::string& set : answer.could_be) {
+    out += "<li>could be: " + code(set) + "</li>\n";
+  }
+  if (!answer.settle.empty()) {
+    out += "<li>to settle it: " + h(answer.settle) + "</li>\n";
+  }
+  if (!answer.noise.empty()) {
+    out += "<li>noise: " + h(answer.noise) + "</li>\n";
+  }
+  if (!answer.load.empty()) {
+    out += "<li>load: " + h(answer.load) + "</li>\n";
+  }
+  if (!answer.effort.empty()) {
+    out += "<li>effort: " + h(answer.effort) + "</li>\n";
+  }
+  if (!answer.note.empty()) {
+    out += "<li>note: " + h(answer.note) + "</li>\n";
+  }
+  out += "</ul>\n<details class=\"fold\" id=\"verdict-details\"><summary>details: the deciding decisions, the anchors, "
+         "the host, each noisy or loaded decision</summary>\n<ul>\n";
   if (summary.have_result && summary.found && summary.rereads_anchors) {
     out += "<li>good + cause &rarr; bad: <b>the bad anchor itself</b>, re-read (not a separate check)</li>\n";
     out += "<li>bad &minus; cause &rarr; good: <b>the good anchor itself</b>, re-read (not a separate check)</li>\n";
@@ -110,8 +144,8 @@ std::string verdict_section(const ReportModel& model) {
     out += "<li>bad &minus; cause &rarr; good: " + std::string(summary.reverse ? "<b>verified</b>" : "<b>not verified</b>") +
            (summary.reverse_decision ? "; " + decision_sentence(*summary.reverse_decision, model.recipe.unit) : "") + "</li>\n";
   }
-  for (const std::string& modifier : summary.modifiers) {
-    out += "<li>when it bites: " + h(modifier) + "</li>\n";
+  if (!summary.effect.empty()) {
+    out += "<li>effect, as the statistics state it: " + h(summary.effect) + "</li>\n";
   }
   if (model.preflight) {
     out += "<li>confidence, anchors (" + std::to_string(model.preflight->anchor_runs) +
@@ -130,21 +164,12 @@ std::string verdict_section(const ReportModel& model) {
   for (const std::string& flag : damage_flags(model)) {
     out += "<li>changed by a benchmark: " + h(flag) + "</li>\n";
   }
-  if (!summary.effect.empty()) {
-    out += "<li>effect: <b>" + h(summary.effect) + "</b></li>\n";
-  }
-  if (summary.have_result) {
-    out += "<li>effort: " + h(summary.effort) + "</li>\n";
-  }
-  if (!summary.note.empty()) {
-    out += "<li>note: " + h(summary.note) + "</li>\n";
-  }
   out += "<li>journal: " + count_noun(model.sessions, "session") + ", " +
          count_noun(static_cast<long long>(model.attempts.size()), "attempt") + ", from " + h(format_utc(model.t_first)) + " to " + h(format_utc(model.t_last)) + "</li>\n";
   for (const std::string& note : model.notes) {
     out += "<li>loader: " + h(note) + "</li>\n";
   }
-  return out + "</ul>\n</section>\n";
+  return out + "</ul>\n</details>\n</section>\n";
 }
 
 std::string figure(const std::string& svg, const std::string& caption) {
@@ -175,17 +200,20 @@ std::string differences_section(const ReportModel& model) {
 }
 
 std::string timeline_section(const ReportModel& model) {
+  const bool higher = higher_is_better(model);
+  const std::string unit = metric_unit(model);
+  // The good anchor's median, 0 when unknown (a plain double: GCC misreads an optional here).
+  const double good = model.preflight ? model.preflight->good_median.value_or(0.0) : 0.0;
   std::string out = "<h2 id=\"timeline\">Search timeline</h2>\n<p class=\"muted\">Each row is one decided candidate, "
-                    "in the order the search asked. <i>why</i> is the search's reason for asking; <i>verdict reason</i> "
-                    "is the statistics' reason for the verdict.</p>\n<table><tr><th>#</th><th>stage</th><th>candidate</th>"
-                    "<th>environment</th><th>runs</th><th>median" + h(unit_suffix(model)) + "</th><th>verdict</th><th>why</th><th>verdict reason</th></tr>\n";
+                    "in the order the search asked; why it asked and how the verdict was reached are in its "
+                    "evidence.</p>\n<table><tr><th>#</th><th>stage</th><th>candidate</th><th>runs</th><th>median" +
+                    h(unit_suffix(model)) + "</th><th>against good</th><th>verdict</th></tr>\n";
   for (const Decision& decision : model.decisions) {
-    const CandidateView* view = find_candidate(model, decision.candidate);
     out += "<tr><td class=\"num\">" + std::to_string(decision.n) + "</td><td>" + h(decision.stage) + "</td><td>" +
-           link_to(decision.candidate, h(decision.label)) + "</td><td>" + code(view ? short_id(view->env_hash) : "") +
-           "</td><td class=\"num\">" + std::to_string(decision.runs) + "</td><td class=\"num\">" +
-           (decision.median ? format_number(*decision.median) : "-") + "</td><td>" + verdict_span(decision.verdict) +
-           "</td><td>" + h(decision.why) + "</td><td>" + h(decision.reason) + "</td></tr>\n";
+           link_to(decision.candidate, h(decision.label)) + "</td><td class=\"num\">" + std::to_string(decision.runs) +
+           "</td><td class=\"num\">" + (decision.median ? format_number(*decision.median) : "-") + "</td><td>" +
+           h(decision.median && good > 0 ? factor_of(good, *decision.median, higher, unit) : "-") + "</td><td>" +
+           verdict_span(decision.verdict) + "</td></tr>\n";
   }
   return out + "</table>\n";
 }
@@ -235,10 +263,11 @@ std::string excerpt_html(const ReportModel& model, const Attempt& attempt) {
 }
 
 std::string candidates_section(const ReportModel& model) {
-  std::string out = "<h2 id=\"candidates\">Evidence per candidate</h2>\n";
+  std::string out = "<h2 id=\"candidates\">Evidence per candidate</h2>\n<p class=\"muted\">Each folded: its runs, "
+                    "command, decisions and log excerpts.</p>\n";
   for (const CandidateView& view : model.candidates) {
-    out += "<section class=\"candidate\" id=\"" + anchor_id(view.hash) + "\">\n<h3>" + h(view.label) + " " +
-           code(short_id(view.hash)) + "</h3>\n<ul>\n";
+    out += "<details class=\"fold candidate\" id=\"" + anchor_id(view.hash) + "\"><summary><b>" + h(view.label) + "</b> " +
+           code(short_id(view.hash)) + "</summary>\n<ul>\n";
     std::vector<std::string> changes;
     for (const std::string& change : candidate_changes(model, view)) {
       changes.push_back(code(change));
@@ -254,7 +283,8 @@ std::string candidates_section(const ReportModel& model) {
     for (int index : view.decisions) {
       const Decision& decision = model.decisions[index];
       out += "<li>decision #" + std::to_string(decision.n) + " (" + h(decision.stage) + "): " +
-             verdict_span(decision.verdict) + "; " + h(decision.reason) +
+             verdict_span(decision.verdict) + "; " + (decision.why.empty() ? "" : "asked: " + h(decision.why) + "; ") +
+             h(decision.reason) +
              (decision.checksum_mismatch ? "; <b>checksum differs from the anchors</b>" : "") +
              (decision.different_failure ? "; <b>fails differently from the anchors</b>" : "") + "</li>\n";
     }
@@ -283,7 +313,7 @@ std::string candidates_section(const ReportModel& model) {
         out += excerpt_html(model, model.attempts[index]);
       }
     }
-    out += "</section>\n";
+    out += "</details>\n";
   }
   return out;
 }

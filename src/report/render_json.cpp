@@ -1,3 +1,4 @@
+#include "report/answer.hpp"
 #include "report/render.hpp"
 #include "report/report_flags.hpp"
 #include "report/report_text.hpp"
@@ -78,6 +79,11 @@ std::string render_json(const ReportModel& model) {
   verdict["noisy"] = noise_flags(model);
   verdict["changed_by_a_benchmark"] = damage_flags(model);
   doc["verdict"] = verdict;
+  // The answer in the words the Markdown and HTML reports lead with, for tools that show it.
+  const Answer answer = answer_of(model);
+  doc["answer"] = {{"headline", answer.headline}, {"cause", answer.cause}, {"verification", answer.verification},
+                   {"effect", answer.effect}, {"bites", answer.bites}, {"could_be", answer.could_be},
+                   {"settle", answer.settle}, {"noise", answer.noise}, {"load", answer.load}};
 
   doc["inputs"] = json::array();
   for (const InputFile& input : model.inputs) {

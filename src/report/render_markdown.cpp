@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <map>
 
+#include "report/answer.hpp"
 #include "report/render.hpp"
 #include "report/report_flags.hpp"
 #include "report/report_text.hpp"
@@ -50,9 +51,10 @@ std::string decision_sentence(const Decision& decision, const std::string& unit)
   return out + "; " + link_to(decision.candidate, "evidence");
 }
 
-std::string verdict_section(const ReportModel& model) {
-  VerdictSummary summary = summarize(model);
-  std::string out = "## Verdict\n\n**" + md_cell(headline(summary)) + "**\n\n";
+std::string answer_section(const ReportModel& model) {
+  const Answer answer = answer_of(model);
+  const VerdictSummary summary = summarize(model);
+  std::string out = "## Answer\n\n**" + md_cell(answer.headline) + "**\n\n";
   if (!summary.cause.empty()) {
     out += "| difference | good | bad |\n|---|---|---|\n";
     for (std::size_t index : summary.cause) {
@@ -62,6 +64,42 @@ std::string verdict_section(const ReportModel& model) {
     }
     out += "\n";
   }
+  const std::string details = " ([details](#verdict-details))";
+  if (!answer.verification.empty()) {
+    out += "- **verification**: " + md_cell(answer.verification) + "\n";
+  }
+  if (!answer.effect.empty()) {
+    out += "- **effect**: " + md_cell(answer.effect) + "\n";
+  }
+  for (const std::string& bite : answer.bites) {
+    out += "- **when it bites**: " + md_cell(bite) + "\n";
+  }
+  for (const std::string& set : answer.could_be) {
+    out += "- could be: " + md_code(set) + "\n";
+  }
+  if (!answer.settle.empty()) {
+    out += "- to settle it: " + md_cell(answer.settle) + "\n";
+  }
+  if (!answer.noise.empty()) {
+    out += "- noise: " + md_cell(answer.noise) + details + "\n";
+  }
+  if (!answer.load.empty()) {
+    out += "- load: " + md_cell(answer.load) + details + "\n";
+  }
+  if (!answer.effort.empty()) {
+    out += "- effort: " + md_cell(answer.effort) + "\n";
+  }
+  if (!answer.note.empty()) {
+    out += "- note: " + md_cell(answer.note) + "\n";
+  }
+  return out + "\n";
+}
+
+// The verdict's evidence line by line, for the appendix: the deciding decisions, the anchors' confidence,
+// the host, each noisy or loaded decision, damage, the journal's extent and the loader's notes.
+std::string verdict_details(const ReportModel& model) {
+  VerdictSummary summary = summarize(model);
+  std::string out = "<a id=\"verdict-details\"></a>\n## Appendix A: verdict details\n\n";
   if (summary.have_result && summary.found && summary.rereads_anchors) {
     out += "- good + cause -> bad: **the bad anchor itself**, re-read (not a separate check)\n";
     out += "- bad - cause -> good: **the good anchor itself**, re-read (not a separate check)\n";
@@ -71,8 +109,8 @@ std::string verdict_section(const ReportModel& model) {
     out += "- bad - cause -> good: " + std::string(summary.reverse ? "**verified**" : "**not verified**") +
            (summary.reverse_decision ? "; " + decision_sentence(*summary.reverse_decision, model.recipe.unit) : "") + "\n";
   }
-  for (const std::string& modifier : summary.modifiers) {
-    out += "- when it bites: " + md_cell(modifier) + "\n";
+  if (!summary.effect.empty()) {
+    out += "- effect, as the statistics state it: " + md_cell(summary.effect) + "\n";
   }
   if (model.preflight) {
     out += "- confidence, anchors (" + std::to_string(model.preflight->anchor_runs) +
@@ -90,15 +128,6 @@ std::string verdict_section(const ReportModel& model) {
   }
   for (const std::string& flag : damage_flags(model)) {
     out += "- changed by a benchmark: " + md_cell(flag) + "\n";
-  }
-  if (!summary.effect.empty()) {
-    out += "- effect: " + md_cell(summary.effect) + "\n";
-  }
-  if (summary.have_result) {
-    out += "- effort: " + md_cell(summary.effort) + "\n";
-  }
-  if (!summary.note.empty()) {
-    out += "- note: " + md_cell(summary.note) + "\n";
   }
   out += "- journal: " + count_noun(model.sessions, "session") + ", " +
          count_noun(static_cast<long long>(model.attempts.size()), "attempt") + ", from " + format_utc(model.t_first) + " to " + format_utc(model.t_last) + "\n";
@@ -123,17 +152,20 @@ std::string differences_section(const ReportModel& model) {
 }
 
 std::string timeline_section(const ReportModel& model) {
-  std::string out = "## Search timeline\n\nEach row is one decided candidate, in the order the search asked. "
-                    "`why` is the search's reason for asking; `verdict reason` is the statistics' reason for the verdict.\n\n";
-  out += "| # | stage | candidate | environment | runs | median" + unit_suffix(model) + " | verdict | why | verdict reason |\n";
-  out += "|---|---|---|---|---|---|---|---|---|\n";
+  const bool higher = higher_is_better(model);
+  const std::string unit = metric_unit(model);
+  // The good anchor's median, 0 when unknown (a plain double: GCC misreads an optional here).
+  const double good = model.preflight ? model.preflight->good_median.value_or(0.0) : 0.0;
+  std::string out = "## Search timeline\n\nEach row is one decided candidate, in the order the search asked; why it "
+                    "asked and how the verdict was reached are in its evidence (appendix B).\n\n";
+  out += "| # | stage | candidate | runs | median" + unit_suffix(model) + " | against good | verdict |\n";
+  out += "|---|---|---|---|---|---|---|\n";
   for (const Decision& decision : model.decisions) {
-    const CandidateView* view = find_candidate(model, decision.candidate);
     out += "| " + std::to_string(decision.n) + " | " + md_cell(decision.stage) + " | " +
-           link_to(decision.candidate, md_cell(decision.label)) + " | " +
-           md_code(view ? short_id(view->env_hash) : "") + " | " + std::to_string(decision.runs) + " | " +
-           (decision.median ? format_number(*decision.median) : "-") + " | **" + md_cell(decision.verdict) + "** | " +
-           md_cell(decision.why) + " | " + md_cell(decision.reason) + " |\n";
+           link_to(decision.candidate, md_cell(decision.label)) + " | " + std::to_string(decision.runs) + " | " +
+           (decision.median ? format_number(*decision.median) : "-") + " | " +
+           (decision.median && good > 0 ? factor_of(good, *decision.median, higher, unit) : "-") + " | **" +
+           md_cell(decision.verdict) + "** |\n";
   }
   return out + "\n";
 }
@@ -169,7 +201,7 @@ std::string excerpt_block(const ReportModel& model, const Attempt& attempt) {
 }
 
 std::string candidates_section(const ReportModel& model) {
-  std::string out = "## Evidence per candidate\n\n";
+  std::string out = "## Appendix B: evidence per candidate\n\n";
   for (const CandidateView& view : model.candidates) {
     out += "<a id=\"" + anchor_id(view.hash) + "\"></a>\n### " + md_cell(view.label) + " (" +
            md_code(short_id(view.hash)) + ")\n\n";
@@ -188,7 +220,7 @@ std::string candidates_section(const ReportModel& model) {
     for (int index : view.decisions) {
       const Decision& decision = model.decisions[index];
       out += "- decision #" + std::to_string(decision.n) + " (" + md_cell(decision.stage) + "): **" +
-             md_cell(decision.verdict) + "**; " +
+             md_cell(decision.verdict) + "**; " + (decision.why.empty() ? "" : "asked: " + md_cell(decision.why) + "; ") +
              md_cell(decision.reason) + (decision.checksum_mismatch ? "; **checksum differs from the anchors**" : "") +
              (decision.different_failure ? "; **fails differently from the anchors**" : "") + "\n";
     }
@@ -237,7 +269,7 @@ std::string builds_section(const ReportModel& model) {
   if (model.builds.empty()) {
     return "";
   }
-  std::string out = "## Environment builds\n\n| environment | builder | result | time | interpreter | installed |\n"
+  std::string out = "## Appendix C: environment builds\n\n| environment | builder | result | time | interpreter | installed |\n"
                     "|---|---|---|---|---|---|\n";
   for (const Build& build : model.builds) {
     std::vector<std::string> installed;
@@ -252,7 +284,7 @@ std::string builds_section(const ReportModel& model) {
 }
 
 std::string inputs_section(const ReportModel& model) {
-  std::string out = "## Inputs and their hashes\n\n| input | path | sha256 when the run started | now |\n|---|---|---|---|\n";
+  std::string out = "## Appendix D: inputs and their hashes\n\n| input | path | sha256 when the run started | now |\n|---|---|---|---|\n";
   for (const InputFile& input : model.inputs) {
     out += "| " + md_cell(input.role) + " | " + md_code(input.path) + " | " + md_code(input.sha256) + " | " +
            md_cell(input.now.empty() ? "not checked" : input.now) + " |\n";
@@ -282,7 +314,7 @@ std::string harness_section(const ReportModel& model) {
   for (const OtherRecord& other : model.others) {
     ++counts[other.type];
   }
-  std::string out = "## Harness\n\n- envbisect version per session: " + md_cell(join(model.versions, ", ")) + "\n";
+  std::string out = "## Appendix E: harness\n\n- envbisect version per session: " + md_cell(join(model.versions, ", ")) + "\n";
   out += "- rendered from " + md_code("journal.jsonl") + " with sha256 " + md_code(model.journal_sha256) + "\n";
   out += "- run directory: " + md_code(model.run_dir) + "\n";
   if (!model.others.empty()) {
@@ -318,14 +350,16 @@ std::string render_markdown(const ReportModel& model) {
   std::string out = "# envbisect report: " + md_cell(base_name(model.run_dir)) + "\n\n";
   out += "Every statement below is what the run's journal recorded, with the evidence next to it. "
          "The HTML version of this report has the plots.\n\n";
-  out += verdict_section(model);
+  // The answer first; then what a reader checks it against; the evidence in appendices.
+  out += answer_section(model);
   out += differences_section(model);
   out += timeline_section(model);
   out += probes_section(model);
+  out += reproduce_section(model);
+  out += verdict_details(model);
   out += candidates_section(model);
   out += builds_section(model);
   out += inputs_section(model);
-  out += reproduce_section(model);
   out += harness_section(model);
   return out;
 }

@@ -259,6 +259,7 @@ VerdictSummary summarize(const ReportModel& model) {
   }
   const json& result = *model.result;
   summary.have_result = true;
+  summary.run_dir = model.run_dir;  // a run stopped at its budget resumes there
   summary.found = result.value("found", false);
   summary.outcome = result.value("outcome", "");
   summary.cause = cause_indices(model);

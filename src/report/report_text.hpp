@@ -66,7 +66,7 @@ struct VerdictSummary {
   std::string effort;                     // what the search cost, with counters that count what they say
   std::string stopped;                    // without a result: the input error that stopped the run
   std::string indistinct;                 // without a result: why the anchors could not be told apart
-  std::string run_dir;                    // without a result: the folder `resume` continues
+  std::string run_dir;                    // the folder `resume` continues (interrupted or stopped at its budget)
 };
 
 // Return the summary of the model's result (have_result false when the run did not finish).

@@ -116,6 +116,14 @@ const CandidateView* anchor(const ReportModel& model, const std::string& role) {
   return nullptr;
 }
 
+// The metric's axis title in the reader's terms: its unit and which way is better ("tok/s, higher is
+// better"); the recipe's key only when it names no unit.
+std::string axis_label(const ReportModel& model) {
+  const std::string name = !model.recipe.unit.empty() ? model.recipe.unit
+                           : model.recipe.metric.empty() ? "metric" : model.recipe.metric;
+  return name + (model.recipe.available ? ", " + model.recipe.direction + " is better" : "");
+}
+
 // The metric range shown: from 0 when every value is positive (ratios read honestly), padded on top.
 std::pair<double, double> metric_range(const std::vector<double>& values) {
   double lo = *std::min_element(values.begin(), values.end());
@@ -164,7 +172,7 @@ std::string svg_metric_per_candidate(const ReportModel& model) {
   auto [lo, hi] = metric_range(all);
   Scale y{lo, hi, height - bottom_pad, top};
   double slot = (right - left) / count;
-  std::string metric = model.recipe.metric.empty() ? "metric" : model.recipe.metric;
+  const std::string metric = axis_label(model);
   std::string out = svg_open("plot-metric", width, height, metric + " per candidate",
                              "Every benchmark run of every candidate; shaded bands are the good and bad anchors' ranges, "
                              "dashed lines their medians; crosses are runs that produced no metric.");
@@ -242,7 +250,7 @@ std::string svg_anchor_distributions(const ReportModel& model) {
   const double right = width - 20;
   auto [lo, hi] = metric_range(all);
   Scale x{lo, hi, left, right};
-  std::string metric = model.recipe.metric.empty() ? "metric" : model.recipe.metric;
+  const std::string metric = axis_label(model);
   std::string out = svg_open("plot-anchors", width, height, "anchor samples",
                              "Each run of the good and of the bad anchor on one axis of " + metric +
                                  "; the bar is the median the preflight recorded.");
@@ -348,7 +356,7 @@ std::string svg_probe_grid(const ReportModel& model) {
   const int height = static_cast<int>(top + cell_h * static_cast<double>(rows.size()) + 20);
   std::string out = svg_open("plot-probes", width, height, "probe grid",
                              "Verdict of the cause at each probed value (columns) per knob and cache state (rows); "
-                             "the number is the median metric.");
+                             "the number is the median, " + axis_label(model) + ".");
   for (std::size_t c = 0; c < columns.size(); ++c) {
     out += text(left + cell_w * (static_cast<double>(c) + 0.5), top - 10, std::to_string(columns[c]), "middle");
   }

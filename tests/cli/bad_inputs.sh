@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # 90 bad inputs (tests/cli/bad_inputs/): each exits with the documented code (2), prints exactly ONE
-# stderr line "envbisect: error: FILE...: FIELD: what is wrong", and writes nothing: no run directory,
-# no store, nothing in the working directory or in $HOME.
+# stderr line "envbisect: error: FILE...: FIELD: what is wrong" (a "hint:" line may follow it), and
+# writes nothing: no run directory, no store, nothing in the working directory or in $HOME.
 source "$(dirname "$0")/common.sh"
 B="$SRC/tests/cli/bad_inputs"
 F="$SRC/fixtures/scenarios/flags"
@@ -23,7 +23,8 @@ check() {
   (cd "$dir/cwd" && HOME="$dir/home" timeout -s KILL 60 "$ENVBISECT" "${args[@]}" >"$dir/stdout" 2>"$dir/stderr") || rc=$?
   local what="case $cases (${args[*]})"
   [[ $rc -eq $code ]] || { echo "$what: expected exit $code, got $rc"; cat "$dir/stderr"; return 1; }
-  [[ $(wc -l <"$dir/stderr") -eq 1 ]] || { echo "$what: expected one stderr line:"; cat "$dir/stderr"; return 1; }
+  # One error line; a "hint:" line with the fix may follow it.
+  [[ $(grep -vc '^hint: ' "$dir/stderr") -eq 1 ]] || { echo "$what: expected one stderr line:"; cat "$dir/stderr"; return 1; }
   grep -q '^envbisect: error: ' "$dir/stderr" || { echo "$what: not an error line:"; cat "$dir/stderr"; return 1; }
   expect_contains "$dir/stderr" "$file"
   expect_contains "$dir/stderr" "$field"

@@ -25,9 +25,12 @@ state old old >"$T/good.json"
 state new new >"$T/bad.json"
 "$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --no-probe --out "$T/run" >"$T/out.txt" 2>"$T/err.txt"
 expect_contains "$T/out.txt" "env/B old -> new"
-expect_contains "$T/out.txt" "warning: the good anchor's runs are noisy (CV "
-not grep -q "the bad anchor's runs are noisy" "$T/out.txt"
+# A warning: on stderr, not among the results.
+expect_contains "$T/err.txt" "envbisect: warning: the good anchor's runs are noisy (CV "
+not grep -q "the bad anchor's runs are noisy" "$T/err.txt"
+not grep -q "warning:" "$T/out.txt"
 grep -Eq "^  good  .*noisy: CV [0-9.]+ % > 10 %" "$T/out.txt" || { echo "no decision flagged noisy:"; cat "$T/out.txt"; exit 1; }
+expect_contains "$T/run/report.md" "- noise: "  # one line in the answer, the details in the appendix
 expect_contains "$T/run/report.md" "- noisy: the good anchor's runs: CV "
 grep -Eq "^- noisy: decision #[0-9]+ .*: [0-9]+ runs with CV [0-9.]+ %, above the 10.0 % noise threshold" "$T/run/report.md" \
   || { echo "report.md flags no noisy decision:"; grep -n noisy "$T/run/report.md"; exit 1; }

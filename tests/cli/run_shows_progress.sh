@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A long run shows life on stderr. Under a real terminal (script(1) gives a pty) one status line is
-# redrawn in place while the anchors run (phase, candidate, run i of n, elapsed). Piped (tee, nohup, a
+# redrawn in place (elapsed, ETA, phase, counters, what runs). Piped (tee, nohup, a
 # Slurm log) every attempt's end reaches the pipe as its own flushed line within 2 s. -q prints only
 # the result. The benchmark's metric is set by its package, not by timing.
 source "$(dirname "$0")/common.sh"
@@ -24,16 +24,20 @@ echo '{"format": 1, "python": {"version": "3.11"}, "packages": {"p": "1.0"}}' >"
 echo '{"format": 1, "python": {"version": "3.11"}, "packages": {"p": "2.0"}}' >"$T/bad.json"
 args=("$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --wheels "$W" --store "$T/store" --no-probe --anchor-runs 3)
 
-# 1. A terminal: the status line is drawn in place (\r, clear to end of line) and changes during the anchors.
-script -qfc "$(printf '%q ' "$ENVBISECT" run "${args[@]}" --out "$T/tty")" "$T/tty.txt" >/dev/null
+# 1. A terminal 80 columns wide: the status line is drawn in place (\r, clear to end of line), changes
+# during the anchors, and every redraw starts with the elapsed time and the ETA, within the width.
+script -qfc "stty cols 80 rows 24; $(printf '%q ' "$ENVBISECT" run "${args[@]}" --out "$T/tty")" "$T/tty.txt" >/dev/null
 "$PY" - "$T/tty.txt" <<'PY'
 import re, sys
 text = open(sys.argv[1], encoding="utf-8", errors="replace", newline="").read()
-states = re.findall(r"\r\x1b\[K(\[anchors\][^\r\n]*)", text)
+redraws = [s for s in re.findall(r"\r\x1b\[K([^\r\n\x1b]*)(?=\r(?!\n))", text) if s]  # a redraw ends at the next \r; a line of output at \r\n
+states = [s for s in redraws if " | anchors | " in s]
 assert states, "no status line during the anchors:\n" + text
 assert any("good anchor run 1/3" in s for s in states) and any("bad anchor run 3/3" in s for s in states), states
 assert len(set(states)) >= 4, f"the status line did not change: {set(states)}"
-assert all(re.search(r"\| \d+:\d\d", s) for s in states), "no elapsed time: " + repr(states[:3])
+for s in redraws:
+    assert re.match(r"\d+:\d\d ETA (~\d+:\d\d|--:--) \| ", s), "a redraw without elapsed time and ETA: " + repr(s)
+    assert len(s) <= 79, "a redraw wider than the terminal: " + repr(s)
 assert "cause (1 difference):" in text, text
 PY
 

@@ -124,6 +124,11 @@ TEST_CASE("matrix.json round-trips the history a later night reads", "[matrix]")
   std::string md = render_matrix_markdown(n);
   CHECK_THAT(md, Catch::Contains("| packages.x=latest | RED (new) | - | - | 3 (3 failed) |"));
   CHECK_THAT(md, Catch::Contains("[report](cells/packages.x=latest/bisect/report.html)"));
+  // The change against the cell's history in words, medians with the unit; a slowdown as "2.77x slower".
+  CHECK_THAT(md, Catch::Contains("| packages.x=1.0 | green | 12.5 | 1.04× better |"));
+  n.unit = "items/s";
+  n.cells[1].median = 12.0 / 2.77;
+  CHECK_THAT(render_matrix_markdown(n), Catch::Contains("| 4.332 items/s | 2.77× slower |"));
   std::string html = render_matrix_html(n);
   CHECK_THAT(html, Catch::Contains("<tr class=\"red new\" id=\"packages.x=latest\">"));
   CHECK_THAT(html, Catch::Contains("<a href=\"cells/packages.x=latest/bisect/report.html\">report</a>"));

@@ -10,6 +10,8 @@
 #include "core/state.hpp"
 #include "exec/runner.hpp"
 #include "util/fs.hpp"
+#include "util/strings.hpp"
+#include "util/words.hpp"
 
 namespace envbisect {
 
@@ -22,6 +24,9 @@ std::string facts_path_for(const std::string& state_path) {
 }
 
 ExitCode run_capture(const CaptureOptions& options, std::ostream& out) {
+  // The state's folder first: a missing one is created, an impossible one named, before the probes run.
+  make_dirs(parent_dir(options.out_path));
+
   // Read the machine: the probe in the target interpreter, repositories, caches, variables.
   LiveCaptureRequest request;
   request.python = options.python;
@@ -54,11 +59,12 @@ ExitCode run_capture(const CaptureOptions& options, std::ostream& out) {
     spdlog::warn("{}", warning);
   }
   const EnvState& captured = captured_state;
-  out << "captured " << captured.packages.size() << " packages, " << captured.repos.size() << " repos, "
-      << captured.caches.size() << " caches, " << captured.env.size() << " variables"
-      << (captured.container.base.empty() ? ""
-                                          : ", " + std::to_string(captured.container.packages.size()) +
-                                                " Debian packages of " + captured.container.base)
+  const auto n = [](std::size_t count) { return static_cast<long long>(count); };
+  out << "captured " << counted(n(captured.packages.size()), "package") << ", " << counted(n(captured.repos.size()), "repo")
+      << ", " << counted(n(captured.caches.size()), "cache") << ", " << counted(n(captured.env.size()), "variable")
+      << (captured.container.base.empty()
+              ? ""
+              : ", " + counted(n(captured.container.packages.size()), "Debian package") + " of " + captured.container.base)
       << " from "
       << live.probe["python"].value("executable", std::string("?")) << " into " << options.out_path
       << " (facts: " << facts_path << ")\n";

@@ -17,6 +17,7 @@
 #include "util/hash.hpp"
 #include "util/redact.hpp"
 #include "util/strings.hpp"
+#include "util/words.hpp"
 
 namespace envbisect {
 
@@ -86,8 +87,13 @@ ExitCode run_repro(const std::string& run_dir, const std::string& wanted, std::o
                     " differences at another value); repro rebuilds the anchors and the search's sets of differences",
                 ExitCode::bad_input);
   }
-  out << "candidate " << candidate.hash.substr(0, 16) << ": good"
-      << (applied.empty() ? "" : " with " + std::to_string(applied.size()) + " of the differences") << "\n";
+  // The anchors by their names; any other candidate as what it is: good plus some of the differences.
+  const std::string total = counted(static_cast<long long>(setup.deltas.size()), "difference");
+  out << "candidate " << candidate.hash.substr(0, 16) << ": "
+      << (wanted == "good"  ? "the good anchor (the good state as it is)"
+          : wanted == "bad" ? "the bad anchor (the good state with all " + total + ", that is the bad state)"
+                            : "good with " + std::to_string(applied.size()) + " of the " + total)
+      << "\n";
   const RunResult result = evaluator.measure(candidate, 1).front();
 
   // The journal's attempt record holds the command exactly as it ran.

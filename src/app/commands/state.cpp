@@ -13,6 +13,7 @@
 #include "core/state.hpp"
 #include "util/fs.hpp"
 #include "util/strings.hpp"
+#include "util/words.hpp"
 
 namespace envbisect {
 
@@ -46,7 +47,21 @@ ExitCode run_state_from(const StateFromOptions& options, std::ostream& out, std:
   // Every exact build the lock names for this interpreter and platform.
   const LockRead read = read_lock(lock_format_of(options.lock_path), text, label, target);
   if (read.packages.empty()) {
-    throw Error(label + ": names no package for CPython " + options.python + " on Linux " + options.machine,
+    // The fix is usually another interpreter: name the ones the lock does have packages for.
+    std::vector<std::string> versions;
+    for (int minor = 8; minor <= 14; ++minor) {
+      const std::string version = "3." + std::to_string(minor);
+      if (version != options.python &&
+          !read_lock(lock_format_of(options.lock_path), text, label, linux_marker_environment(version, options.machine))
+               .packages.empty()) {
+        versions.push_back(version);
+      }
+    }
+    const std::string hint = versions.empty() ? "check --machine (" + options.machine + ") and the lock's markers"
+                                              : "the lock has packages for CPython " + join(versions, ", ") +
+                                                    ": add --python " + versions.front();
+    throw Error(with_hint(label + ": names no package for CPython " + options.python + " on Linux " + options.machine,
+                          hint),
                 ExitCode::bad_input);
   }
 
@@ -83,6 +98,7 @@ ExitCode run_state_from(const StateFromOptions& options, std::ostream& out, std:
   if (options.out_path.empty()) {
     out << json_text;
   } else {
+    make_dirs(parent_dir(options.out_path));
     write_file_atomic(options.out_path, json_text);
   }
   return ExitCode::ok;

@@ -107,6 +107,7 @@ ExitCode run_timeline(const TimelineOptions& options, std::ostream& out) {
   const Reconstruction proposal = reconstruct_as_of(live.capture, timeline, as_of, heads);
   const json state = state_to_json(proposal.state);
   parse_state(state.dump(), options.out_path);
+  make_dirs(parent_dir(options.out_path));
   write_file_atomic(options.out_path, state.dump(2) + "\n");
   json facts = live.capture.facts;
   facts["state"] = options.out_path;

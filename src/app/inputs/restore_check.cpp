@@ -7,12 +7,14 @@
 #include <spdlog/spdlog.h>
 
 #include "core/json_input.hpp"
+#include "core/version.hpp"
 #include "core/wheel_name.hpp"
 #include "env/requirement.hpp"
 #include "env/store.hpp"
 #include "util/fs.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
+#include "util/words.hpp"
 
 namespace envbisect {
 
@@ -60,6 +62,42 @@ std::string local_missing(const WheelSources& sources, const std::string& name, 
   return text;
 }
 
+// Return "NAME: V1, V2" with the versions of NAME the sources hold nearest to `version` (at most
+// three, the closest in PEP 440 order first), or "" when they hold none.
+std::string nearest_builds(const WheelSources& sources, const std::string& name, const std::string& version) {
+  std::vector<std::string> versions;
+  for (const Distribution& dist : list_distributions(sources, name)) {
+    if (std::find(versions.begin(), versions.end(), dist.version) == versions.end()) {
+      versions.push_back(dist.version);
+    }
+  }
+  if (versions.empty()) {
+    return "";
+  }
+  const std::optional<Version> wanted = Version::parse(version);
+  std::vector<std::pair<std::size_t, std::string>> ranked;  // position away from the wanted one, version
+  std::vector<std::pair<Version, std::string>> parsed;
+  for (const std::string& text : versions) {
+    if (const auto v = Version::parse(text)) {
+      parsed.emplace_back(*v, text);
+    }
+  }
+  std::sort(parsed.begin(), parsed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::size_t at = 0;
+  while (wanted && at < parsed.size() && parsed[at].first < *wanted) {
+    ++at;
+  }
+  for (std::size_t i = 0; i < parsed.size(); ++i) {
+    ranked.emplace_back(i < at ? at - i - 1 : i - at, parsed[i].second);
+  }
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> shown;
+  for (std::size_t i = 0; i < ranked.size() && i < 3; ++i) {
+    shown.push_back(ranked[i].second);
+  }
+  return name + " " + join(shown, ", ");
+}
+
 // Return the note naming the builds of one version that were not taken.
 std::string other_builds_note(const RestoreSource& source) {
   return "also " + join(source.others, ", ") + ": the same version with other bytes (or not known to be the same), " +
@@ -88,6 +126,7 @@ RestorePlan check_restore(const EnvState& good, const std::string& good_path, co
   sources.wheel_dirs.insert(sources.wheel_dirs.end(), plan.download_dirs.begin(), plan.download_dirs.end());
   // Every folder and cache listed once: each package is then a hash probe (a plan stays linear).
   sources = index_sources(std::move(sources));
+  std::vector<std::string> nearest;  // per missing package, the builds of it that are there
   Problems good_problems(good_path);
   Problems bad_problems(bad_path);
   for (auto [state, path, problems] :
@@ -126,13 +165,30 @@ RestorePlan check_restore(const EnvState& good, const std::string& good_path, co
       }
       if (!source.missing.empty()) {
         problems->add("/packages/" + pointer_token(name), source.missing);
+        nearest.push_back(nearest_builds(sources, name, pin.version));
       }
       plan.sources.push_back(std::move(source));
     }
   }
-  // Every package that cannot be restored is named at once, before anything runs.
+  // Every package that cannot be restored is named at once, before anything runs; the hint says what
+  // builds there are of them and where more can come from.
   good_problems.absorb(bad_problems);
-  good_problems.throw_if_any();
+  try {
+    good_problems.throw_if_any();
+  } catch (const Error& error) {
+    std::vector<std::string> seen;
+    for (const std::string& builds : nearest) {
+      if (!builds.empty() && std::find(seen.begin(), seen.end(), builds) == seen.end()) {
+        seen.push_back(builds);
+      }
+    }
+    const std::string builds = seen.empty() ? std::string("no build of these packages is in the wheel folders or uv caches")
+                                            : "nearest builds found: " + join(seen, "; ");
+    throw Error(with_hint(error.what(), builds + "; give the folder holding the wanted wheels with --wheels DIR" +
+                                            (index == nullptr ? ", or an index with --index-url URL (not with --offline)"
+                                                              : "")),
+                error.code());
+  }
   if (index != nullptr && !good.python.use_as_is && !bad.python.use_as_is) {
     // The versions axis refines between the ends with the builds it can install: the index's count too.
     for (const auto& [name, good_pin] : good.packages) {

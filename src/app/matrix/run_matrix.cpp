@@ -314,6 +314,7 @@ ExitCode run_matrix(const MatrixOptions& options) {
   night.name = in.spec.name.empty() ? fs::path(options.spec_path).stem().string() : in.spec.name;
   night.date = date;
   night.metric = in.recipe.metric;
+  night.unit = in.recipe.unit;
   night.higher_is_better = in.recipe.higher_is_better;
   night.threshold = in.spec.threshold;
   night.min_history = in.spec.min_history;

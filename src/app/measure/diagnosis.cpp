@@ -245,4 +245,24 @@ std::optional<std::string> anchors_input_error(const std::vector<RunResult>& goo
          " (fix the recipe or the benchmark, then start a new run)";
 }
 
+std::string anchors_input_hint(const std::vector<RunResult>& good, const std::string& metric) {
+  if (good.empty()) {
+    return "";
+  }
+  const RunResult& first = good.front();
+  std::string hint;
+  if (first.cause == to_string(FailureCause::no_metric_key) || first.cause == to_string(FailureCause::no_json)) {
+    hint = "the recipe's \"metric\" key reads \"" + metric + "\" from the last JSON line on stdout; name the key the "
+           "benchmark prints, or make it print that one";
+  } else if (first.cause == to_string(FailureCause::build_failed)) {
+    return "";
+  } else {
+    hint = "run the benchmark by hand as the log shows it";
+  }
+  if (!first.stdout_path.empty() || !first.stderr_path.empty()) {
+    hint += "; the first run's logs: " + first.stdout_path + (first.stderr_path.empty() ? "" : ", " + first.stderr_path);
+  }
+  return hint;
+}
+
 }  // namespace envbisect

@@ -56,4 +56,9 @@ Diagnosis diagnose_build(const std::string& reason);
 // anchors failing with the same cause (not a declared skip). nullopt when the anchors can be compared.
 std::optional<std::string> anchors_input_error(const std::vector<RunResult>& good, const std::vector<RunResult>& bad);
 
+// Return the hint for an anchors_input_error: where to look and what to change. For a metric the runs
+// did not print, the recipe key `metric` they were read for; for a crash or a missing metric, the
+// first failed run's log files; "" when nothing is known.
+std::string anchors_input_hint(const std::vector<RunResult>& good, const std::string& metric);
+
 }  // namespace envbisect

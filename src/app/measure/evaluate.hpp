@@ -106,6 +106,8 @@ public:
 
   // Return whether the candidate's environment is ready in this session (no build needed before it runs).
   bool has_environment(const Candidate& candidate) const { return m_built.count(candidate.env_hash) > 0; }
+  // Return the metric key the recipe reads from the benchmark's output.
+  const std::string& recipe_metric() const { return m_setup.recipe.metric; }
 
 private:
   // A candidate's environment: how its build went, and where it is.

@@ -26,8 +26,21 @@ enum class ProgressStyle {
 // log lines are asked for (`verbose` false), else plain lines.
 ProgressStyle choose_progress_style(bool quiet, bool verbose);
 
+// Return the status line for a terminal `width` columns wide: the elapsed time and the ETA first, in
+// full, then the phase and what runs, cut to fit ("0:42 ETA ~1:10 | isolate | {packages/p} run 2/3").
+// Pure, for tests.
+std::string status_line_text(const std::string& elapsed, const std::string& eta, const std::string& rest,
+                             std::size_t width);
+
+// Return the seconds the rest of a run should take: `decisions_left` decisions, each as many runs and
+// builds as the decisions so far took on average (`runs_per_decision`, `builds_per_decision`, at
+// least one run), each run and build as long as the mean so far. Pure, for tests.
+double remaining_seconds(double decisions_left, double runs_per_decision, double run_seconds,
+                         double builds_per_decision, double build_seconds);
+
 // Reports a run's progress on `out` (stderr). Thread-safe: attempts of several slots report at once.
-// With a status line, anything written to std::cout first clears it (the line is redrawn after).
+// With a status line, anything written to std::cout or std::cerr first clears it (the line is
+// redrawn after).
 class Progress : public MeasureEvents {
 public:
   // Start reporting; a status line is redrawn every 200 ms so elapsed time moves during a long run.
@@ -58,7 +71,8 @@ public:
   void attempt_finished(const std::string& candidate_hash, int index, int of, const RunResult& result) override;
   // Decision `n` was made: `verdict` on `label` after `runs` runs.
   void decision(int n, const std::string& verdict, const std::string& label, int runs);
-  // Say that the search asks its questions again from the start: its decisions count anew.
+  // Say that the search asks its questions again from the start: its decisions count anew (the ETA
+  // grows by a pass of the search).
   void search_again();
   // Say `text` as a line of its own (an off-terminal event that has no other form).
   void note(const std::string& text);
@@ -69,7 +83,9 @@ public:
 private:
   std::string elapsed_text() const;
   std::string eta_text() const;
+  double decisions_left() const;  // the decisions this run should still make, all stages
   bool planned_phase() const;  // the phase is one the worst case counts (isolate, refine)
+  std::ostream& sink();        // where the status line and lines go: stderr's own buffer
   std::string name_of(const std::string& candidate_hash) const;
   void line(const std::string& text);  // with the lock held
   void draw();                         // with the lock held
@@ -94,8 +110,17 @@ private:
   int m_runs_per_decision = 1;
   int m_runs_done = 0;
   double m_run_seconds = 0;         // summed wall time of finished runs
+  int m_builds_done = 0;            // environments built (not reused)
+  double m_build_seconds = 0;       // their summed wall time
+  int m_runs_at_first_decision = -1;  // runs finished before the first decision (the anchors')
+  int m_after_search = 0;           // decisions made after the search (recheck, verify, probe)
+  int m_passes = 1;                 // passes of the search (it may ask again)
+  std::map<std::string, int> m_first_of;  // the run count first announced per candidate
   std::unique_ptr<std::streambuf> m_hook;
   std::streambuf* m_cout_buf = nullptr;
+  std::unique_ptr<std::streambuf> m_err_hook;  // the same for std::cerr (warnings), when `out` is it
+  std::streambuf* m_cerr_buf = nullptr;
+  std::unique_ptr<std::ostream> m_raw_err;     // stderr's own buffer, for this class's writes
   std::thread m_ticker;
 };
 

@@ -6,6 +6,7 @@
 
 #include "app/run/plan/budget.hpp"
 #include "app/run/refine/stages.hpp"
+#include "report/answer.hpp"
 #include "util/strings.hpp"
 #include "stats/effect.hpp"
 #include "stats/quantity.hpp"
@@ -209,11 +210,6 @@ void print_summary(std::ostream& out, const Findings& findings, const json& resu
   }
   const json& effect = findings.effect;
   if (!effect.is_null() && !retracted) {
-    char interval[96] = "no 95 % interval: too few runs";
-    if (effect.contains("low") && effect["low"].is_number() && effect.contains("high") && effect["high"].is_number()) {
-      std::snprintf(interval, sizeof interval, "95 %% CI %.3g-%.3g", effect["low"].get<double>(),
-                    effect["high"].get<double>());
-    }
     // A cause the run could not verify (stopped at its budget) is what was isolated so far: said so.
     const bool unverified = effect["of"] == "cause" &&
                             !(findings.isolation.verified_forward && findings.isolation.verified_reverse);
@@ -225,9 +221,18 @@ void print_summary(std::ostream& out, const Findings& findings, const json& resu
           << ")" << (effect.contains("ratio") ? "; of the runs that finished, " : "");
     }
     if (effect.contains("ratio")) {
-      out << findings.recipe.metric << " x" << stats::human_number(effect["ratio"].get<double>()) << " (" << interval
-          << "; " << effect["method"].get<std::string>() << ", " << effect["from_runs"] << " vs " << effect["to_runs"]
-          << " runs): " << effect["words"].get<std::string>();
+      // In the user's terms, the interval in the same terms ("5.76× slower (95 % CI 4.13–10.4×)"); how it
+      // was computed is in result.json and the report.
+      std::optional<double> low;
+      std::optional<double> high;
+      if (effect.contains("low") && effect["low"].is_number() && effect.contains("high") && effect["high"].is_number()) {
+        low = effect["low"].get<double>();
+        high = effect["high"].get<double>();
+      }
+      const std::string& unit = findings.recipe.unit;
+      out << report::factor_words(effect["ratio"].get<double>(), low, high, findings.recipe.higher_is_better, unit)
+          << " in " << (unit.empty() ? findings.recipe.metric : unit) << ", " << effect["from_runs"] << " good runs vs "
+          << effect["to_runs"] << " with the " << (effect["of"] == "cause" ? "cause" : "bad anchor");
     }
     out << "\n";
   }

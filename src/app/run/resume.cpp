@@ -198,7 +198,7 @@ RunOptions load_run(const std::string& run_dir, std::vector<json>& records, Mode
 
 }  // namespace
 
-ExitCode run_resume(const std::string& run_dir, double budget_s) {
+ExitCode run_resume(const std::string& run_dir, double budget_s, bool quiet) {
   // The lock comes first: the journal is read, and its torn tail cut, by its only user.
   std::optional<RunLock> lock;
   check_run_folder_trust(run_dir);  // before the lock file is written into it
@@ -219,6 +219,22 @@ ExitCode run_resume(const std::string& run_dir, double budget_s) {
     if (type == "start" || type == "result" || type == "attempt" || type == "decision") {
       break;
     }
+  }
+  // Say what is resumed before anything runs: which run, and how much of it is reused.
+  if (!quiet) {
+    int sessions = 0;
+    int attempts = 0;
+    int decisions = 0;
+    for (const json& record : records) {
+      const std::string type = record.value("type", "");
+      sessions += type == "start" ? 1 : 0;
+      attempts += type == "attempt" ? 1 : 0;
+      decisions += type == "decision" ? 1 : 0;
+    }
+    std::cerr << "envbisect: resuming " << run_dir << ": " << options.good_path << " (good) vs " << options.bad_path
+              << " (bad), recipe " << options.recipe_path << "; " << sessions << (sessions == 1 ? " session, " : " sessions, ")
+              << attempts << (attempts == 1 ? " run" : " runs") << " and " << decisions
+              << (decisions == 1 ? " decision" : " decisions") << " journaled, every finished run reused\n";
   }
   return execute(options, records, Mode::run, lock ? &*lock : nullptr);
 }

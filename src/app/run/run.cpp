@@ -50,6 +50,7 @@
 #include "util/fs.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
+#include "util/words.hpp"
 
 namespace envbisect {
 
@@ -79,7 +80,8 @@ stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& 
     if (mode == Mode::run) {
       report::write_reports(run_dir);
     }
-    throw Error(*problem, ExitCode::bad_input);
+    throw Error(with_hint(*problem, anchors_input_hint(evaluator.attempts(judge.good()), evaluator.recipe_metric())),
+                ExitCode::bad_input);
   }
   judge.measure_anchors(policy.anchor_runs);
   stats::Preflight preflight = judge.judge_anchors(pass_fail);
@@ -97,10 +99,12 @@ stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& 
   journal.append({{"type", "preflight"}, {"anchor_runs", anchor_runs}, {"preflight", preflight_to_json(preflight)}});
   std::cout << "anchors (" << anchor_runs << (anchor_runs == 1 ? " run" : " runs") << " each"
             << (pass_fail ? ", pass/fail" : ", interleaved") << "): " << preflight.message << "\n";
-  // Noisy anchors make every verdict need more runs, and a small effect invisible: say so.
+  // Noisy anchors make every verdict need more runs, and a small effect invisible: say so (a warning:
+  // stderr, after the line above).
+  std::cout << std::flush;
   for (const auto& [name, cv] : {std::pair{"good", preflight.good_cv}, std::pair{"bad", preflight.bad_cv}}) {
     if (!pass_fail && cv > stats::k_noisy_cv) {
-      std::cout << "warning: the " << name << " anchor's runs are noisy (CV " << std::lround(cv * 1000) / 10.0
+      std::cerr << "envbisect: warning: the " << name << " anchor's runs are noisy (CV " << std::lround(cv * 1000) / 10.0
                 << " % > " << stats::k_noisy_cv * 100 << " %): verdicts need more runs and small effects can hide; "
                    "a quieter machine or a longer benchmark helps\n";
     }

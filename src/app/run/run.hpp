@@ -48,8 +48,8 @@ struct RunOptions {
 ExitCode run_run(const RunOptions& options);
 
 // Continue the run in `run_dir` where it stopped, reusing every finished attempt; this session may
-// spend `budget_s` wall seconds (0: no limit).
-ExitCode run_resume(const std::string& run_dir, double budget_s = 0);
+// spend `budget_s` wall seconds (0: no limit). First say on stderr what it resumes (unless `quiet`).
+ExitCode run_resume(const std::string& run_dir, double budget_s = 0, bool quiet = false);
 
 // Recompute every decision of the run in `run_dir` from its journal, running nothing; exit 0 when the
 // decisions and the result are the same as recorded. The replay's own journal goes to `journal_path`

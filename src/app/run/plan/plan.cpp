@@ -12,6 +12,7 @@
 #include "util/fs.hpp"
 #include "util/hash.hpp"
 #include "util/strings.hpp"
+#include "util/words.hpp"
 
 namespace envbisect {
 
@@ -56,7 +57,8 @@ void print_plan(const PlannedRun& plan) {
     std::cout << "  1. anchors: good and bad, " << policy.anchor_runs << " runs each, interleaved (up to "
               << policy.max_anchor_runs << " while the preflight needs more)\n";
   }
-  std::cout << "  2. isolate the minimal cause among " << deltas.size() << " differences:\n";
+  std::cout << "  2. isolate the minimal cause among " << counted(static_cast<long long>(deltas.size()), "difference")
+            << ":\n";
   std::vector<const Axis*> axis_of(deltas.size(), nullptr);  // a lookup per delta, not a scan of the axes
   for (const Axis& axis : axes) {
     axis_of.at(axis.delta) = &axis;

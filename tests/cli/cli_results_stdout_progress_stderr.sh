@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Results go to stdout, progress and warnings to stderr: a run whose anchors are noisy warns on
+# stderr only, its progress lines are on stderr, and stdout holds the run's own lines.
+source "$(dirname "$0")/common.sh"
+[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+cat >"$T/bench.py" <<'PY'
+import json, os, random
+r = random.Random(os.getpid())
+slow = os.environ.get("E3") == "b"
+print(json.dumps({"m": (200.0 if slow else 1000.0) * (0.5 + r.random())}))
+PY
+echo '{"format": 1, "command": ["{python}", "{recipe_dir}/bench.py"], "metric": "m", "repeats": 3}' >"$T/recipe.json"
+eight_var_state a >"$T/good.json"
+eight_var_state b >"$T/bad.json"
+"$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" -o "$T/run" --no-probe \
+  >"$T/out.txt" 2>"$T/err.txt" || true
+expect_contains "$T/err.txt" "envbisect: warning: the good anchor's runs are noisy"
+expect_contains "$T/err.txt" " finished in "
+if grep -nE "warning|finished in |^envbisect: [0-9]+:[0-9][0-9]" "$T/out.txt"; then
+  echo "a warning or a progress line went to stdout"; exit 1
+fi
+expect_contains "$T/out.txt" "anchors ("
+echo "cli_results_stdout_progress_stderr: ok"
