@@ -68,7 +68,7 @@ ExitCode run_state_from(const StateFromOptions& options, std::ostream& out, std:
   state.name = options.name.empty() ? (options.at.empty() ? options.lock_path : options.at) : options.name;
   state.description = "from " + label + (commit.empty() ? "" : " (commit " + commit + ")") + ", for CPython " +
                       python + " on Linux " + options.machine + (read.selection.empty() ? "" : "; " + read.selection);
-  state.python.version = target.variables.at("python_version");
+  state.python.version = python;  // as given: "3.11.7" names the patch release a capture records
   for (const LockedPackage& package : read.packages) {
     PackagePin pin;
     pin.version = package.version;
