@@ -63,6 +63,16 @@ def packages():
         record = os.path.join(path, "RECORD")
         entry["record_sha256"] = file_sha256(record) if os.path.isfile(record) else None
         entry["requested"] = os.path.isfile(os.path.join(path, "REQUESTED"))
+        # The names it needs whatever extras are asked for (an installer's own packages stay out
+        # of the state unless something installed needs them).
+        needs = []
+        for requirement in dist.requires or []:
+            if "extra" in requirement.partition(";")[2]:
+                continue
+            match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
+            if match:
+                needs.append(normalize(match.group(1)))
+        entry["requires"] = needs
         seen[key] = entry
     return seen
 

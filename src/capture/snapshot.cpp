@@ -3,6 +3,7 @@
 #include <cctype>
 #include <ctime>
 #include <filesystem>
+#include <set>
 
 #include "capture/env_vars.hpp"
 #include "core/version.hpp"
@@ -64,8 +65,29 @@ void capture_packages(const CaptureInputs& inputs, Capture& capture, json& captu
     return;
   }
   captured["packages"] = json::object();
+  // The installer's own packages (pip, setuptools, wheel) are the venv's tooling, not the job's
+  // environment: pip freeze leaves them out too, and `run` builds venvs with its own installer. They
+  // stay when something installed needs them.
+  std::set<std::string> needed;
+  for (const auto& [key, entry] : packages.items()) {
+    if (entry.is_object() && entry.contains("requires") && entry["requires"].is_array()) {
+      for (const json& name : entry["requires"]) {
+        if (name.is_string()) {
+          needed.insert(normalize_package_name(name.get<std::string>()));
+        }
+      }
+    }
+  }
   for (const auto& [key, entry] : packages.items()) {
     if (!entry.is_object()) {
+      continue;
+    }
+    const std::string normal = normalize_package_name(key);
+    if ((normal == "pip" || normal == "setuptools" || normal == "wheel" || normal == "distribute") &&
+        needed.count(normal) == 0) {
+      captured["packages"][normal] = entry;
+      const std::string version = entry.contains("version") && entry["version"].is_string() ? entry["version"].get<std::string>() : "";
+      captured["left_out"].push_back(normal + " " + version + ": the installer's own package, nothing installed needs it");
       continue;
     }
     const std::string name = entry.contains("name") && entry["name"].is_string() ? entry["name"].get<std::string>() : key;

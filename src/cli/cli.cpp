@@ -277,11 +277,27 @@ CLI::App* add_state_command(CLI::App& app, StateFromOptions& state_from) {
   state_cmd->add_option("lockfile", state_from.lock_path, "uv.lock, pylock.toml, requirements.txt or pip freeze output")
       ->required();
   state_cmd->add_option("--at", state_from.at, "Read the lock as of this git revision (tag, branch, HEAD~20), not from disk");
-  state_cmd->add_option("--python", state_from.python, "Interpreter version the lock's entries are chosen for (default 3.11)");
+  state_cmd->add_option("--python", state_from.python,
+                        "Interpreter version the lock's entries are chosen for (default: the lowest the lock's "
+                        "requires-python admits, else 3.11)");
   state_cmd->add_option("--machine", state_from.machine, "Platform machine wheels must fit (default x86_64)");
   state_cmd->add_option("--name", state_from.name, "The state's name (default: the revision or the file)");
   state_cmd->add_option("-o,--output,--out", state_from.out_path,
                         "State file to write, its folder created when missing (default stdout)");
+  // uv.lock: what `uv sync` would install, chosen with uv's own flags.
+  UvSelection& uv = state_from.uv;
+  state_cmd->add_option("--package", uv.packages, "uv.lock: install this workspace member (repeatable)");
+  state_cmd->add_flag("--all-packages", uv.all_packages, "uv.lock: install every workspace member");
+  state_cmd->add_option("--extra", uv.extras, "uv.lock: include this optional extra of the roots (repeatable)");
+  state_cmd->add_flag("--all-extras", uv.all_extras, "uv.lock: include every extra of the roots");
+  state_cmd->add_option("--no-extra", uv.no_extras, "uv.lock: leave this extra out of --all-extras (repeatable)");
+  state_cmd->add_option("--group", uv.groups, "uv.lock: include this dependency group (repeatable)");
+  state_cmd->add_option("--only-group", uv.only_groups, "uv.lock: only this dependency group, not the roots' own dependencies");
+  state_cmd->add_option("--no-group", uv.no_groups, "uv.lock: leave this dependency group out (repeatable)");
+  state_cmd->add_flag("--no-default-groups", uv.no_default_groups, "uv.lock: leave out tool.uv.default-groups (default: dev)");
+  state_cmd->add_flag("--all-groups", uv.all_groups, "uv.lock: include every dependency group");
+  state_cmd->add_flag("--no-dev", uv.no_dev, "uv.lock: leave the dev group out");
+  state_cmd->add_flag("--only-dev", uv.only_dev, "uv.lock: only the dev group, not the roots' own dependencies");
   return state_cmd;
 }
 

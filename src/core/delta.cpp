@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/version.hpp"
+#include "core/wheel_name.hpp"
 #include "util/redact.hpp"
 #include "util/strings.hpp"
 
@@ -88,12 +89,34 @@ std::string normal_version(const std::string& text) {
   return version ? version->to_string() : text;
 }
 
+// Return a wheel file name with its distribution name (PEP 503) and version normalised: pip and uv
+// take "PyYAML-6.0.2-cp312-…" and "pyyaml-6.0.2-cp312-…" for one file. A name that is not a wheel's
+// stays as written.
+std::optional<std::string> normal_wheel(const std::optional<std::string>& wheel) {
+  if (!wheel) {
+    return std::nullopt;
+  }
+  const std::optional<WheelName> name = parse_wheel_name(*wheel);
+  if (!name) {
+    return wheel;
+  }
+  return name->name + "-" + name->version.to_string() + "-" + name->build + "-" + name->python_tag + "-" +
+         name->abi_tag + "-" + name->platform_tag;
+}
+
 // Two package pins are the same environment when they choose the same build: versions equal once
 // normalised (local labels are case-insensitive, "1.0-1" is "1.0.post1"), sha256 in either case, one
-// wheel file. "1.0" and "1.0.0" stay different: their wheel files are told apart by name.
+// wheel file (its name normalised). "1.0" and "1.0.0" stay different: their wheel files are told apart
+// by name. One sha256 on both sides is one build, whatever each calls the file.
 bool same(const PackagePin& a, const PackagePin& b) {
-  return normal_version(a.version) == normal_version(b.version) && a.wheel == b.wheel &&
-         a.sha256.has_value() == b.sha256.has_value() && (!a.sha256 || lower_hex(*a.sha256) == lower_hex(*b.sha256));
+  if (normal_version(a.version) != normal_version(b.version)) {
+    return false;
+  }
+  if (a.sha256 && b.sha256 && lower_hex(*a.sha256) == lower_hex(*b.sha256)) {
+    return true;
+  }
+  return normal_wheel(a.wheel) == normal_wheel(b.wheel) && a.sha256.has_value() == b.sha256.has_value() &&
+         (!a.sha256 || lower_hex(*a.sha256) == lower_hex(*b.sha256));
 }
 template <typename T>
 bool same(const T& a, const T& b) { return a == b; }

@@ -145,7 +145,16 @@ private:
     std::string op = read_operator();
     std::optional<std::string> right = read_value(right_is_variable, right_name);
     if (!left || !right) {
-      return op == "!=" || op == "not in";  // `extra`: no extra is ever active here
+      // `extra`: the comparison holds for the extras the environment names, none by default.
+      const std::string value = left ? *left : (right ? *right : std::string());
+      bool named = (left || right) && m_env.extras.count(value) > 0;
+      if (op == "==" || op == "===" || op == "in") {
+        return named;
+      }
+      if (op == "!=" || op == "not in") {
+        return !named;
+      }
+      fail("cannot compare 'extra' with " + op);
     }
     return compare(*left, op, *right, left_is_variable ? left_name : right_name);
   }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -13,14 +14,17 @@ struct MarkerEnvironment {
   std::map<std::string, std::string> variables;
   int glibc_major = 2;
   int glibc_minor = 36;  // Debian 12
+  // The values `extra` holds: `extra == 'x'` is true for each (uv's conflict markers name chosen
+  // extras and groups so: 'extra-7-nanochat-gpu', 'group-11-pydantic-ai-dev'); empty: no extra.
+  std::set<std::string> extras;
 };
 
 // Return the environment of CPython `python_version` ("3.12" or "3.12.3") on Linux `machine` ("x86_64").
 // Throw Error when the version is not N.N or N.N.N.
 MarkerEnvironment linux_marker_environment(const std::string& python_version, const std::string& machine = "x86_64");
 
-// Return whether PEP 508 marker `marker` holds in `environment` (an empty marker holds; `extra` compares
-// false with every value, so optional dependencies stay out). Throw Error naming what could not be
+// Return whether PEP 508 marker `marker` holds in `environment` (an empty marker holds; `extra == 'x'` holds
+// only for x in the environment's `extras`, so optional dependencies stay out unless chosen). Throw Error naming what could not be
 // parsed when the marker is malformed.
 bool evaluate_marker(std::string_view marker, const MarkerEnvironment& environment);
 

@@ -263,8 +263,9 @@ void parse_repos(const json& doc, EnvState& state, Problems& problems) {
     }
     check_fields(value, pointer, {"path", "url", "commit"}, problems);
     RepoPin pin;
-    pin.path = read_string(value, "path", pointer, problems, true);
+    // A repository known by its URL alone (a lock's git source) may leave `path` out; `run` needs one.
     pin.url = read_string(value, "url", pointer, problems, false);
+    pin.path = read_string(value, "path", pointer, problems, pin.url.empty());
     pin.commit = read_string(value, "commit", pointer, problems, true);
     if (value.contains("commit") && value["commit"].is_string()) {
       if (std::string why = revision_problem(pin.commit); !why.empty()) {
@@ -471,7 +472,10 @@ json state_to_json(const EnvState& state) {
     doc["packages"][name] = entry;
   }
   for (const auto& [name, pin] : state.repos) {
-    json entry = {{"path", pin.path}, {"commit", pin.commit}};
+    json entry = {{"commit", pin.commit}};
+    if (!pin.path.empty() || pin.url.empty()) {
+      entry["path"] = pin.path;
+    }
     if (!pin.url.empty()) {
       entry["url"] = pin.url;
     }

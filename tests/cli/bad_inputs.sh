@@ -73,6 +73,8 @@ bad_state package_unknown_field "/packages/fauxtorch/wheels: unknown field 'whee
 bad_state repo_no_commit "/repos/dflash/commit: missing"
 bad_state repo_bad_commit "/repos/dflash/commit: expected a commit id, tag, branch or revision (v2.3, main~4), got '--upload-pack=touch', which starts with '-'"
 bad_state repo_missing_dir "/repos/dflash/path: $B/no/such/checkout is not a directory"
+# A lock's git source is a repo known by its URL (state writes no path): run asks for a clone.
+bad_state repo_url_only "/repos/torchtitan/path: missing: clone https://github.com/pytorch/torchtitan and give its folder as path"
 bad_state cache_state "/caches/inductor/state: expected \"cold\", \"warm\" or a snapshot path, got 'lukewarm'"
 # Names that become folders (RUNDIR/repos/NAME-COMMIT, a snapshot per cache) cannot leave the run folder.
 bad_state repo_name_escapes "/repos/..~1..~1escape: invalid name '../../escape': starts with '.'"

@@ -41,7 +41,7 @@ lock cu126 c >"$R/uv.lock"  # uncommitted: --at must read history, not this file
 
 "$ENVBISECT" state "$R/uv.lock" --at v1.4 -o "$T/good.json" 2>"$T/good.err"
 "$ENVBISECT" state "$R/uv.lock" --at HEAD --python 3.11 -o "$T/bad.json" 2>"$T/bad.err"
-expect_contains "$T/good.err" "1 package from $R/uv.lock at v1.4 (commit $(git -C "$R" rev-parse v1.4))"
+expect_contains "$T/good.err" "1 package and 0 repos from $R/uv.lock at v1.4 (commit $(git -C "$R" rev-parse v1.4))"
 expect_contains "$T/good.err" "chose torch-2.11.0+cu128-cp311-cp311-manylinux_2_28_x86_64.whl of 2 wheels"
 expect_contains "$T/good.json" "\"sha256\": \"$(printf "a%.0s" {1..64})\""
 expect_contains "$T/bad.json" "torch-2.11.0+cu130-cp311-cp311-manylinux_2_28_x86_64.whl"

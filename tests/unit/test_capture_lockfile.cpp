@@ -1,5 +1,6 @@
 // read_lock on uv.lock, pylock.toml, requirements.txt and pip freeze text, as written by uv and pip.
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -178,6 +179,23 @@ wheels = [{ name = "colorama-0.4.6-py2.py3-none-any.whl", hashes = { sha256 = ")
   const LockRead read = read_lock(LockFormat::pylock, lock, "pylock.toml", linux_marker_environment("3.12"));
   CHECK(describe(read) == "torch 2.11.0+cu130 torch-2.11.0+cu130-cp312-cp312-manylinux_2_28_x86_64.whl b\n");
   CHECK(read.notes.size() == 2);  // colorama left out; torch: one wheel chosen of two
+  // `uv export --format pylock.toml` writes the project itself as a directory entry, and a git
+  // dependency as a vcs entry: both are repos of the state, the file is not refused.
+  const LockRead exported = read_lock(LockFormat::pylock, lock + R"(
+[[packages]]
+name = "trainer"
+directory = { path = ".", editable = true }
+
+[[packages]]
+name = "torchtitan"
+vcs = { type = "git", url = "https://github.com/pytorch/torchtitan", commit-id = "23e4dfca5ca52587dbaf18f67bee8d73e875df5b" }
+)", "pylock.toml", linux_marker_environment("3.12"));
+  REQUIRE(exported.repos.size() == 2);
+  CHECK(exported.repos[0].name == "torchtitan");
+  CHECK(exported.repos[0].commit == "23e4dfca5ca52587dbaf18f67bee8d73e875df5b");
+  CHECK(exported.repos[1].name == "trainer");
+  CHECK(exported.repos[1].path == ".");
+  CHECK(exported.packages.size() == 1);
   CHECK_THROWS_AS(read_lock(LockFormat::pylock, "[[packages]]\nname='x'\n", "pylock.toml", linux_marker_environment("3.12")),
                   Error);
   // PEP 751: a lock-version of another major version is refused.
@@ -197,13 +215,26 @@ TEST_CASE("requirements.txt with hashes, and pip freeze output", "[capture][lock
                                    "-e ./vendor/dflash\n";
   const LockRead read = read_lock(LockFormat::requirements, requirements, "requirements.txt", env);
   CHECK(describe(read) == "faux-transformers 5.8.1  \nnumpy 2.3.0  \ntorch 2.11.0+cu128  a\n");
-  CHECK(read.notes.size() == 3);  // two numpy hashes, pywin32 left out, the editable line
+  CHECK(read.notes.size() == 2);  // two numpy hashes, pywin32 left out
+  // Every hash is kept (one per file: wheels and sdist); the editable folder is a repo of the state.
+  CHECK(read.packages[1].hashes == std::vector<std::string>{k_b, k_c});
+  REQUIRE(read.repos.size() == 1);
+  CHECK(read.repos[0].name == "dflash");
+  CHECK(read.repos[0].path == "vendor/dflash");
 
   const std::string freeze = "filelock==3.16.1\n"
                              "torch @ file:///root/.cache/wheels/torch-2.11.0%2Bcu128-cp312-cp312-manylinux_2_28_x86_64.whl\n"
-                             "-e git+https://example.org/dflash.git@0a515c7#egg=dflash\n";
+                             "-e git+https://example.org/dflash.git@0a515c7#egg=dflash\n"
+                             "Pillow @ file:///w/pillow-11.0.0-cp312-cp312-manylinux_2_28_x86_64.whl#sha256=" + k_a + "\n";
   const LockRead frozen = read_lock(LockFormat::requirements, freeze, "freeze.txt", env);
-  CHECK(describe(frozen) == "filelock 3.16.1  \ntorch 2.11.0+cu128 torch-2.11.0+cu128-cp312-cp312-manylinux_2_28_x86_64.whl \n");
+  CHECK(describe(frozen) == "filelock 3.16.1  \n"
+                            "pillow 11.0.0 pillow-11.0.0-cp312-cp312-manylinux_2_28_x86_64.whl a\n"
+                            "torch 2.11.0+cu128 torch-2.11.0+cu128-cp312-cp312-manylinux_2_28_x86_64.whl \n");
+  // `-e git+URL@SHA#egg=NAME` (pip freeze of an editable git checkout) is a repo at that commit.
+  REQUIRE(frozen.repos.size() == 1);
+  CHECK(frozen.repos[0].name == "dflash");
+  CHECK(frozen.repos[0].url == "https://example.org/dflash.git");
+  CHECK(frozen.repos[0].commit == "0a515c7");
 
   auto message = [&](const std::string& text) {
     try {

@@ -90,6 +90,22 @@ TEST_CASE("build_capture turns a probe report into a state that loads back uncha
   CHECK(loaded == state);
 }
 
+TEST_CASE("build_capture leaves the installer's own packages out unless something installed needs them", "[capture][snapshot]") {
+  CaptureInputs inputs;
+  inputs.probe = sample_probe();
+  inputs.name = "venv";
+  json& packages = inputs.probe["packages"];
+  packages["pip"] = {{"name", "pip"}, {"version", "23.0.1"}, {"dist_info", "/v/lib/pip"}, {"requires", json::array()}};
+  packages["wheel"] = {{"name", "wheel"}, {"version", "0.45.1"}, {"dist_info", "/v/lib/wheel"}};
+  packages["setuptools"] = {{"name", "setuptools"}, {"version", "75.1.0"}, {"dist_info", "/v/lib/st"}};
+  packages["fauxtransformers"]["requires"] = {"setuptools", "fauxtorch"};
+  const Capture capture = build_capture(inputs);
+  // pip freeze leaves pip and wheel out as well, so a capture and a freeze of one venv agree.
+  CHECK(capture.state.packages.count("pip") == 0);
+  CHECK(capture.state.packages.count("wheel") == 0);
+  CHECK(capture.state.packages.at("setuptools").version == "75.1.0");  // fauxtransformers needs it
+}
+
 TEST_CASE("build_capture of a probe that could not list packages warns and still gives a state", "[capture][snapshot]") {
   CaptureInputs inputs;
   inputs.probe = sample_probe();

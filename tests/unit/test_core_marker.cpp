@@ -40,6 +40,16 @@ TEST_CASE("PEP 508 markers evaluate against a Linux CPython", "[core][marker]") 
   CHECK(evaluate_marker("platform_machine == 'aarch64'", linux_marker_environment("3.12", "aarch64")));
 }
 
+TEST_CASE("`extra` holds for the extras the environment names (uv's conflict markers)", "[core][marker]") {
+  MarkerEnvironment env = linux_marker_environment("3.12");
+  env.extras = {"extra-7-nanochat-gpu", "group-11-pydantic-ai-dev"};
+  CHECK(evaluate_marker("extra == 'extra-7-nanochat-gpu'", env));
+  CHECK_FALSE(evaluate_marker("extra == 'extra-7-nanochat-cpu'", env));
+  CHECK(evaluate_marker("extra != 'extra-7-nanochat-cpu' and extra == 'group-11-pydantic-ai-dev'", env));
+  CHECK_FALSE(evaluate_marker("sys_platform == 'linux' and extra != 'extra-7-nanochat-gpu'", env));
+  CHECK(evaluate_marker("'extra-7-nanochat-gpu' == extra", env));
+}
+
 TEST_CASE("Malformed markers and versions are errors, not guesses", "[core][marker]") {
   const MarkerEnvironment env = linux_marker_environment("3.12");
   CHECK_THROWS_AS(evaluate_marker("sys_platform = 'linux'", env), Error);

@@ -132,6 +132,22 @@ TEST_CASE("a resolved repo delta carries the resolved ids, its refs beside them"
   CHECK(diff_states(good, bad).empty());
 }
 
+TEST_CASE("one build under two spellings of its wheel's name is no difference", "[core][delta]") {
+  const std::string hash(64, 'a');
+  EnvState lock;
+  EnvState pylock;
+  // uv.lock's URL keeps the index's spelling, pylock.toml's name the normalised one: same bytes.
+  lock.packages["pyyaml"] = PackagePin{"6.0.2", "PyYAML-6.0.2-cp312-cp312-manylinux_2_17_x86_64.whl", hash};
+  pylock.packages["pyyaml"] = PackagePin{"6.0.2", "pyyaml-6.0.2-cp312-cp312-manylinux_2_17_x86_64.whl", hash};
+  CHECK(diff_states(lock, pylock).empty());
+  pylock.packages["pyyaml"].sha256.reset();
+  CHECK(diff_states(lock, pylock).size() == 1);  // a pinned hash against none is still a difference
+  lock.packages["pyyaml"].sha256.reset();
+  CHECK(diff_states(lock, pylock).empty());  // the names alone: one file to pip and uv
+  pylock.packages["pyyaml"].wheel = "pyyaml-6.0.2-cp312-cp312-manylinux_2_28_x86_64.whl";
+  CHECK(diff_states(lock, pylock).size() == 1);  // another platform tag is another file
+}
+
 TEST_CASE("every problem in a state is reported at once", "[core][state]") {
   std::string message = error_of(R"({"format": 1, "threads": {"a": -1}, "env": {"B": 2}, "colour": 1})");
   CHECK_THAT(message, Catch::Contains("3 problems"));

@@ -8,6 +8,7 @@
 
 #include "app/inputs/load.hpp"
 #include "capture/git_blob.hpp"
+#include "capture/lock_source.hpp"
 #include "capture/lockfile.hpp"
 #include "core/marker.hpp"
 #include "core/state.hpp"
@@ -19,7 +20,9 @@ namespace envbisect {
 
 ExitCode run_state_from(const StateFromOptions& options, std::ostream& out, std::ostream& err) {
   // Decide the target first: a bad --python is an input error before any file is read.
-  const MarkerEnvironment target = linux_marker_environment(options.python, options.machine);
+  if (!options.python.empty()) {
+    linux_marker_environment(options.python, options.machine);
+  }
   // -o naming the lock itself (or a link to it) would replace the lock with the state.
   struct stat lock_stat {};
   struct stat out_stat {};
@@ -44,32 +47,44 @@ ExitCode run_state_from(const StateFromOptions& options, std::ostream& out, std:
     label = options.lock_path + " at " + options.at;
   }
 
-  // Every exact build the lock names for this interpreter and platform.
-  const LockRead read = read_lock(lock_format_of(options.lock_path), text, label, target);
-  if (read.packages.empty()) {
+  // The interpreter: --python, else the lowest the lock's requires-python admits, else 3.11.
+  const LockFormat format = lock_format_of(options.lock_path);
+  std::string python = options.python.empty() ? default_python_of(format, text) : options.python;
+  if (python.empty()) {
+    python = "3.11";
+  }
+  const MarkerEnvironment target = linux_marker_environment(python, options.machine);
+
+  // Every exact build the lock names for this interpreter, platform and uv selection; the project
+  // files beside the lock (default-groups) come from the same revision.
+  LockOptions lock_options;
+  lock_options.uv = options.uv;
+  lock_options.read_beside = [&](const std::string& relative) { return read_file_beside(options.lock_path, options.at, relative); };
+  const LockRead read = read_lock(format, text, label, target, lock_options);
+  if (read.packages.empty() && read.repos.empty()) {
     // The fix is usually another interpreter: name the ones the lock does have packages for.
     std::vector<std::string> versions;
     for (int minor = 8; minor <= 14; ++minor) {
       const std::string version = "3." + std::to_string(minor);
-      if (version != options.python &&
-          !read_lock(lock_format_of(options.lock_path), text, label, linux_marker_environment(version, options.machine))
-               .packages.empty()) {
-        versions.push_back(version);
+      if (version != python) {
+        const LockRead other = read_lock(format, text, label, linux_marker_environment(version, options.machine), lock_options);
+        if (!other.packages.empty() || !other.repos.empty()) {
+          versions.push_back(version);
+        }
       }
     }
     const std::string hint = versions.empty() ? "check --machine (" + options.machine + ") and the lock's markers"
                                               : "the lock has packages for CPython " + join(versions, ", ") +
                                                     ": add --python " + versions.front();
-    throw Error(with_hint(label + ": names no package for CPython " + options.python + " on Linux " + options.machine,
-                          hint),
+    throw Error(with_hint(label + ": names no package for CPython " + python + " on Linux " + options.machine, hint),
                 ExitCode::bad_input);
   }
 
   EnvState state;
   state.name = options.name.empty() ? (options.at.empty() ? options.lock_path : options.at) : options.name;
   state.description = "from " + label + (commit.empty() ? "" : " (commit " + commit + ")") + ", for CPython " +
-                      options.python + " on Linux " + options.machine;
-  state.python.version = target.variables.at("python_version");
+                      python + " on Linux " + options.machine + (read.selection.empty() ? "" : "; " + read.selection);
+  state.python.version = python;  // as given: "3.11.7" names the patch release a capture records
   for (const LockedPackage& package : read.packages) {
     PackagePin pin;
     pin.version = package.version;
@@ -81,19 +96,33 @@ ExitCode run_state_from(const StateFromOptions& options, std::ostream& out, std:
     }
     state.packages[package.name] = pin;
   }
+  // Git and local sources are repositories at a commit: git ones by URL, local folders at the
+  // lock's own revision (the working tree's HEAD when read from disk).
+  std::vector<std::string> notes = read.notes;
+  std::size_t repo_count = 0;
+  for (const LockedRepo& repo : read.repos) {
+    if (repo.kind == "project") {
+      notes.push_back(repo.name + " (" + repo.path + "): the project itself, left out (what the job runs, not an installed build)");
+      continue;
+    }
+    ++repo_count;
+    state.repos[repo.name] = repo_pin_of(repo, options.lock_path, commit.empty() ? "HEAD" : commit,
+                                         options.out_path.empty() ? "." : parent_dir(options.out_path));
+  }
   // The state must load back exactly as written; anything else is our bug, caught here.
   const std::string json_text = state_to_json(state).dump(2) + "\n";
   parse_state(json_text, label);
 
-  for (const std::string& note : read.notes) {
+  for (const std::string& note : notes) {
     if (!options.quiet) {
       err << "envbisect: " << escape_control_lines(note) << "\n";
     }
   }
   if (!options.quiet) {
-    err << "envbisect: " << read.packages.size() << " package" << (read.packages.size() == 1 ? "" : "s") << " from "
-        << escape_control(label) << (commit.empty() ? "" : " (commit " + escape_control(commit) + ")") << " for CPython "
-        << escape_control(options.python) << "\n";
+    err << "envbisect: " << read.packages.size() << " package" << (read.packages.size() == 1 ? "" : "s") << " and "
+        << repo_count << " repo" << (repo_count == 1 ? "" : "s") << " from " << escape_control(label)
+        << (commit.empty() ? "" : " (commit " + escape_control(commit) + ")") << " for CPython " << escape_control(python)
+        << (read.selection.empty() ? "" : " (" + escape_control(read.selection) + ")") << "\n";
   }
   if (options.out_path.empty()) {
     out << json_text;

@@ -3,6 +3,7 @@
 #include <iosfwd>
 #include <string>
 
+#include "capture/lockfile.hpp"
 #include "util/error.hpp"
 
 namespace envbisect {
@@ -11,10 +12,11 @@ namespace envbisect {
 struct StateFromOptions {
   std::string lock_path;         // uv.lock, pylock.toml, requirements.txt or pip freeze output
   std::string at;                // a git revision to read the lock as of ("" = the file on disk)
-  std::string python = "3.11";   // the candidate interpreter's version the lock's entries are chosen for
+  std::string python;            // the candidate interpreter's version; "" = the lock's requires-python, else 3.11
   std::string machine = "x86_64";
   std::string name;              // the state's name (default: the lock's file name and revision)
   std::string out_path;          // "" = stdout
+  UvSelection uv;                // uv.lock: roots, groups and extras, as uv's flags choose them
   bool quiet = false;            // -q: print nothing on `err` but errors
 };
 

@@ -20,7 +20,9 @@ EnvState load_state_file(const std::string& path) {
     state.container.base = absolute_path(state.container.base, state.base_dir);
   }
   for (auto& [name, repo] : state.repos) {
-    repo.path = absolute_path(repo.path, state.base_dir);
+    if (!repo.path.empty()) {
+      repo.path = absolute_path(repo.path, state.base_dir);
+    }
   }
   // A captured cache directory is found like a repository: beside the state, not the current folder.
   for (auto& [name, cache] : state.caches) {
@@ -123,6 +125,11 @@ void check_run_inputs(EnvState& good, const std::string& good_path, EnvState& ba
   for (auto [state, state_problems] : {std::pair{&good, &good_problems}, std::pair{&bad, &bad_problems}}) {
     for (auto& [name, repo] : state->repos) {
       std::error_code error;
+      if (repo.path.empty()) {
+        state_problems->add("/repos/" + pointer_token(name) + "/path",
+                            "missing: clone " + repo.url + " and give its folder as path");
+        continue;
+      }
       if (!std::filesystem::is_directory(repo.path, error)) {
         state_problems->add("/repos/" + pointer_token(name) + "/path", repo.path + " is not a directory");
         continue;

@@ -1,0 +1,643 @@
+// uv.lock read as `uv sync` / `uv export` read it (docs/INPUTS.md, "uv.lock").
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <utility>
+
+#include "capture/lock_parts.hpp"
+#include "core/state.hpp"
+#include "util/error.hpp"
+#include "util/strings.hpp"
+
+namespace envbisect::lock_parts {
+
+namespace {
+
+struct UvEntry {
+  const toml::table* table;
+  std::string name;
+  std::string version;
+  std::string where;
+  std::string source_kind;  // registry, url, git, editable, virtual, directory, path ("" when not given)
+  std::string source_value;
+};
+
+// A (package, extra-or-group) pair; uv names them in conflict markers as `extra-N-PKG-X` / `group-N-PKG-G`.
+using Activation = std::pair<std::string, std::string>;
+
+std::string conflict_marker_value(const std::string& kind, const Activation& activation) {
+  return kind + "-" + std::to_string(activation.first.size()) + "-" + activation.first + "-" + activation.second;
+}
+
+std::string join(const std::vector<std::string>& items, const std::string& separator) {
+  std::string text;
+  for (const std::string& item : items) {
+    text += (text.empty() ? "" : separator) + item;
+  }
+  return text;
+}
+
+std::vector<std::string> string_array(const toml::array* array) {
+  std::vector<std::string> values;
+  if (array != nullptr) {
+    for (const toml::node& node : *array) {
+      if (std::optional<std::string> value = node.value<std::string>()) {
+        values.push_back(*value);
+      }
+    }
+  }
+  return values;
+}
+
+std::string source_text(const toml::table* source) {
+  if (source == nullptr) {
+    return "";
+  }
+  std::string text;
+  for (const auto& [key, value] : *source) {
+    text += std::string(key.str()) + "=" + value.value_or(std::string()) + ";";
+  }
+  return text;
+}
+
+// The installed set a selection gives: which entries, which extras and groups were active.
+class UvInstall {
+public:
+  UvInstall(const std::vector<UvEntry>& entries, const std::string& label, const MarkerEnvironment& target)
+      : m_entries(entries), m_label(label), m_target(target) {
+    for (const UvEntry& entry : entries) {
+      m_by_name.emplace(entry.name, &entry);
+    }
+  }
+
+  // Return the entry named `name` in the lock, nullptr when there is none.
+  const UvEntry* find(const std::string& name) const {
+    auto found = m_by_name.find(name);
+    return found == m_by_name.end() ? nullptr : found->second;
+  }
+
+  // Walk from `roots` with the root extras and groups given: one pass that gathers the extras
+  // dependencies switch on (when the lock declares conflicts), then the pass that takes entries with
+  // every conflict marker evaluated against the full set, as uv does.
+  void walk(const std::vector<const UvEntry*>& roots, bool prod, const std::set<Activation>& root_extras,
+            const std::set<Activation>& groups, const toml::table* manifest_groups, bool gather) {
+    m_extras = root_extras;
+    m_groups = groups;
+    if (gather) {
+      run(roots, prod, root_extras, manifest_groups, true);
+    }
+    run(roots, prod, root_extras, manifest_groups, false);
+  }
+
+  const std::set<const UvEntry*>& included() const { return m_included; }
+  const std::set<Activation>& extras() const { return m_extras; }
+
+private:
+  MarkerEnvironment environment(const std::set<Activation>& extras) const {
+    MarkerEnvironment env = m_target;
+    for (const Activation& extra : extras) {
+      env.extras.insert(conflict_marker_value("extra", extra));
+    }
+    for (const Activation& group : m_groups) {
+      env.extras.insert(conflict_marker_value("group", group));
+    }
+    return env;
+  }
+
+  // Return the entry a dependency table means: by name, and by version and source when it gives them
+  // (a name the lock holds in several resolutions).
+  const UvEntry* resolve(const toml::table& dependency, const std::string& where) const {
+    const std::string name = normalize_package_name(get_string(dependency["name"]));
+    const std::string version = get_string(dependency["version"]);
+    const std::string source = source_text(dependency["source"].as_table());
+    auto [first, last] = m_by_name.equal_range(name);
+    for (auto it = first; it != last; ++it) {
+      if (!version.empty() && it->second->version != version) {
+        continue;
+      }
+      if (!source.empty() && source_text((*it->second->table)["source"].as_table()) != source) {
+        continue;
+      }
+      return it->second;
+    }
+    fail(m_label, where, "depends on " + name + (version.empty() ? "" : " " + version) + ", which the lock does not hold");
+  }
+
+  struct Visit {
+    const UvEntry* entry;
+    std::string extra;  // "" = the entry's own dependencies
+  };
+
+  // Follow one dependency list.
+  void follow(const toml::array* dependencies, const std::string& where, bool gather, std::vector<Visit>& queue,
+              std::set<std::pair<const UvEntry*, std::string>>& seen) {
+    if (dependencies == nullptr) {
+      return;
+    }
+    for (std::size_t j = 0; j < dependencies->size(); ++j) {
+      const std::string at = where + "/" + std::to_string(j);
+      const toml::table* dependency = (*dependencies)[j].as_table();
+      if (dependency == nullptr) {
+        fail(m_label, at, "expected a table");
+      }
+      const UvEntry* entry = resolve(*dependency, at);
+      const std::vector<std::string> extras = string_array((*dependency)["extra"].as_array());
+      std::set<Activation> with = m_extras;
+      if (gather) {
+        for (const std::string& extra : extras) {
+          with.insert({entry->name, normalize_package_name(extra)});
+        }
+      }
+      if (!marker_holds(get_string((*dependency)["marker"]), environment(with), m_label, at + "/marker")) {
+        continue;
+      }
+      if (gather) {
+        m_extras = std::move(with);
+      } else {
+        m_included.insert(entry);
+      }
+      if (seen.insert({entry, ""}).second) {
+        queue.push_back({entry, ""});
+      }
+      for (const std::string& extra : extras) {
+        if (seen.insert({entry, extra}).second) {
+          queue.push_back({entry, extra});
+        }
+      }
+    }
+  }
+
+  void run(const std::vector<const UvEntry*>& roots, bool prod, const std::set<Activation>& root_extras,
+           const toml::table* manifest_groups, bool gather) {
+    std::vector<Visit> queue;
+    std::set<std::pair<const UvEntry*, std::string>> seen;
+    for (const UvEntry* root : roots) {
+      if (prod) {
+        if (!gather) {
+          m_included.insert(root);  // --only-group installs the groups without the project itself
+        }
+        seen.insert({root, ""});
+        queue.push_back({root, ""});
+        for (const Activation& extra : root_extras) {
+          if (extra.first == root->name && seen.insert({root, extra.second}).second) {
+            queue.push_back({root, extra.second});
+          }
+        }
+      }
+      if (const toml::table* groups = (*root->table)["dev-dependencies"].as_table()) {
+        for (const auto& [group, members] : *groups) {
+          const std::string name = normalize_package_name(std::string(group.str()));
+          if (m_groups.count({root->name, name}) > 0) {
+            follow(members.as_array(), root->where + "/dev-dependencies/" + std::string(group.str()), gather, queue, seen);
+          }
+        }
+      }
+    }
+    if (manifest_groups != nullptr) {
+      // A workspace root that is no project keeps its groups in the manifest, as requirement strings
+      // naming workspace members or locked packages.
+      for (const auto& [group, members] : *manifest_groups) {
+        if (m_groups.count({"", normalize_package_name(std::string(group.str()))}) == 0) {
+          continue;
+        }
+        for (const std::string& requirement : string_array(members.as_array())) {
+          std::size_t end = requirement.find_first_of(" ;[<>=!~@");
+          const UvEntry* entry = find(normalize_package_name(requirement.substr(0, end)));
+          if (entry != nullptr && seen.insert({entry, ""}).second) {
+            if (!gather) {
+              m_included.insert(entry);
+            }
+            queue.push_back({entry, ""});
+          }
+        }
+      }
+    }
+    while (!queue.empty()) {
+      Visit visit = queue.back();
+      queue.pop_back();
+      if (visit.extra.empty()) {
+        follow((*visit.entry->table)["dependencies"].as_array(), visit.entry->where + "/dependencies", gather, queue, seen);
+      } else if (const toml::table* optional = (*visit.entry->table)["optional-dependencies"].as_table()) {
+        for (const auto& [extra, members] : *optional) {
+          if (normalize_package_name(std::string(extra.str())) == normalize_package_name(visit.extra)) {
+            follow(members.as_array(), visit.entry->where + "/optional-dependencies/" + std::string(extra.str()), gather,
+                   queue, seen);
+          }
+        }
+      }
+    }
+  }
+
+  const std::vector<UvEntry>& m_entries;
+  const std::string& m_label;
+  const MarkerEnvironment& m_target;
+  std::multimap<std::string, const UvEntry*> m_by_name;
+  std::set<const UvEntry*> m_included;
+  std::set<Activation> m_extras;
+  std::set<Activation> m_groups;
+};
+
+// Return the lock's [[package]] entries, each with its normalised name, version, source and place.
+std::vector<UvEntry> uv_entries(const toml::table& lock, const std::string& label) {
+  const toml::array* packages = lock["package"].as_array();
+  if (packages == nullptr) {
+    fail(label, "/package", "no [[package]] entries (is this a uv.lock?)");
+  }
+  std::vector<UvEntry> entries;
+  entries.reserve(packages->size());
+  for (std::size_t i = 0; i < packages->size(); ++i) {
+    const std::string where = "/package/" + std::to_string(i);
+    const toml::table* table = (*packages)[i].as_table();
+    if (table == nullptr) {
+      fail(label, where, "expected a table");
+    }
+    UvEntry entry{table, normalize_package_name(get_string((*table)["name"])), get_string((*table)["version"]), where, "", ""};
+    if (entry.name.empty()) {
+      fail(label, where + "/name", "missing");
+    }
+    if (const toml::table* source = (*table)["source"].as_table()) {
+      for (const char* kind : {"registry", "url", "git", "editable", "virtual", "directory", "path"}) {
+        if (source->contains(kind)) {
+          entry.source_kind = kind;
+          entry.source_value = get_string((*source)[kind]);
+          break;
+        }
+      }
+    }
+    entries.push_back(entry);
+  }
+  return entries;
+}
+
+bool is_local(const UvEntry& entry) {
+  return entry.source_kind == "editable" || entry.source_kind == "virtual" || entry.source_kind == "directory" ||
+         (entry.source_kind == "path" && file_name_of(entry.source_value).find(".whl") == std::string::npos &&
+          file_name_of(entry.source_value).find(".tar") == std::string::npos &&
+          file_name_of(entry.source_value).find(".zip") == std::string::npos);
+}
+
+// `tool.uv.default-groups` of the pyproject.toml at `folder` ("." for the lock's own): a list, or
+// "all" (every group of `all`); uv's default, ["dev"], when the file or the field is absent.
+std::vector<std::string> default_groups(const LockOptions& options, const std::string& folder,
+                                        const std::vector<std::string>& all, const std::string& label,
+                                        std::vector<std::string>& notes) {
+  const std::string path = folder == "." || folder.empty() ? "pyproject.toml" : folder + "/pyproject.toml";
+  std::optional<std::string> text = options.read_beside ? options.read_beside(path) : std::nullopt;
+  if (!text) {
+    notes.push_back("no " + path + " beside the lock: its default-groups taken as uv's default, [\"dev\"]");
+    return {"dev"};
+  }
+  toml::table pyproject;
+  try {
+    pyproject = toml::parse(*text, path);
+  } catch (const toml::parse_error& error) {
+    fail(label + " (" + path + ")", "line " + std::to_string(error.source().begin.line), "malformed TOML: " +
+                                                                                          std::string(error.description()));
+  }
+  toml::node_view<const toml::node> field = std::as_const(pyproject)["tool"]["uv"]["default-groups"];
+  if (!field) {
+    return {"dev"};
+  }
+  if (field.value<std::string>() == std::optional<std::string>("all")) {
+    return all;
+  }
+  if (!field.is_array()) {
+    fail(label + " (" + path + ")", "/tool/uv/default-groups", "expected a list of group names or \"all\"");
+  }
+  std::vector<std::string> groups;
+  for (const std::string& group : string_array(field.as_array())) {
+    groups.push_back(normalize_package_name(group));
+  }
+  return groups;
+}
+
+// Split a uv git source ("https://github.com/o/r?rev=main#0123abcd…", "…?subdirectory=pkg#…") into a repo.
+LockedRepo git_repo(const UvEntry& entry, const std::string& label) {
+  LockedRepo repo;
+  repo.name = entry.name;
+  repo.kind = "git";
+  const std::string& source = entry.source_value;
+  std::size_t hash = source.rfind('#');
+  std::size_t query = source.find('?');
+  if (hash == std::string::npos) {
+    fail(label, entry.where + "/source/git", entry.name + ": '" + source + "' names no commit (uv writes URL#COMMIT)");
+  }
+  repo.commit = source.substr(hash + 1);
+  repo.url = source.substr(0, std::min(query, hash));
+  if (query != std::string::npos && query < hash) {
+    const std::string params = source.substr(query + 1, hash - query - 1);
+    std::size_t at = params.find("subdirectory=");
+    if (at != std::string::npos && (at == 0 || params[at - 1] == '&')) {
+      repo.subdirectory = percent_decode(params.substr(at + 13, params.find('&', at) - (at + 13)));
+    }
+  }
+  return repo;
+}
+
+// Return every sha256 the lock lists for `entry` (wheels, sdist), sorted and unique.
+std::vector<std::string> entry_hashes(const UvEntry& entry, const std::string& label) {
+  std::set<std::string> hashes;
+  if (const toml::array* wheels = (*entry.table)["wheels"].as_array()) {
+    for (std::size_t k = 0; k < wheels->size(); ++k) {
+      if (const toml::table* wheel = (*wheels)[k].as_table()) {
+        std::string hex = sha256_of(get_string((*wheel)["hash"]), label, entry.where + "/wheels/" + std::to_string(k) + "/hash");
+        if (!hex.empty()) {
+          hashes.insert(hex);
+        }
+      }
+    }
+  }
+  if (const toml::table* sdist = (*entry.table)["sdist"].as_table()) {
+    std::string hex = sha256_of(get_string((*sdist)["hash"]), label, entry.where + "/sdist/hash");
+    if (!hex.empty()) {
+      hashes.insert(hex);
+    }
+  }
+  return {hashes.begin(), hashes.end()};
+}
+
+// Return the wheels `entry` offers: each one's file name (from its url, path or filename) and sha256.
+std::vector<OfferedWheel> uv_wheels(const UvEntry& entry, const std::string& label) {
+  std::vector<OfferedWheel> wheels;
+  if (const toml::array* offered = (*entry.table)["wheels"].as_array()) {
+    for (std::size_t k = 0; k < offered->size(); ++k) {
+      const toml::table* wheel = (*offered)[k].as_table();
+      const std::string at = entry.where + "/wheels/" + std::to_string(k);
+      if (wheel == nullptr) {
+        fail(label, at, "expected a table");
+      }
+      std::string url = get_string((*wheel)["url"]);
+      if (url.empty()) {
+        url = get_string((*wheel)["path"]);
+      }
+      if (url.empty()) {
+        url = get_string((*wheel)["filename"]);
+      }
+      wheels.push_back({file_name_of(url), sha256_of(get_string((*wheel)["hash"]), label, at + "/hash")});
+    }
+  }
+  return wheels;
+}
+
+}  // namespace
+
+LockRead read_uv_lock(const toml::table& lock, const std::string& label, const MarkerEnvironment& target,
+                      const LockOptions& options) {
+  LockRead read;
+  // uv writes `version = 1` and refuses a lock of a version it does not know; so does this reader,
+  // whose meaning of the fields is version 1's.
+  const std::optional<std::int64_t> version = lock["version"].value<std::int64_t>();
+  if (!version || *version != 1) {
+    fail(label, "/version", lock.contains("version") ? "uv.lock version " + (version ? std::to_string(*version) : "'?'") +
+                                                           "; this envbisect reads version 1"
+                                                     : "missing (uv writes version = 1)");
+  }
+  const std::vector<UvEntry> entries = uv_entries(lock, label);
+  UvInstall install(entries, label, target);
+  const UvSelection& selection = options.uv;
+
+  // The workspace: its members (the manifest's, else the project at the lock's folder) and the root project.
+  std::vector<std::string> member_names;
+  for (const std::string& member : string_array(lock["manifest"]["members"].as_array())) {
+    member_names.push_back(normalize_package_name(member));
+  }
+  const UvEntry* root = nullptr;
+  for (const UvEntry& entry : entries) {
+    if ((entry.source_kind == "editable" || entry.source_kind == "virtual") && entry.source_value == ".") {
+      root = &entry;
+    }
+  }
+  if (member_names.empty() && root != nullptr) {
+    member_names.push_back(root->name);
+  }
+  const toml::table* manifest_groups = lock["manifest"]["dependency-groups"].as_table();
+
+  // The roots: --package, --all-packages, else the project (every member when the root is no project).
+  std::vector<const UvEntry*> roots;
+  auto member = [&](const std::string& name, const std::string& flag) {
+    const std::string normal = normalize_package_name(name);
+    const UvEntry* entry = install.find(normal);
+    // A local editable project the lock holds is one uv can run in too, listed as a member or not.
+    const bool local = entry != nullptr && (entry->source_kind == "editable" || entry->source_kind == "virtual");
+    if (entry == nullptr || (!local && std::find(member_names.begin(), member_names.end(), normal) == member_names.end())) {
+      fail(label, flag + " " + name, "not a member of the lock's workspace (members: " + join(member_names, ", ") + ")");
+    }
+    return entry;
+  };
+  if (selection.all_packages) {
+    for (const std::string& name : member_names) {
+      roots.push_back(member(name, "--all-packages"));
+    }
+  } else if (!selection.packages.empty()) {
+    for (const std::string& name : selection.packages) {
+      roots.push_back(member(name, "--package"));
+    }
+  } else if (root != nullptr) {
+    roots.push_back(root);
+  } else {
+    for (const std::string& name : member_names) {
+      roots.push_back(member(name, "the workspace"));
+    }
+  }
+  if (roots.empty() && manifest_groups == nullptr) {
+    // A lock without a project (e.g. a script's): every package whose resolution markers hold.
+    for (const UvEntry& entry : entries) {
+      bool holds = true;
+      if (const toml::array* markers = entry.table->get_as<toml::array>("resolution-markers")) {
+        holds = markers->empty();
+        for (const std::string& marker : string_array(markers)) {
+          holds = holds || marker_holds(marker, target, label, entry.where + "/resolution-markers");
+        }
+      }
+      if (holds && !entry.version.empty()) {
+        LockedPackage package{entry.name, entry.version, "", "", entry_hashes(entry, label)};
+        choose_wheel(package, uv_wheels(entry, label), entry.table->contains("sdist"), target, label, entry.where, read.notes);
+        read.packages.push_back(package);
+      }
+    }
+    read.notes.push_back("no project in the lock: every package whose resolution markers hold is taken");
+    read.selection = "no project: every package";
+    return read;
+  }
+
+  // Groups: the defaults of the project uv would run in (the --package member's, else the lock's
+  // folder), --group, --all-groups, less --no-group and --no-dev; --only-group drops the roots' own.
+  std::set<std::string> all_groups;
+  for (const UvEntry* r : roots) {
+    if (const toml::table* groups = (*r->table)["dev-dependencies"].as_table()) {
+      for (const auto& [group, members] : *groups) {
+        all_groups.insert(normalize_package_name(std::string(group.str())));
+      }
+    }
+  }
+  if (manifest_groups != nullptr) {
+    for (const auto& [group, members] : *manifest_groups) {
+      all_groups.insert(normalize_package_name(std::string(group.str())));
+    }
+  }
+  const std::vector<std::string> all_list(all_groups.begin(), all_groups.end());
+  std::string project_folder = ".";
+  if (!selection.packages.empty() && !selection.all_packages && !roots.empty()) {
+    project_folder = roots.front()->source_value;
+  }
+  std::set<std::string> chosen;
+  const bool only = !selection.only_groups.empty() || selection.only_dev;
+  const bool prod = !only;
+  if (only) {
+    for (const std::string& group : selection.only_groups) {
+      chosen.insert(normalize_package_name(group));
+    }
+    if (selection.only_dev) {
+      chosen.insert("dev");
+    }
+  } else {
+    if (!selection.no_default_groups) {
+      for (const std::string& group : default_groups(options, project_folder, all_list, label, read.notes)) {
+        chosen.insert(group);
+      }
+    }
+    for (const std::string& group : selection.groups) {
+      chosen.insert(normalize_package_name(group));
+    }
+    if (selection.all_groups) {
+      chosen.insert(all_groups.begin(), all_groups.end());
+    }
+  }
+  for (const std::string& group : selection.no_groups) {
+    chosen.erase(normalize_package_name(group));
+  }
+  if (selection.no_dev) {
+    chosen.erase("dev");
+  }
+  std::vector<std::string> named_groups = selection.groups;
+  named_groups.insert(named_groups.end(), selection.only_groups.begin(), selection.only_groups.end());
+  for (const std::string& group : named_groups) {
+    if (all_groups.count(normalize_package_name(group)) == 0) {
+      fail(label, "--group " + group, "no dependency group '" + group + "' in the lock's " +
+                                          (roots.size() == 1 ? "project " + roots.front()->name : "projects") +
+                                          " (groups: " + join(all_list, ", ") + ")");
+    }
+  }
+  std::set<Activation> groups;
+  for (const UvEntry* r : roots) {
+    for (const std::string& group : chosen) {
+      groups.insert({r->name, group});
+    }
+  }
+  for (const std::string& group : chosen) {
+    groups.insert({"", group});
+  }
+
+  // Extras of the roots: --extra (each must be one of theirs), --all-extras less --no-extra.
+  std::set<Activation> extras;
+  std::set<std::string> known_extras;
+  for (const UvEntry* r : roots) {
+    if (const toml::table* optional = (*r->table)["optional-dependencies"].as_table()) {
+      for (const auto& [extra, members] : *optional) {
+        const std::string name = normalize_package_name(std::string(extra.str()));
+        known_extras.insert(name);
+        bool excluded = std::any_of(selection.no_extras.begin(), selection.no_extras.end(),
+                                    [&](const std::string& no) { return normalize_package_name(no) == name; });
+        bool named = std::any_of(selection.extras.begin(), selection.extras.end(),
+                                 [&](const std::string& e) { return normalize_package_name(e) == name; });
+        if (prod && ((selection.all_extras && !excluded) || named)) {
+          extras.insert({r->name, name});
+        }
+      }
+    }
+  }
+  for (const std::string& extra : selection.extras) {
+    if (known_extras.count(normalize_package_name(extra)) == 0) {
+      fail(label, "--extra " + extra, "no extra '" + extra + "' in the lock's " +
+                                          (roots.size() == 1 ? "project " + roots.front()->name : "projects") +
+                                          " (extras: " + join({known_extras.begin(), known_extras.end()}, ", ") + ")");
+    }
+  }
+
+  // Walk the graph; with conflicts declared, the extras dependencies switch on are gathered first and
+  // no two items of one conflict set may be active together (uv refuses the same way).
+  const toml::array* conflicts = lock["conflicts"].as_array();
+  const bool has_conflicts = conflicts != nullptr && !conflicts->empty();
+  install.walk(roots, prod, extras, groups, manifest_groups, has_conflicts);
+  if (has_conflicts) {
+    for (std::size_t c = 0; c < conflicts->size(); ++c) {
+      const toml::array* set = (*conflicts)[c].as_array();
+      std::vector<std::string> active;
+      for (std::size_t k = 0; set != nullptr && k < set->size(); ++k) {
+        const toml::table* item = (*set)[k].as_table();
+        if (item == nullptr) {
+          continue;
+        }
+        const std::string package = normalize_package_name(get_string((*item)["package"]));
+        const std::string extra = get_string((*item)["extra"]);
+        const std::string group = get_string((*item)["group"]);
+        if (!extra.empty() && install.extras().count({package, normalize_package_name(extra)}) > 0) {
+          active.push_back("extra " + package + "[" + extra + "]");
+        } else if (!group.empty() && groups.count({package, normalize_package_name(group)}) > 0) {
+          active.push_back("group " + package + ":" + group);
+        }
+      }
+      if (active.size() >= 2) {
+        fail(label, "/conflicts/" + std::to_string(c), join(active, " and ") +
+                                                           " are both chosen, but the lock declares them in conflict "
+                                                           "(choose one: --extra, --group, --no-default-groups)");
+      }
+    }
+  }
+
+  // What was taken, for the state's description.
+  std::vector<std::string> root_names;
+  for (const UvEntry* r : roots) {
+    root_names.push_back(r->name);
+  }
+  std::vector<std::string> extra_names;
+  for (const Activation& extra : extras) {
+    extra_names.push_back(extra.first + "[" + extra.second + "]");
+  }
+  read.selection = "roots " + join(root_names, ", ") + (prod ? "" : " (their own dependencies left out: --only-group)") +
+                   "; groups " + (chosen.empty() ? "none" : join({chosen.begin(), chosen.end()}, ", ")) + "; extras " +
+                   (extra_names.empty() ? "none" : join(extra_names, ", "));
+
+  // Every entry taken is a build (registry, URL), a git commit or a local folder.
+  std::vector<std::string> left_out;
+  for (const UvEntry& entry : entries) {
+    if (install.included().count(&entry) == 0) {
+      left_out.push_back(entry.name + (entry.version.empty() ? "" : " " + entry.version));
+      continue;
+    }
+    if (entry.source_kind == "git") {
+      read.repos.push_back(git_repo(entry, label));
+      continue;
+    }
+    if (entry.source_kind == "virtual") {
+      continue;  // a virtual project is not installed (uv: no build system), only its dependencies are
+    }
+    if (is_local(entry)) {
+      LockedRepo repo;
+      repo.name = entry.name;
+      const bool is_root = std::find(roots.begin(), roots.end(), &entry) != roots.end();
+      repo.kind = is_root ? "project" : entry.source_kind;
+      repo.path = entry.source_value;
+      read.repos.push_back(repo);
+      continue;
+    }
+    if (entry.version.empty()) {
+      fail(label, entry.where + "/version", entry.name + " has no version and no git or local source: a state needs an exact build");
+    }
+    check_version(entry.version, label, entry.where + "/version");
+    LockedPackage package{entry.name, entry.version, "", "", entry_hashes(entry, label)};
+    choose_wheel(package, uv_wheels(entry, label), entry.table->contains("sdist"), target, label, entry.where, read.notes);
+    read.packages.push_back(package);
+  }
+  if (!left_out.empty()) {
+    read.notes.push_back("left out (" + std::to_string(left_out.size()) + " lock entr" +
+                         (left_out.size() == 1 ? "y" : "ies") +
+                         " not installed for this target and selection: markers, other resolutions, extras and "
+                         "groups not chosen): " + join(left_out, ", "));
+  }
+  std::sort(read.repos.begin(), read.repos.end(), [](const LockedRepo& a, const LockedRepo& b) { return a.name < b.name; });
+  return read;
+}
+
+}  // namespace envbisect::lock_parts
