@@ -122,7 +122,7 @@ json result_json(const Findings& findings) {
                  {"anchors", preflight_to_json(findings.preflight)}, {"anchor_runs", findings.anchor_runs},
                  {"steps", json::array()}, {"refinements", findings.refinements}, {"probes", findings.probes}};
   result["outcome"] = outcome_of(findings);
-  result["mode"] = findings.one_run ? "pass-fail" : "metric";
+  result["mode"] = findings.one_run ? "pass-fail" : findings.rate_mode ? "rate" : "metric";
   result["unit"] = findings.recipe.unit;
   result["decisions"] = findings.decisions;
   if (!findings.effect.is_null()) {

@@ -205,7 +205,9 @@ Isolation search_cause(Judge& judge, Evaluator& evaluator, const std::vector<Del
       // Its verdict rests on its replication beside fresh anchor runs, which stands (Judge::decide).
       return judge.decide(candidate, "recheck", describe_set(deltas, candidate.applied));
     }
-    const int more = judge.one_run() || judge.rate_mode() ? 1 : remeasured_since_first_verdict(judge, candidate, preflight_runs) ? 0 : min_runs;
+    // On failure rates the sequential test's verdict already stands on every run with its stated error:
+    // a re-check asks it again on those runs, and it adds runs only where they are short.
+    const int more = judge.rate_mode() ? 0 : judge.one_run() ? 1 : remeasured_since_first_verdict(judge, candidate, preflight_runs) ? 0 : min_runs;
     if (more > 0 && !judge.see_affordable(candidate, judge.seen_runs(candidate) + more)) {
       unanswered.push_back(unit_set);
       return Verdict::skip;
@@ -375,7 +377,8 @@ ExitCode finish_run(Judge& judge, Evaluator& evaluator, const PlannedRun& plan, 
   // Write the result, then the summary.
   const Findings findings{plan.deltas, plan.recipe, isolation, after.refinements, after.probes, after.boundary, effect, preflight, final_anchors,
                           judge.verdict_log(), judge.one_run(), judge.anchor_runs(), judge.decisions(),
-                          evaluator.attempts_run(), evaluator.attempts_reused(), seconds, budget};
+                          evaluator.attempts_run(), evaluator.attempts_reused(), seconds, budget,
+                          judge.rate_mode()};
   const json result = result_json(findings);
   if (at.mode == Mode::replay) {
     at.journal.append({{"type", "result"}, {"result", result}});
@@ -410,7 +413,7 @@ void write_cause_first(Judge& judge, const Evaluator& evaluator, const PlannedRu
                           effect_of(judge, evaluator, isolation, plan.recipe), preflight,
                           judge.judge_anchors(judge.one_run()), judge.verdict_log(), judge.one_run(),
                           judge.anchor_runs(), judge.decisions(), evaluator.attempts_run(), evaluator.attempts_reused(),
-                          seconds, json()};
+                          seconds, json(), judge.rate_mode()};
   json result = result_json(findings);
   if (result["outcome"] != "found") {
     return;
@@ -537,15 +540,17 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
                                          const std::string& label) { return judge.decide(candidate, stage, label); };
   StageContext stages{deltas, evaluator, journal, decide_candidate, judge.verdict_log(), options.execution.slots,
                       policy.min_runs, [&judge] { return judge.budget_spent() || judge.stop_reached(); }};
-  // Anchors told apart by failures alone: "when it bites" is a failure rate per cell.
+  // Anchors told apart by failures alone: "when it bites" is a failure rate per cell, and a thread
+  // count in the cause is left to those probes (refined by single runs only without them).
   const bool rate_probes = judge.rate_fallback();
-  AfterIsolation after = verify_cause(judge, stages, axes, isolation, cause_state, rate_probes, preflight_runs);
+  const bool threads_to_probes = rate_probes && !options.no_probe;
+  AfterIsolation after = verify_cause(judge, stages, axes, isolation, cause_state, threads_to_probes, preflight_runs);
   if (one_run_search && !judge.one_run() && !judge.budget_spent() && !judge.stop_reached()) {
     // The verification's own runs disagreed: the cause and its refinement rest on one-run verdicts.
     // Every question is asked again on failure rates or statistics, every run kept.
     isolation = search_cause(judge, evaluator, deltas, units, options, policy.min_runs, preflight_runs);
     cause_state = apply_deltas(good, bad, deltas, isolation.cause);
-    after = verify_cause(judge, stages, axes, isolation, cause_state, rate_probes, preflight_runs);
+    after = verify_cause(judge, stages, axes, isolation, cause_state, threads_to_probes, preflight_runs);
   }
   // Cause first: a verified cause is written before any probe spends what is left of the budget; a
   // budget the probes end is no stop of the run (they report what they measured).

@@ -24,12 +24,12 @@ struct AfterIsolation {
 
 // Refine each culprit inside its ordered axis, the other culprits held at their bad values, and (one
 // run per candidate) re-run the two candidates the answer rests on; return the refinements and the
-// re-run, probes empty. With `rate_probes` a thread-count culprit is left to the rate probes (a race's
+// re-run, probes empty. With `threads_to_probes` a thread-count culprit is left to the rate probes (a race's
 // failure rate grows with the count: a first bad count from single runs is the wrong summary of it).
 // On statistics, a cause that failed in only some of its runs holds every point called good inside it
 // to the good anchor's run count at the preflight (`preflight_runs`).
 AfterIsolation verify_cause(Judge& judge, const StageContext& stages, const std::vector<Axis>& axes,
-                            const Isolation& isolation, const EnvState& cause_state, bool rate_probes,
+                            const Isolation& isolation, const EnvState& cause_state, bool threads_to_probes,
                             int preflight_runs);
 
 // Probe where the verified cause bites (the run's options permitting): with `rate_probes` (anchors

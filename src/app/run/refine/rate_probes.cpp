@@ -97,13 +97,28 @@ int supported_step(const std::vector<const Cell*>& row) {
   return -1;
 }
 
-// Measure the cells round by round until each is decided or at its cap, or the budget says no.
+// Return the clean runs the sequential test needs to call a cell clean (at most 12).
+std::size_t clean_runs_needed(const RateProbeContext& context) {
+  const stats::RateHypotheses& h = context.hypotheses;
+  for (std::size_t runs = 1; h.usable && runs <= 12; ++runs) {
+    if (stats::sprt_rate(0, runs, h.p_low, h.p_high, context.alpha, context.alpha) == stats::RateCall::low) {
+      return runs;
+    }
+  }
+  return 0;
+}
+
+// Measure the cells round by round until each is decided or at its cap, or the budget says no. A cell
+// that has not failed yet may run until the test can call it clean: without that no row could show a
+// step (clean cells below biting ones), however deterministic the race.
 void measure_cells(std::vector<Cell>& cells, const RateProbeContext& context) {
   const double fallback = context.evaluator.mean_run_seconds();
+  const std::size_t cap = static_cast<std::size_t>(context.cell_runs);
+  const std::size_t clean_cap = std::max(cap, clean_runs_needed(context));
   for (;;) {
     std::vector<Cell*> open;
     for (Cell& cell : cells) {
-      if (cell.call == stats::RateCall::undecided && cell.runs < static_cast<std::size_t>(context.cell_runs)) {
+      if (cell.call == stats::RateCall::undecided && cell.runs < (cell.failures == 0 ? clean_cap : cap)) {
         open.push_back(&cell);
       }
     }

@@ -34,7 +34,8 @@ struct RateProbeContext {
 // Probe where a cause that shows as failures bites: for every thread knob, each count from 1 to
 // max(4, its count), with the caches as the cause has them and with each warm/cold cache flipped. Each
 // cell is a failure rate with its exact 95 % interval; a sequential test (stats/rate.hpp) stops a cell
-// once it is clearly clean or clearly biting, else at `cell_runs` runs. Runs go round by round to the
+// once it is clearly clean or clearly biting, else at `cell_runs` runs (a cell without a failure yet:
+// at the runs the test needs to call it clean, if more). Runs go round by round to the
 // cells with the fewest runs, the cheapest first (a cold cache costs its compile), so an exhausted
 // budget leaves every cell measured alike. Every run a cell already holds (an anchor, a verification)
 // counts. A first bad count is named only where every lower count tested clean and every higher one
