@@ -44,6 +44,11 @@ assert probes and all({"failures", "runs", "low", "high"} <= set(p) for p in pro
 # Every run a cell holds counts: 1 worker warm is the good anchor, whose runs are all there.
 one_warm = [p for p in probes if p["value"] == 1 and p["cache"] == "c:warm"][0]
 assert one_warm["runs"] >= 5 and one_warm["failures"] == 0, one_warm
+# The warm cache reached each attempt as a private view of the warm-up's snapshot, and the journal
+# says how (reflink, overlay or copy).
+methods = {r["method"] for r in journal if r["type"] == "warm_cache"}
+assert methods and methods <= {"reflink", "overlay", "copy"}, methods
+assert result["mode"] == "rate", result["mode"]
 three_warm = [p for p in probes if p["value"] == 3 and p["cache"] == "c:warm"][0]
 assert 0 < three_warm["failures"] < three_warm["runs"], three_warm
 assert three_warm["low"] < 0.5 < three_warm["high"], three_warm
