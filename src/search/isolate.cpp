@@ -331,6 +331,83 @@ std::string join_parts(const std::vector<std::string>& parts, const std::string&
   return out;
 }
 
+// Measure again what a verified answer rests on: each cause (bad), each cause without one member (not
+// bad: every member needed) and bad minus the causes (good); a re-measurement that disagrees unverifies
+// the answer and says why in `notes`.
+void recheck_answer(Isolator& isolator, const IsolateOptions& options, const DeltaSet& all, const DeltaSet& reverted,
+                    Isolation& result, std::vector<std::string>& notes) {
+  for (std::size_t i = 0; i < result.causes.size(); ++i) {
+    const Verdict again = result.causes[i] != all ? options.recheck(result.causes[i]) : Verdict::bad;
+    if (again != Verdict::bad) {
+      result.verified_forward = false;
+      result.cause_verdicts[i] = Verdict::unstable;
+      notes.push_back("cause " + isolator.name(result.causes[i]) + remeasured(again, "bad"));
+    }
+  }
+  // A cause of several members is minimal only if each member is needed: without it, good again.
+  for (const DeltaSet& cause : result.causes) {
+    for (std::size_t k = 0; cause.size() > 1 && k < cause.size() && result.verified_forward; ++k) {
+      // Partial causes united into one: without one of them the rest is partial (not bad) at most.
+      const DeltaSet without = subtract(cause, DeltaSet{cause[k]});
+      const Verdict again = options.recheck(without);
+      // A re-measurement that could not be made (skip) leaves the member's need unconfirmed too.
+      if (again == Verdict::skip ||
+          (result.united ? again == Verdict::bad : (again == Verdict::bad || again == Verdict::intermediate))) {
+        result.verified_forward = false;
+        result.could_be.push_back(without);
+        notes.push_back(isolator.name(without) + remeasured(again, "") + ": " + isolator.name(DeltaSet{cause[k]}) +
+                        " may not be needed");
+      }
+    }
+  }
+  const DeltaSet rest = subtract(all, reverted);
+  if (const Verdict again = rest.empty() ? Verdict::good : options.recheck(rest); again != Verdict::good) {
+    result.verified_reverse = false;
+    notes.push_back("bad minus " + isolator.name(reverted) + remeasured(again, "good"));
+  }
+}
+
+// Set the outcome: not found (no monotone answer), ambiguous (what the answer rests on was not all
+// measured: what it could be, and what would settle it), or found.
+void conclude(Isolator& isolator, const DeltaSet& all, const DeltaSet& reverted, bool monotone, Isolation& result) {
+  if (!monotone || result.cause.empty()) {
+    result.outcome = IsolationOutcome::not_found;
+  } else if (isolator.uncertain() || !result.verified_reverse || !result.verified_forward) {
+    // Something the answer rests on was never measured: say what it could be and what would decide.
+    result.outcome = IsolationOutcome::ambiguous;
+    result.could_be.insert(result.could_be.end(), isolator.could_be().begin(), isolator.could_be().end());
+    if (!result.verified_reverse) {
+      result.could_be.push_back(reverted);
+      result.could_be.push_back(all);
+    } else if (!result.verified_forward) {
+      result.could_be.insert(result.could_be.end(), result.causes.begin(), result.causes.end());
+      result.could_be.push_back(all);
+    }
+    std::sort(result.could_be.begin(), result.could_be.end(), [](const DeltaSet& a, const DeltaSet& b) {
+      return a.size() != b.size() ? a.size() < b.size() : a < b;
+    });
+    result.could_be.erase(std::unique(result.could_be.begin(), result.could_be.end()), result.could_be.end());
+    std::vector<std::string> settle;
+    for (const DeltaSet& set : isolator.untestable(Verdict::unstable)) {
+      settle.push_back("re-measure " + isolator.name(set) + " with more runs (it was unstable; raise --max-runs)");
+    }
+    for (const DeltaSet& set : isolator.untestable(Verdict::skip)) {
+      settle.push_back("make " + isolator.name(set) + " testable (it was skipped: the build or the benchmark could not test it)");
+    }
+    if (!result.verified_forward && settle.empty() && result.cause_verdicts.front() == Verdict::intermediate) {
+      settle.push_back("good + " + isolator.name(result.cause) +
+                       " is only intermediate: the rest of the effect needs other differences with it; test the "
+                       "candidates above");
+    } else if (settle.empty()) {
+      settle.push_back("re-measure the candidates above with more runs (raise --max-runs): a verdict the answer "
+                       "rests on did not hold");
+    }
+    result.settle = join_parts(settle, "; ");
+  } else {
+    result.outcome = IsolationOutcome::found;
+  }
+}
+
 }  // namespace
 
 std::string describe(const DeltaSet& deltas) {
@@ -462,76 +539,13 @@ Isolation isolate(std::size_t delta_count, const Oracle& oracle, const IsolateOp
   // Replicate what the answer rests on, once, with more runs: a verdict reached on a few runs (an
   // outlier, an unlucky anchor) must not become a cause.
   if (options.recheck && monotone && result.verified_forward && result.verified_reverse) {
-    for (std::size_t i = 0; i < result.causes.size(); ++i) {
-      const Verdict again = result.causes[i] != all ? options.recheck(result.causes[i]) : Verdict::bad;
-      if (again != Verdict::bad) {
-        result.verified_forward = false;
-        result.cause_verdicts[i] = Verdict::unstable;
-        notes.push_back("cause " + isolator.name(result.causes[i]) + remeasured(again, "bad"));
-      }
-    }
-    // A cause of several members is minimal only if each member is needed: without it, good again.
-    for (const DeltaSet& cause : result.causes) {
-      for (std::size_t k = 0; cause.size() > 1 && k < cause.size() && result.verified_forward; ++k) {
-        // Partial causes united into one: without one of them the rest is partial (not bad) at most.
-        const DeltaSet without = subtract(cause, DeltaSet{cause[k]});
-        const Verdict again = options.recheck(without);
-        // A re-measurement that could not be made (skip) leaves the member's need unconfirmed too.
-        if (again == Verdict::skip ||
-            (result.united ? again == Verdict::bad : (again == Verdict::bad || again == Verdict::intermediate))) {
-          result.verified_forward = false;
-          result.could_be.push_back(without);
-          notes.push_back(isolator.name(without) + remeasured(again, "") + ": " + isolator.name(DeltaSet{cause[k]}) +
-                          " may not be needed");
-        }
-      }
-    }
-    const DeltaSet rest = subtract(all, reverted);
-    if (const Verdict again = rest.empty() ? Verdict::good : options.recheck(rest); again != Verdict::good) {
-      result.verified_reverse = false;
-      notes.push_back("bad minus " + isolator.name(reverted) + remeasured(again, "good"));
-    }
+    recheck_answer(isolator, options, all, reverted, result, notes);
   }
   result.forward_is_anchor = result.cause == all;
   result.reverse_is_anchor = reverted == all;
   isolator.collect_notes(notes);
   result.note = join_parts(notes, "; ");
-  if (!monotone || result.cause.empty()) {
-    result.outcome = IsolationOutcome::not_found;
-  } else if (isolator.uncertain() || !result.verified_reverse || !result.verified_forward) {
-    // Something the answer rests on was never measured: say what it could be and what would decide.
-    result.outcome = IsolationOutcome::ambiguous;
-    result.could_be.insert(result.could_be.end(), isolator.could_be().begin(), isolator.could_be().end());
-    if (!result.verified_reverse) {
-      result.could_be.push_back(reverted);
-      result.could_be.push_back(all);
-    } else if (!result.verified_forward) {
-      result.could_be.insert(result.could_be.end(), result.causes.begin(), result.causes.end());
-      result.could_be.push_back(all);
-    }
-    std::sort(result.could_be.begin(), result.could_be.end(), [](const DeltaSet& a, const DeltaSet& b) {
-      return a.size() != b.size() ? a.size() < b.size() : a < b;
-    });
-    result.could_be.erase(std::unique(result.could_be.begin(), result.could_be.end()), result.could_be.end());
-    std::vector<std::string> settle;
-    for (const DeltaSet& set : isolator.untestable(Verdict::unstable)) {
-      settle.push_back("re-measure " + isolator.name(set) + " with more runs (it was unstable; raise --max-runs)");
-    }
-    for (const DeltaSet& set : isolator.untestable(Verdict::skip)) {
-      settle.push_back("make " + isolator.name(set) + " testable (it was skipped: the build or the benchmark could not test it)");
-    }
-    if (!result.verified_forward && settle.empty() && result.cause_verdicts.front() == Verdict::intermediate) {
-      settle.push_back("good + " + isolator.name(result.cause) +
-                       " is only intermediate: the rest of the effect needs other differences with it; test the "
-                       "candidates above");
-    } else if (settle.empty()) {
-      settle.push_back("re-measure the candidates above with more runs (raise --max-runs): a verdict the answer "
-                       "rests on did not hold");
-    }
-    result.settle = join_parts(settle, "; ");
-  } else {
-    result.outcome = IsolationOutcome::found;
-  }
+  conclude(isolator, all, reverted, monotone, result);
   result.found = result.outcome == IsolationOutcome::found;
   return result;
 }

@@ -24,6 +24,8 @@ struct VerdictPolicy {
   double alpha_intermediate = 0.005; // level for "intermediate", which needs both tests to reject
   double effect_gate = 0.25;         // fraction of the anchor gap within which "near an anchor"
   double failure_alpha = 0.01;       // likelihood-ratio bound at which failures decide
+  double rate_alpha = 0.05;          // each error level of the sequential test on failure counts
+                                     // (stats/rate.hpp), used once a one-run search's runs disagree
   double preflight_alpha = 0.05;     // level at which the anchors count as distinguishable, spent
                                      // over each channel's planned looks (calibrated), one-sided
                                      // towards "bad is worse"; see look_alpha()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs that disagree only at the boundary re-run, after the search has ended in one-run mode, still
-# send the run back to statistics for everything: the cause, its refinement and the probes are decided
-# again on enough runs, instead of the answer resting on the one-run verdicts. Three workers fail every
+# send the run to failure rates for everything: the cause and its refinement are decided again on
+# enough runs (every run kept), instead of the answer resting on the one-run verdicts. Without probes
+# (--no-probe) the thread count is refined by single runs, which is where the disagreement shows. Three workers fail every
 # run; two fail every other run (the first one, so the refinement's single run says bad and the
 # boundary re-run disagrees); one never fails. E is a harmless second difference.
 source "$(dirname "$0")/common.sh"
@@ -18,7 +19,7 @@ state() {
 state 1 a >"$T/good.json"
 state 3 b >"$T/bad.json"
 rc=0
-"$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --out "$T/run" >"$T/out.txt" 2>"$T/err.txt" || rc=$?
+"$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --no-probe --out "$T/run" >"$T/out.txt" 2>"$T/err.txt" || rc=$?
 [[ $rc -eq 0 || $rc -eq 1 ]] || { echo "expected exit 0 or 1, got $rc"; cat "$T/out.txt" "$T/err.txt"; exit 1; }
 expect_contains "$T/out.txt" "anchors look deterministic"
 expect_contains "$T/out.txt" "the test is not deterministic after all"
@@ -26,14 +27,13 @@ expect_contains "$T/out.txt" "the test is not deterministic after all"
 import json, sys
 result = json.load(open(sys.argv[1]))
 journal = [json.loads(l) for l in open(sys.argv[2])]
-assert result["mode"] == "metric", result["mode"]
+assert result["mode"] == "rate", result["mode"]
 switch = max(i for i, r in enumerate(journal) if r["type"] == "mode")
-assert journal[switch]["mode"] == "metric", journal[switch]
+assert journal[switch]["mode"] == "rate", journal[switch]
 later = [r for r in journal[switch:] if r["type"] == "decision"]
 isolate = [r for r in later if r["stage"] == "isolate"]
 assert isolate, "no isolation question was asked again after leaving one-run mode"
-assert all(r["runs"] >= 3 for r in isolate), [(r["label"], r["runs"]) for r in isolate]
+assert all(r["runs"] >= 2 for r in isolate), [(r["label"], r["runs"]) for r in isolate]
 assert any(r["stage"] == "refine" for r in later), "the refinement was not made again"
-assert result.get("probes"), "no probes were made on statistics"
 PY
 [[ -n "${SHOW:-}" ]] && cat "$T/out.txt"; true

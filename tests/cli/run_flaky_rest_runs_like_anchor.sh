@@ -2,7 +2,7 @@
 # One-run mode chosen from the anchors: "bad - cause -> good" is held to the good anchor's run count
 # too, not only the refinement's last good. Three workers fail every run; E=b alone fails every third
 # run (its first two pass, so the isolation's one-run verdict and its second run said good). Its
-# later runs must show the race, and the run fall back to statistics instead of exit 0 on {workers}.
+# later runs must show the race, and the run fall back to failure rates instead of exit 0 on {workers}.
 source "$(dirname "$0")/common.sh"
 [[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
 race_bench <<'PY'
@@ -24,6 +24,6 @@ expect_contains "$T/out.txt" "the test is not deterministic after all"
 "$PY" - "$T/run/result.json" <<'PY'
 import json, sys
 result = json.load(open(sys.argv[1]))
-assert result["mode"] == "metric", result["mode"]
+assert result["mode"] == "rate", result["mode"]  # failure rates decide after the fallback
 PY
 [[ -n "${SHOW:-}" ]] && cat "$T/out.txt"; true

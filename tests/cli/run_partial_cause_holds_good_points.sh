@@ -5,7 +5,7 @@
 # warm cache failed about one run in two, two threads one in four, and the bad anchor (three, cold)
 # every run. Against that anchor three clean runs read as good, and one run named "last good 2"
 # where its other runs failed. Here three warm workers fail every other run and two warm workers
-# every fourth: the probe of two with a warm cache must reach its fourth run and never say good.
+# every fourth: the rate probe of two with a warm cache must reach its fourth run and never say clean.
 source "$(dirname "$0")/common.sh"
 [[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
 race_bench cache <<'PY'
@@ -32,21 +32,18 @@ import json, sys
 run = sys.argv[1]
 result = json.load(open(f"{run}/result.json"))
 journal = [json.loads(l) for l in open(f"{run}/journal.jsonl")]
-assert result["mode"] == "metric", result["mode"]
+assert result["mode"] == "rate", result["mode"]  # failure rates decide after the fallback
 for r in result.get("refinements", []):
     assert r.get("last_good") != "2", r
-assert not any(p["value"] == 2 and p["verdict"] == "good" for p in result.get("probes", [])), result["probes"]
+two_warm = [p for p in result["probes"] if p["value"] == 2 and p["cache"] == "c:warm"]
+assert two_warm and two_warm[0]["failures"] >= 1 and two_warm[0]["call"] != "clean", two_warm
 hold = [r for r in journal if r["type"] == "hold"]
 assert len(hold) >= 1 and hold[0]["good_runs"] >= 3, hold
 # What good can then mean: n clean runs rule out failure rates above 1 - 0.05^(1/n), no lower.
 assert abs(hold[0]["rate_bound"] - (1 - 0.05 ** (1 / hold[0]["good_runs"]))) < 1e-9, hold
-last = {}
-for d in journal:
-    if d["type"] == "decision" and d["stage"] in ("refine", "probe"):
-        last[d["candidate"]] = d
-assert any(d["verdict"] == "good" for d in last.values()), last
-for d in last.values():
-    if d["verdict"] == "good":
-        assert d["runs"] >= hold[0]["good_runs"], d
+# A probe cell called clean rests on at least as many clean runs as the hold asks of a good point.
+for p in result["probes"]:
+    if p["call"] == "clean":
+        assert p["failures"] == 0 and p["runs"] >= hold[0]["good_runs"], p
 PY
 [[ -n "${SHOW:-}" ]] && cat "$T/out.txt"; true

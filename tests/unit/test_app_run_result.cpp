@@ -53,3 +53,46 @@ TEST_CASE("the effect of a cause the run could not verify is labelled as isolate
   print_summary(verified, findings, result, "/runs/x", 6);
   CHECK(verified.str().find("effect of the cause: fails 12 of 12 runs (good: 0 of 11)") != std::string::npos);
 }
+
+TEST_CASE("result.json names a cause only when it is found; a guess leads could_be", "[run_result]") {
+  // Issue 36: an unverified pair sat in `cause` beside "found": false, and a script reading `cause`
+  // took the guess for the answer.
+  Recipe recipe;
+  recipe.metric = "m";
+  Delta threads;
+  threads.dimension = Dimension::threads;
+  threads.name = "workers";
+  Delta cache;
+  cache.dimension = Dimension::caches;
+  cache.name = "c";
+  const std::vector<Delta> deltas = {cache, threads};
+  const std::vector<nlohmann::json> log;
+  Isolation isolation;
+  isolation.outcome = IsolationOutcome::ambiguous;
+  isolation.cause = {0, 1};
+  isolation.causes = {{0, 1}};
+  isolation.could_be = {{1}};
+  stats::Preflight anchors;
+  anchors.distinguishable = true;
+  const Findings unverified{deltas, recipe, isolation, nlohmann::json::array(), nlohmann::json::array(), nullptr,
+                            nullptr, anchors, anchors, log, false, 5, 4, 20, 0, 60.0, nullptr};
+  const nlohmann::json guess = result_json(unverified);
+  CHECK(guess["found"] == false);
+  CHECK(guess["cause"].empty());
+  CHECK(guess["causes"].empty());
+  REQUIRE(guess["could_be"].size() == 2);
+  CHECK(guess["could_be"][0].size() == 2);  // the isolated pair first, then the search's own could-be
+  CHECK(guess["could_be"][1][0]["name"] == "workers");
+
+  isolation.outcome = IsolationOutcome::found;
+  isolation.found = isolation.verified_forward = isolation.verified_reverse = true;
+  isolation.cause = isolation.causes[0] = {1};
+  isolation.could_be.clear();
+  const Findings verified{deltas, recipe, isolation, nlohmann::json::array(), nlohmann::json::array(), nullptr,
+                          nullptr, anchors, anchors, log, false, 5, 4, 20, 0, 60.0, nullptr};
+  const nlohmann::json found = result_json(verified);
+  CHECK(found["found"] == true);
+  REQUIRE(found["cause"].size() == 1);
+  CHECK(found["cause"][0]["name"] == "workers");
+  CHECK(found["could_be"].empty());
+}

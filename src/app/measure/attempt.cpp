@@ -241,6 +241,12 @@ std::map<std::string, std::string> Evaluator::placeholder_values(const Candidate
   return values;
 }
 
+void Evaluator::note_warm_cache(const std::string& cache, WarmCacheMethod method) {
+  if (m_warm_cache_methods.insert(cache + "/" + std::string(to_string(method))).second) {
+    m_journal.append({{"type", "warm_cache"}, {"cache", cache}, {"method", to_string(method)}});
+  }
+}
+
 RunResult Evaluator::run_attempt(const Candidate& candidate, const Built& built, int attempt, int slot) {
   // Prepared under the lock (checkouts, warm snapshots and their maps are shared); run without it.
   std::unique_lock<std::recursive_mutex> lock(m_mutex);
@@ -254,6 +260,7 @@ RunResult Evaluator::run_attempt(const Candidate& candidate, const Built& built,
   make_dirs(attempt_dir);
   // Caches first: a warm-up run for a warm snapshot may write into a checkout, which is checked after it.
   std::map<std::string, std::string> cache_values;
+  std::vector<WarmCache> warm_caches;  // unmounted before the cache folders are removed
   std::map<std::string, std::string> child_env = allowed_parent_env();
   for (const auto& [name, cache] : state.caches) {
     std::string dir = attempt_dir + "/cache-" + name;
@@ -262,7 +269,10 @@ RunResult Evaluator::run_attempt(const Candidate& candidate, const Built& built,
     } else if (cache.state == "warm") {
       std::string snapshot = warm_snapshot(candidate, built) + "/" + name;
       if (path_exists(snapshot)) {
-        copy_tree(snapshot, dir, LinkFiles::no);
+        // The snapshot stays as the warm-up left it: each attempt writes into its own clone, overlay
+        // or copy (env/warm_cache.hpp), and the journal says which, once per run and method.
+        warm_caches.push_back(WarmCache::prepare(snapshot, dir));
+        note_warm_cache(name, warm_caches.back().method());
       } else {
         make_dirs(dir);
       }
@@ -351,9 +361,14 @@ RunResult Evaluator::run_attempt(const Candidate& candidate, const Built& built,
 
   // Cache directories of finished attempts are not evidence; drop them to keep disk use flat. A
   // warm-up's caches are kept: they become the snapshot.
+  for (WarmCache& warm : warm_caches) {
+    warm.release();
+  }
   if (!is_warmup) {
     for (const auto& [name, cache] : state.caches) {
       remove_tree(values["cache." + name]);
+      remove_tree(values["cache." + name] + ".upper");
+      remove_tree(values["cache." + name] + ".work");
     }
   }
   return result;

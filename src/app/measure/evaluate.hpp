@@ -15,6 +15,7 @@
 #include "app/measure/events.hpp"
 #include "app/remote/remote_build.hpp"
 #include "env/materialize.hpp"
+#include "env/warm_cache.hpp"
 #include "env/venv_builder.hpp"
 
 namespace envbisect {
@@ -121,6 +122,8 @@ private:
   nlohmann::json damage(const std::vector<std::string>& files, const std::string& env_hash) const;
   const Built& build_remotely(const Candidate& candidate, std::unique_ptr<Built> built);
   RunResult run_attempt(const Candidate& candidate, const Built& built, int attempt, int slot = 0);
+  // Journal how a warm cache was made private to an attempt, once per cache and method.
+  void note_warm_cache(const std::string& cache, WarmCacheMethod method);
   std::map<std::string, std::string> placeholder_values(const Candidate& candidate, const Built& built, int attempt,
                                                         int slot);
   void record(const Candidate& candidate, const RunResult& result);
@@ -137,7 +140,8 @@ private:
   std::map<std::string, nlohmann::json> m_last_use;            // env hash -> {candidate, attempt} that ran last in it
   nlohmann::json m_latest_attempt;                              // {candidate, attempt} that ran last anywhere
   std::map<std::string, int> m_checkout_users;                 // checkout directory -> attempts running in it
-  std::set<std::string> m_checkout_gaps_said;                  // checkouts whose gaps (submodules, filters) were said
+  std::set<std::string> m_checkout_gaps_said;
+  std::set<std::string> m_warm_cache_methods;                  // "cache/method" pairs journaled so far                  // checkouts whose gaps (submodules, filters) were said
   std::map<std::string, std::string> m_snapshots;              // snapshot key -> directory
   int m_attempts_run = 0;
   MeasureEvents* m_progress = nullptr;

@@ -56,7 +56,7 @@ void print_budget_stop(std::ostream& out, const Findings& findings, const json& 
       << " candidates decided; no verified cause yet\n";
   if (findings.isolation.found) {
     out << "isolated so far:";
-    for (const json& delta : result["cause"]) {
+    for (const json& delta : deltas_json(findings.deltas, findings.isolation.cause)) {
       out << " " << delta["dimension"].get<std::string>() << "/" << delta["name"].get<std::string>();
     }
     out << " (refinements, probes or verification not finished)\n";
@@ -124,7 +124,7 @@ json result_json(const Findings& findings) {
                  {"anchors", preflight_to_json(findings.preflight)}, {"anchor_runs", findings.anchor_runs},
                  {"steps", json::array()}, {"refinements", findings.refinements}, {"probes", findings.probes}};
   result["outcome"] = outcome_of(findings);
-  result["mode"] = findings.one_run ? "pass-fail" : "metric";
+  result["mode"] = findings.one_run ? "pass-fail" : findings.rate_mode ? "rate" : "metric";
   result["unit"] = findings.recipe.unit;
   result["decisions"] = findings.decisions;
   if (!findings.effect.is_null()) {
@@ -150,6 +150,21 @@ json result_json(const Findings& findings) {
   result["found"] = result["outcome"] == "found";
   for (const DeltaSet& cause : isolation.causes) {
     result["causes"].push_back(deltas_json(findings.deltas, cause));
+  }
+  if (!result["found"].get<bool>()) {
+    // A guess is no answer: `cause` only when found, so a script reading it never takes a guess for
+    // one; what the search isolated without verifying it leads `could_be`.
+    json& could_be = result["could_be"];
+    for (auto guess = result["causes"].rbegin(); guess != result["causes"].rend(); ++guess) {
+      if (!guess->empty() && std::find(could_be.begin(), could_be.end(), *guess) == could_be.end()) {
+        could_be.insert(could_be.begin(), *guess);
+      }
+    }
+    if (!result["cause"].empty() && std::find(could_be.begin(), could_be.end(), result["cause"]) == could_be.end()) {
+      could_be.insert(could_be.begin(), result["cause"]);
+    }
+    result["cause"] = json::array();
+    result["causes"] = json::array();
   }
   for (const SearchStep& step : isolation.steps) {
     result["steps"].push_back({{"applied", step.applied}, {"verdict", to_string(step.verdict)}, {"why", step.why}});

@@ -34,6 +34,7 @@ struct Findings {
   double seconds = 0;
   nlohmann::json budget;                // null, or where --budget stopped the run: {budget_s, spent_s,
                                         // decisions, worst_case_left: {decisions, runs, seconds}, resume}
+  bool rate_mode = false;               // failure rates decided (the judge's sequential test)
 };
 
 // Return the journal and result form of an anchors' preflight.

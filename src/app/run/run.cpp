@@ -25,7 +25,7 @@
 #include "app/run/decide/judge.hpp"
 #include "app/run/plan/budget.hpp"
 #include "app/run/plan/plan.hpp"
-#include "app/run/refine/probes.hpp"
+#include "app/run/refine/after_cause.hpp"
 #include "app/run/result.hpp"
 #include "app/run/refine/stages.hpp"
 #include "core/delta.hpp"
@@ -90,8 +90,13 @@ stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& 
     judge.measure_anchors(judge.anchor_runs() + 1);
     preflight = judge.judge_anchors(false);
   }
-  // Anchors close for their spread get more runs before the search leans on them.
-  if (!pass_fail && preflight.distinguishable && preflight.anchor_runs_wanted > judge.anchor_runs()) {
+  // Anchors close for their spread get more runs before the search leans on them; anchors that look
+  // deterministic do not (one run per candidate follows, and runs that disagree later switch to
+  // failure rates or statistics with every run kept).
+  const bool deterministic = !pass_fail && preflight.distinguishable &&
+                             stats::looks_deterministic(judge.samples(judge.good()), judge.samples(judge.bad()), policy);
+  if (!pass_fail && !deterministic && preflight.distinguishable &&
+      preflight.anchor_runs_wanted > judge.anchor_runs()) {
     judge.measure_anchors(preflight.anchor_runs_wanted);
     preflight = judge.judge_anchors(false);
   }
@@ -119,7 +124,9 @@ stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& 
   // Anchors that pass every time and fail every time need no statistics: one run per candidate from
   // here on, as a pass/fail test, and the boundary re-run at the end. A candidate whose runs disagree,
   // or that fails unlike any bad anchor run, sends the run back to statistics (Judge).
-  judge.set_one_run(pass_fail || stats::looks_deterministic(judge.samples(judge.good()), judge.samples(judge.bad()), policy));
+  judge.set_one_run(pass_fail || deterministic);
+  // Anchors told apart by failures alone: runs that disagree later make failure rates decide.
+  judge.set_rate_fallback(!pass_fail && preflight.by_failure && !preflight.by_metric);
   if (judge.one_run() && !pass_fail) {
     std::cout << "anchors look deterministic (every good run passed, every bad run failed): one "
                  "run per candidate, the boundary re-run at the end\n";
@@ -204,7 +211,9 @@ Isolation search_cause(Judge& judge, Evaluator& evaluator, const std::vector<Del
       // Its verdict rests on its replication beside fresh anchor runs, which stands (Judge::decide).
       return judge.decide(candidate, "recheck", describe_set(deltas, candidate.applied));
     }
-    const int more = judge.one_run() ? 1 : remeasured_since_first_verdict(judge, candidate, preflight_runs) ? 0 : min_runs;
+    // On failure rates the sequential test's verdict already stands on every run with its stated error:
+    // a re-check asks it again on those runs, and it adds runs only where they are short.
+    const int more = judge.rate_mode() ? 0 : judge.one_run() ? 1 : remeasured_since_first_verdict(judge, candidate, preflight_runs) ? 0 : min_runs;
     if (more > 0 && !judge.see_affordable(candidate, judge.seen_runs(candidate) + more)) {
       unanswered.push_back(unit_set);
       return Verdict::skip;
@@ -228,8 +237,7 @@ Isolation search_cause(Judge& judge, Evaluator& evaluator, const std::vector<Del
       if (step.assumed || step.verdict == Verdict::skip || judge.replicated(candidate.hash)) {
         continue;
       }
-      const stats::Assessment again =
-          stats::assess(judge.samples(candidate), judge.samples(judge.good()), judge.samples(judge.bad()), judge.policy());
+      const stats::Assessment again = judge.assess_now(candidate);
       if (!again.decided || again.verdict != step.verdict) {
         stale = describe_set(deltas, candidate.applied) + " (" + std::string(to_string(step.verdict)) + ", now " +
                 (again.decided ? std::string(to_string(again.verdict)) : std::string("undecided")) + ")";
@@ -304,68 +312,6 @@ json start_record(const json& run_doc, const std::vector<Delta>& deltas, const s
   return start;
 }
 
-// What the stages after isolation found: where the cause bites inside its axes and across the
-// modifiers, and the pass/fail boundary re-run (null unless one run per candidate decided).
-struct AfterIsolation {
-  json refinements = json::array();
-  json probes = json::array();
-  json boundary;
-};
-
-// Refine each culprit inside its ordered axis, the other culprits held at their bad values; then probe
-// where it bites (unless --no-probe): thread counts, with the caches as the cause has them and flipped.
-// One run per candidate is trusted only once the two candidates the answer rests on say the same
-// again; its probes come after that re-run, and a cell they find good is held to the good anchor's
-// run count like the answer's own good side (a race that bites in half the runs passes one run often).
-// On statistics, a cause that failed in only some of its runs holds every point and cell called good
-// inside it to that count too: against a bad anchor that fails every run, three clean runs read as
-// good, yet a smaller thread count may fail in one run of four (the 1-GPU incident did, and one run
-// named a boundary that its other runs contradicted).
-AfterIsolation after_isolation(Judge& judge, const StageContext& stages, const std::vector<Axis>& axes,
-                               const Isolation& isolation, const EnvState& cause_state, const RunOptions& options,
-                               int preflight_runs) {
-  AfterIsolation after;
-  if (!isolation.found || judge.budget_spent()) {
-    return after;
-  }
-  const ProbeMode probe_mode = probe_mode_from(options.probe);
-  if (!judge.one_run()) {
-    const DecideCandidate held = hold_good_verdicts(
-        judge, good_runs_to_hold(judge, stages.journal, stages.evaluator.candidate(isolation.cause), preflight_runs));
-    const StageContext inside{stages.deltas, stages.evaluator, stages.journal, held, stages.decisions, stages.slots,
-                              stages.min_runs, stages.stopped};
-    after.refinements = refine_cause(inside, axes, isolation.cause, cause_state);
-    if (!options.no_probe && !judge.budget_spent()) {
-      after.probes = probe_modifiers(inside, isolation.cause, cause_state, probe_mode);
-    }
-    return after;
-  }
-  after.refinements = refine_cause(stages, axes, isolation.cause, cause_state);
-  if (judge.budget_spent()) {
-    return after;
-  }
-  // Declared pass/fail (--deterministic, a pass-fail recipe): a second run, as git bisect's users
-  // expect. Chosen by envbisect because the anchors looked deterministic: the candidate the answer
-  // calls good must pass as many runs as the good anchor did.
-  const int good_runs = judge.declared_pass_fail() ? 0 : judge.seen_runs(judge.good());
-  RerunCandidate rerun = [&](const Candidate& candidate, const std::string& label, int runs) {
-    const int wanted = std::max(judge.seen_runs(candidate) + 1, runs);
-    if (!judge.see_affordable(candidate, wanted)) {
-      return Verdict::skip;
-    }
-    return judge.decide(candidate, "verify", label);
-  };
-  after.boundary = verify_boundary(stages, axes, isolation, after.refinements, cause_state, rerun, good_runs);
-  if (options.no_probe || !judge.one_run() || judge.budget_spent()) {
-    return after;  // a re-run that disagreed sends the run back to statistics, which probes again
-  }
-  const DecideCandidate held = hold_good_verdicts(judge, good_runs);
-  const StageContext probing{stages.deltas, stages.evaluator, stages.journal, held, stages.decisions, stages.slots,
-                             stages.min_runs, [&judge] { return judge.stop_reached() || !judge.one_run(); }};
-  after.probes = probe_modifiers(probing, isolation.cause, cause_state, probe_mode);
-  return after;
-}
-
 // Return the effect of the cause (its runs against the good anchor's), else of the bad anchor.
 // A regression that shows as failures gets their counts too ("failures": from, from_runs, to, to_runs):
 // the metric of the runs that finished says nothing of those that did not.
@@ -406,6 +352,91 @@ json budget_left(const Judge& judge, const Evaluator& evaluator, const PlannedRu
 }
 
 }  // namespace
+
+// Where a run's result goes: its mode, the earlier session's journal (a replay compares with it), the
+// run folder, the journal, stdout as muted by -q, and whether the budget stopped the run before any probe.
+struct FinishAt {
+  Mode mode;
+  const std::vector<json>& previous;
+  const std::string& run_dir;
+  Journal& journal;
+  MutedStdout& muted;
+  bool stopped_before_probes = false;
+};
+
+// Judge the anchors on all their runs, size the effect, and write the result (result.json, journal,
+// reports) and the summary; a replay compares instead. Return the exit code.
+ExitCode finish_run(Judge& judge, Evaluator& evaluator, const PlannedRun& plan, const RunOptions& options,
+                    const Isolation& isolation, const AfterIsolation& after, const stats::Preflight& preflight,
+                    std::chrono::steady_clock::time_point started, const FinishAt& at) {
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  // The anchors were re-measured during the search: judge them again on all their runs before any
+  // cause is reported. If they no longer differ, every verdict above compared against noise.
+  const stats::Preflight final_anchors = judge.judge_anchors(judge.one_run());
+  // The effect people quote: the cause's runs (good + cause) against the good anchor's, else the bad
+  // anchor's (stats/effect.hpp).
+  json effect = effect_of(judge, evaluator, isolation, plan.recipe);
+  if (judge.one_run() && !effect.is_null()) {
+    // One run per candidate: the failures are the result; a metric of so few runs is no effect size.
+    effect = effect.contains("failures") ? json{{"of", effect["of"]}, {"failures", effect["failures"]}} : json();
+  }
+  // Past the budget: what is known, and what would settle it.
+  const json budget = at.stopped_before_probes ? budget_left(judge, evaluator, plan, options, seconds) : json();
+  // Write the result, then the summary.
+  const Findings findings{plan.deltas, plan.recipe, isolation, after.refinements, after.probes, after.boundary, effect, preflight, final_anchors,
+                          judge.verdict_log(), judge.one_run(), judge.anchor_runs(), judge.decisions(),
+                          evaluator.attempts_run(), evaluator.attempts_reused(), seconds, budget,
+                          judge.rate_mode()};
+  const json result = result_json(findings);
+  if (at.mode == Mode::replay) {
+    at.journal.append({{"type", "result"}, {"result", result}});
+    return compare_replay(at.previous, judge.verdict_log(), result, at.run_dir);
+  }
+  write_file_atomic(at.run_dir + "/result.json", result.dump(2) + "\n");
+  at.journal.append({{"type", "result"}, {"result", result}});
+  // The postmortem is rendered from the journal alone, so `envbisect report` gives the same bytes.
+  report::write_reports(at.run_dir);
+
+  at.muted.restore();  // the result is what -q prints
+  print_summary(std::cout, findings, result, at.run_dir, judge.seen_runs(judge.good()));
+  // Exit 0 only for a verified cause whose refinements all ended on one first bad point.
+  if (result["outcome"] == "retracted") {
+    return ExitCode::indistinct;
+  }
+  return result["outcome"] == "found" ? ExitCode::ok : ExitCode::inconclusive;
+}
+
+// Write a verified cause before any probe: result.json (probes still to come), a "cause" record in
+// the journal, and one line on the terminal. Nothing when the cause is not (yet) verified, or in a
+// replay (its result is compared, not written).
+void write_cause_first(Judge& judge, const Evaluator& evaluator, const PlannedRun& plan, const Isolation& isolation,
+                       const AfterIsolation& after, const stats::Preflight& preflight,
+                       std::chrono::steady_clock::time_point started, Mode mode, const std::string& run_dir,
+                       Journal& journal) {
+  if (mode == Mode::replay || !isolation.found || judge.budget_spent()) {
+    return;
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const Findings findings{plan.deltas, plan.recipe, isolation, after.refinements, json::array(), after.boundary,
+                          effect_of(judge, evaluator, isolation, plan.recipe), preflight,
+                          judge.judge_anchors(judge.one_run()), judge.verdict_log(), judge.one_run(),
+                          judge.anchor_runs(), judge.decisions(), evaluator.attempts_run(), evaluator.attempts_reused(),
+                          seconds, json(), judge.rate_mode()};
+  json result = result_json(findings);
+  if (result["outcome"] != "found") {
+    return;
+  }
+  result["probes_pending"] = true;
+  write_file_atomic(run_dir + "/result.json", result.dump(2) + "\n");
+  journal.append({{"type", "verified_cause"}, {"deltas", result["cause"]}, {"seconds", seconds}, {"runs", evaluator.attempts_run()}});
+  std::vector<std::string> names;
+  for (const json& delta : result["cause"]) {
+    names.push_back(delta["dimension"].get<std::string>() + "/" + delta["name"].get<std::string>());
+  }
+  std::cout << "verified cause after " << std::lround(seconds) << " s: {" << join(names, ", ")
+            << "} (written to result.json; where it bites is probed next)\n"
+            << std::flush;
+}
 
 ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mode, const RunLock* held) {
   // Validate every input first; nothing is written before this passes.
@@ -510,56 +541,32 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   const bool one_run_search = judge.one_run();
   // At this point the minimal cause is known (or the search said why not).
 
-  // Refine each culprit inside its ordered axis, the other culprits held at their bad values; then probe
-  // where it bites: thread counts, with the caches as the cause has them and flipped.
+  // Refine each culprit inside its ordered axis, the other culprits held at their bad values, and
+  // verify a one-run answer by running again what it rests on.
   EnvState cause_state = apply_deltas(good, bad, deltas, isolation.cause);
   DecideCandidate decide_candidate = [&](const Candidate& candidate, const std::string& stage,
                                          const std::string& label) { return judge.decide(candidate, stage, label); };
   StageContext stages{deltas, evaluator, journal, decide_candidate, judge.verdict_log(), options.execution.slots,
                       policy.min_runs, [&judge] { return judge.budget_spent() || judge.stop_reached(); }};
-  AfterIsolation after = after_isolation(judge, stages, axes, isolation, cause_state, options, preflight_runs);
+  // Anchors told apart by failures alone: "when it bites" is a failure rate per cell, and a thread
+  // count in the cause is left to those probes (refined by single runs only without them).
+  const bool rate_probes = judge.rate_fallback();
+  const bool threads_to_probes = rate_probes && !options.no_probe;
+  AfterIsolation after = verify_cause(judge, stages, axes, isolation, cause_state, threads_to_probes, preflight_runs);
   if (one_run_search && !judge.one_run() && !judge.budget_spent() && !judge.stop_reached()) {
-    // The boundary re-run or a probe found runs that disagree after the search had ended: the cause,
-    // its refinement and probes rest on one-run verdicts. Every question is asked again on statistics
-    // (runs kept).
+    // The verification's own runs disagreed: the cause and its refinement rest on one-run verdicts.
+    // Every question is asked again on failure rates or statistics, every run kept.
     isolation = search_cause(judge, evaluator, deltas, units, options, policy.min_runs, preflight_runs);
     cause_state = apply_deltas(good, bad, deltas, isolation.cause);
-    after = after_isolation(judge, stages, axes, isolation, cause_state, options, preflight_runs);
+    after = verify_cause(judge, stages, axes, isolation, cause_state, threads_to_probes, preflight_runs);
   }
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  // The anchors were re-measured during the search: judge them again on all their runs before any
-  // cause is reported. If they no longer differ, every verdict above compared against noise.
-  const stats::Preflight final_anchors = judge.judge_anchors(judge.one_run());
-  // The effect people quote: the cause's runs (good + cause) against the good anchor's, else the bad
-  // anchor's (stats/effect.hpp).
-  json effect = effect_of(judge, evaluator, isolation, recipe);
-  if (judge.one_run() && !effect.is_null()) {
-    // One run per candidate: the failures are the result; a metric of so few runs is no effect size.
-    effect = effect.contains("failures") ? json{{"of", effect["of"]}, {"failures", effect["failures"]}} : json();
-  }
-  // Past the budget: what is known, and what would settle it.
-  const json budget = judge.budget_spent() ? budget_left(judge, evaluator, plan, options, seconds) : json();
-  // Write the result, then the summary.
-  const Findings findings{deltas, recipe, isolation, after.refinements, after.probes, after.boundary, effect, preflight, final_anchors,
-                          judge.verdict_log(), judge.one_run(), judge.anchor_runs(), judge.decisions(),
-                          evaluator.attempts_run(), evaluator.attempts_reused(), seconds, budget};
-  const json result = result_json(findings);
-  if (mode == Mode::replay) {
-    journal.append({{"type", "result"}, {"result", result}});
-    return compare_replay(previous, judge.verdict_log(), result, run_dir);
-  }
-  write_file_atomic(run_dir + "/result.json", result.dump(2) + "\n");
-  journal.append({{"type", "result"}, {"result", result}});
-  // The postmortem is rendered from the journal alone, so `envbisect report` gives the same bytes.
-  report::write_reports(run_dir);
-
-  muted.restore();  // the result is what -q prints
-  print_summary(std::cout, findings, result, run_dir, judge.seen_runs(judge.good()));
-  // Exit 0 only for a verified cause whose refinements all ended on one first bad point.
-  if (result["outcome"] == "retracted") {
-    return ExitCode::indistinct;
-  }
-  return result["outcome"] == "found" ? ExitCode::ok : ExitCode::inconclusive;
+  // Cause first: a verified cause is written before any probe spends what is left of the budget; a
+  // budget the probes end is no stop of the run (they report what they measured).
+  write_cause_first(judge, evaluator, plan, isolation, after, preflight, started, mode, run_dir, journal);
+  const bool stopped_before_probes = judge.budget_spent();
+  after.probes = probe_when_it_bites(judge, stages, isolation, cause_state, options, rate_probes, after);
+  return finish_run(judge, evaluator, plan, options, isolation, after, preflight, started,
+                    FinishAt{mode, previous, run_dir, journal, muted, stopped_before_probes});
 }
 
 ExitCode run_run(const RunOptions& options) {

@@ -5,9 +5,11 @@
 #include <iostream>
 
 #include "app/measure/progress.hpp"
+#include "stats/anchors.hpp"
 #include "stats/effect.hpp"
 #include "stats/pass_fail.hpp"
 #include "stats/quantity.hpp"
+#include "stats/rate.hpp"
 #include "stats/replicate.hpp"
 #include "store/journal.hpp"
 
@@ -107,8 +109,92 @@ stats::Preflight Judge::judge_anchors(bool by_exit_status) {
   return p;
 }
 
+stats::Assessment Judge::assess_rate(const Candidate& candidate) {
+  const stats::SampleSet runs = samples(candidate);
+  const stats::SampleSet good = samples(m_good);
+  const stats::SampleSet bad = samples(m_bad);
+  stats::Assessment out;
+  out.checksum_mismatch = runs.checksum_mismatch();
+  if (runs.any_skipped()) {
+    out.decided = true;
+    out.verdict = Verdict::skip;
+    out.reason = "skip: the benchmark reported it cannot test this candidate (exit 125)";
+    return out;
+  }
+  // Failures unlike either anchor's say nothing of the regression's rate: counted apart, and a
+  // candidate failing that way in most runs is untestable, as the statistics judge it.
+  const std::vector<std::string> good_kinds = good.failure_signatures();
+  const std::vector<std::string> bad_kinds = bad.failure_signatures();
+  std::size_t failures = 0, counted = 0, different = 0;
+  for (const stats::Sample& s : runs.samples) {
+    const bool known = std::binary_search(bad_kinds.begin(), bad_kinds.end(), s.failure_signature) ||
+                       std::binary_search(good_kinds.begin(), good_kinds.end(), s.failure_signature);
+    if (s.failed && !known) {
+      ++different;
+      continue;
+    }
+    ++counted;
+    failures += s.failed ? 1 : 0;
+  }
+  out.different_failure = different > 0;
+  const std::size_t min_runs = static_cast<std::size_t>(std::max(m_options.policy.min_runs, 1));
+  if (runs.size() >= min_runs && 2 * different > runs.size()) {
+    out.decided = true;
+    out.verdict = Verdict::skip;
+    out.reason = "skip: failed unlike either anchor in " + stats::runs_of(different, runs.size()) + " runs";
+    return out;
+  }
+  const stats::RateHypotheses h =
+      stats::rate_hypotheses(good.failure_count(), good.size(), bad.failure_count(), bad.size());
+  const stats::RateInterval interval = stats::rate_interval(failures, counted);
+  const double alpha = m_options.policy.rate_alpha;
+  const stats::RateCall call =
+      h.usable ? stats::sprt_rate(failures, counted, h.p_low, h.p_high, alpha, alpha) : stats::RateCall::undecided;
+  const std::string words = stats::rate_words(interval) + "; sequential test of " +
+                            std::to_string(std::lround(100 * h.p_low)) + " % (good) against " +
+                            std::to_string(std::lround(100 * h.p_high)) + " % (bites), " +
+                            std::to_string(std::lround(100 * alpha)) + " % error each way";
+  out.position = h.usable ? interval.rate : 0.0;
+  if (call == stats::RateCall::high) {
+    out.decided = true;
+    out.verdict = Verdict::bad;
+    out.reason = "bad: " + words;
+  } else if (call == stats::RateCall::low) {
+    out.decided = true;
+    out.verdict = Verdict::good;
+    out.reason = "good: " + words;
+  } else if (runs.size() >= static_cast<std::size_t>(m_options.policy.max_runs)) {
+    out.decided = true;
+    out.verdict = Verdict::unstable;
+    out.reason = "unstable: no verdict after " + std::to_string(runs.size()) + " runs; " + words;
+  } else {
+    out.reason = "unknown: " + words;
+  }
+  return out;
+}
+
+stats::Assessment Judge::assess_now(const Candidate& candidate) {
+  return m_rate_mode ? assess_rate(candidate)
+                     : stats::assess(samples(candidate), samples(m_good), samples(m_bad), m_options.policy);
+}
+
 std::optional<stats::Assessment> Judge::assess_until_decided(const Candidate& candidate, const std::string& label) {
   const stats::VerdictPolicy& policy = m_options.policy;
+  if (m_rate_mode) {
+    // The sequential test on failure counts: every run the candidate holds counts; one more run at a
+    // time until the test stops.
+    if (!see_affordable(candidate, std::max(seen_runs(candidate), 1))) {
+      return std::nullopt;
+    }
+    stats::Assessment assessment = assess_rate(candidate);
+    while (!assessment.decided) {
+      if (!see_affordable(candidate, seen_runs(candidate) + 1)) {
+        return std::nullopt;
+      }
+      assessment = assess_rate(candidate);
+    }
+    return assessment;
+  }
   // One run judges a pass/fail candidate (--repeats of them with --deterministic, which must agree);
   // otherwise run it until the statistics decide.
   const int first = m_one_run && !m_options.pass_fail ? 1 : policy.min_runs;
@@ -146,6 +232,16 @@ std::optional<stats::Assessment> Judge::assess_until_decided(const Candidate& ca
     // them, keeping every run made so far.
     m_one_run = false;
     m_fell_back = true;
+    if (m_rate_fallback) {
+      // The anchors differ only in failures: a sequential test on failure counts decides from here on,
+      // on every run each candidate already holds; earlier verdicts are judged again on their runs, and
+      // runs are added only where they are short.
+      m_rate_mode = true;
+      std::cout << "runs of " << label << " disagreed: the test is not deterministic after all; failure rates "
+                                          "decide from here on (a sequential test, every run so far counts)\n";
+      m_journal.append({{"type", "mode"}, {"mode", "rate"}, {"why", label + ": its runs disagreed"}});
+      return assess_until_decided(candidate, label);
+    }
     std::cout << "runs of " << label << " disagreed: the test is not deterministic after all; statistical "
                                         "verdicts from here on, and the search starts again on them\n";
     m_journal.append({{"type", "mode"}, {"mode", "metric"}, {"why", label + ": its runs disagreed"}});
@@ -168,7 +264,7 @@ std::optional<stats::Assessment> Judge::replicate(const Candidate& candidate, st
   // Intermediate against anchor runs made minutes ago is also what drift looks like: replicate it in
   // rounds beside fresh anchor runs, judged against those alone (stats/replicate.hpp).
   const bool is_anchor = candidate.hash == m_good.hash || candidate.hash == m_bad.hash;
-  if (m_one_run || m_options.pass_fail || is_anchor || assessment.verdict != Verdict::intermediate) {
+  if (m_one_run || m_rate_mode || m_options.pass_fail || is_anchor || assessment.verdict != Verdict::intermediate) {
     return assessment;
   }
   // A round is a run of the candidate and of each anchor; up to twice its first runs of rounds.
@@ -266,7 +362,8 @@ Verdict Judge::decide(const Candidate& candidate, const std::string& stage, cons
   const stats::Assessment& assessment = *replicated_assessment;
   record_decision(candidate, stage, label, assessment, replicated);
   // Every few decisions the anchors run once more, to catch drift on a shared machine.
-  if (!m_one_run && m_decisions % k_anchor_refresh == 0 && m_anchor_runs < m_options.policy.max_anchor_runs &&
+  // (Failure counts are not drift's victims, and the rate test's hypotheses rest on the anchors' counts.)
+  if (!m_one_run && !m_rate_mode && m_decisions % k_anchor_refresh == 0 && m_anchor_runs < m_options.policy.max_anchor_runs &&
       m_budget.fits(2 * m_evaluator.mean_run_seconds())) {
     measure_anchors(m_anchor_runs + 1);
   }

@@ -60,6 +60,19 @@ public:
   // Judge one run per candidate from here on (anchors that look deterministic), or not.
   void set_one_run(bool one_run) { m_one_run = one_run; }
 
+  // Say whether a one-run search whose runs disagree goes on with the sequential test on failure
+  // counts (anchors that differ only in failures) rather than the statistics of every channel.
+  void set_rate_fallback(bool rate_fallback) { m_rate_fallback = rate_fallback; }
+
+  // Return whether the anchors differ only in failures (set_rate_fallback()).
+  bool rate_fallback() const { return m_rate_fallback; }
+
+  // Return whether verdicts come from the sequential test on failure counts (stats/rate.hpp).
+  bool rate_mode() const { return m_rate_mode; }
+
+  // Judge the candidate on the runs in view, as decide() would, without measuring or journaling.
+  stats::Assessment assess_now(const Candidate& candidate);
+
   // Return whether `runs` runs of the candidate fit in the budget: the runs it does not hold yet at the
   // mean run time so far, plus a build at the mean build time when its environment is not ready. When
   // they do not, the budget is spent from here on: print why, once, and return false.
@@ -113,6 +126,7 @@ public:
   const Candidate& bad() const { return m_bad; }
 
 private:
+  stats::Assessment assess_rate(const Candidate& candidate);
   std::optional<stats::Assessment> assess_until_decided(const Candidate& candidate, const std::string& label);
   std::optional<stats::Assessment> replicate(const Candidate& candidate, stats::Assessment assessment, int& replicated);
   void record_decision(const Candidate& candidate, const std::string& stage, const std::string& label,
@@ -130,6 +144,8 @@ private:
   int m_anchor_runs = 0;
   bool m_one_run = false;
   bool m_fell_back = false;
+  bool m_rate_fallback = false;
+  bool m_rate_mode = false;
   int m_decisions = 0;
   std::vector<nlohmann::json> m_verdict_log;
   Budget m_budget;

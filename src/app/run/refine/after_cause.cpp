@@ -1,0 +1,96 @@
+#include "app/run/refine/after_cause.hpp"
+
+#include <algorithm>
+
+#include "app/run/decide/hold.hpp"
+#include "app/run/refine/probes.hpp"
+#include "app/run/refine/rate_probes.hpp"
+#include "stats/rate.hpp"
+
+namespace envbisect {
+
+using nlohmann::json;
+
+namespace {
+
+// Return the axes to refine: all, or with `rate_probes` all but thread counts (the probes cover them).
+std::vector<Axis> axes_to_refine(const std::vector<Axis>& axes, const std::vector<Delta>& deltas, bool rate_probes) {
+  std::vector<Axis> kept;
+  for (const Axis& axis : axes) {
+    if (!rate_probes || deltas[axis.delta].dimension != Dimension::threads) {
+      kept.push_back(axis);
+    }
+  }
+  return kept;
+}
+
+}  // namespace
+
+AfterIsolation verify_cause(Judge& judge, const StageContext& stages, const std::vector<Axis>& all_axes,
+                            const Isolation& isolation, const EnvState& cause_state, bool rate_probes,
+                            int preflight_runs) {
+  AfterIsolation after;
+  if (!isolation.found || judge.budget_spent()) {
+    return after;
+  }
+  const std::vector<Axis> axes = axes_to_refine(all_axes, stages.deltas, rate_probes);
+  if (!judge.one_run()) {
+    after.hold_runs =
+        good_runs_to_hold(judge, stages.journal, stages.evaluator.candidate(isolation.cause), preflight_runs);
+    const DecideCandidate held = hold_good_verdicts(judge, after.hold_runs);
+    const StageContext inside{stages.deltas, stages.evaluator, stages.journal, held, stages.decisions, stages.slots,
+                              stages.min_runs, stages.stopped};
+    after.refinements = refine_cause(inside, axes, isolation.cause, cause_state);
+    return after;
+  }
+  after.refinements = refine_cause(stages, axes, isolation.cause, cause_state);
+  if (judge.budget_spent()) {
+    return after;
+  }
+  // Declared pass/fail (--deterministic, a pass-fail recipe): a second run, as git bisect's users
+  // expect. Chosen by envbisect because the anchors looked deterministic: the candidate the answer
+  // calls good must pass as many runs as the good anchor did.
+  const int good_runs = judge.declared_pass_fail() ? 0 : judge.seen_runs(judge.good());
+  RerunCandidate rerun = [&](const Candidate& candidate, const std::string& label, int runs) {
+    const int wanted = std::max(judge.seen_runs(candidate) + 1, runs);
+    if (!judge.see_affordable(candidate, wanted)) {
+      return Verdict::skip;
+    }
+    return judge.decide(candidate, "verify", label);
+  };
+  after.boundary = verify_boundary(stages, axes, isolation, after.refinements, cause_state, rerun, good_runs);
+  return after;
+}
+
+json probe_when_it_bites(Judge& judge, const StageContext& stages, const Isolation& isolation,
+                         const EnvState& cause_state, const RunOptions& options, bool rate_probes,
+                         const AfterIsolation& after) {
+  if (!isolation.found || options.no_probe || judge.stop_reached()) {
+    return json::array();
+  }
+  if (rate_probes) {
+    const stats::SampleSet good = judge.samples(judge.good());
+    const stats::SampleSet bad = judge.samples(judge.bad());
+    const RateProbeContext context{
+        stages.evaluator,
+        stages.journal,
+        [&judge](const Candidate& candidate, int runs) { return judge.see_affordable(candidate, runs); },
+        [&judge](const Candidate& candidate) { return judge.samples(candidate); },
+        stats::rate_hypotheses(good.failure_count(), good.size(), bad.failure_count(), bad.size()),
+        judge.policy().rate_alpha,
+        k_rate_probe_runs};
+    return probe_rates(context, isolation.cause, cause_state);
+  }
+  const ProbeMode probe_mode = probe_mode_from(options.probe);
+  // A cell called good is held like the answer's own good side: to the good anchor's run count.
+  const int good_runs =
+      judge.one_run() ? (judge.declared_pass_fail() ? 0 : judge.seen_runs(judge.good())) : after.hold_runs;
+  const DecideCandidate held = hold_good_verdicts(judge, good_runs);
+  const bool one_run = judge.one_run();
+  const StageContext probing{stages.deltas, stages.evaluator, stages.journal, held, stages.decisions, stages.slots,
+                             stages.min_runs,
+                             [&judge, one_run] { return judge.stop_reached() || judge.one_run() != one_run; }};
+  return probe_modifiers(probing, isolation.cause, cause_state, probe_mode);
+}
+
+}  // namespace envbisect

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/run/decide/judge.hpp"
+#include "app/run/plan/axes.hpp"
+#include "app/run/refine/stages.hpp"
+#include "app/run/run.hpp"
+#include "core/state.hpp"
+#include "search/isolate.hpp"
+
+namespace envbisect {
+
+// What the stages after isolation found: where the cause bites inside its axes and across the
+// modifiers, and the pass/fail boundary re-run (null unless one run per candidate decided).
+struct AfterIsolation {
+  nlohmann::json refinements = nlohmann::json::array();
+  nlohmann::json probes = nlohmann::json::array();
+  nlohmann::json boundary;
+  int hold_runs = 0;  // on statistics: the runs a point or cell called good inside the cause must pass
+};
+
+// Refine each culprit inside its ordered axis, the other culprits held at their bad values, and (one
+// run per candidate) re-run the two candidates the answer rests on; return the refinements and the
+// re-run, probes empty. With `threads_to_probes` a thread-count culprit is left to the rate probes (a race's
+// failure rate grows with the count: a first bad count from single runs is the wrong summary of it).
+// On statistics, a cause that failed in only some of its runs holds every point called good inside it
+// to the good anchor's run count at the preflight (`preflight_runs`).
+AfterIsolation verify_cause(Judge& judge, const StageContext& stages, const std::vector<Axis>& axes,
+                            const Isolation& isolation, const EnvState& cause_state, bool threads_to_probes,
+                            int preflight_runs);
+
+// Probe where the verified cause bites (the run's options permitting): with `rate_probes` (anchors
+// told apart by failures alone) as failure rates with intervals per cell (rate_probes.hpp), never
+// through the judge, so no cell can take the verified cause back; else thread counts bisected or
+// decided per cell (probes.hpp), a cell called good held like the answer's good side (`after`).
+// Return the probe entries.
+nlohmann::json probe_when_it_bites(Judge& judge, const StageContext& stages, const Isolation& isolation,
+                                   const EnvState& cause_state, const RunOptions& options, bool rate_probes,
+                                   const AfterIsolation& after);
+
+}  // namespace envbisect

@@ -1,0 +1,94 @@
+#include "stats/rate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace envbisect::stats {
+
+namespace {
+
+// Return P(X <= k) for X ~ Binomial(n, p), summed in log space.
+double binomial_cdf(std::size_t k, std::size_t n, double p) {
+  if (p <= 0.0) {
+    return 1.0;
+  }
+  if (p >= 1.0) {
+    return k >= n ? 1.0 : 0.0;
+  }
+  double total = 0.0;
+  const double lp = std::log(p), lq = std::log1p(-p);
+  for (std::size_t i = 0; i <= std::min(k, n); ++i) {
+    const double log_choose = std::lgamma(static_cast<double>(n) + 1) - std::lgamma(static_cast<double>(i) + 1) -
+                              std::lgamma(static_cast<double>(n - i) + 1);
+    total += std::exp(log_choose + static_cast<double>(i) * lp + static_cast<double>(n - i) * lq);
+  }
+  return std::min(total, 1.0);
+}
+
+// Return the p at which `tail(p)` crosses `target`, `tail` decreasing in p on [0, 1] (bisection).
+template <typename Tail>
+double solve_decreasing(Tail tail, double target) {
+  double lo = 0.0, hi = 1.0;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = (lo + hi) / 2.0;
+    if (tail(mid) > target) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return (lo + hi) / 2.0;
+}
+
+}  // namespace
+
+RateInterval rate_interval(std::size_t failures, std::size_t runs, double confidence) {
+  RateInterval out;
+  out.failures = failures;
+  out.runs = runs;
+  if (runs == 0) {
+    return out;
+  }
+  const double tail = (1.0 - confidence) / 2.0;
+  out.rate = static_cast<double>(failures) / static_cast<double>(runs);
+  // Lower end: the p at which k or more failures have probability tail; upper: k or fewer.
+  out.low = failures == 0 ? 0.0 : solve_decreasing([&](double p) { return binomial_cdf(failures - 1, runs, p); }, 1.0 - tail);
+  out.high = failures >= runs ? 1.0 : solve_decreasing([&](double p) { return binomial_cdf(failures, runs, p); }, tail);
+  return out;
+}
+
+std::string rate_words(const RateInterval& interval) {
+  char text[128];
+  std::snprintf(text, sizeof text, "fails %zu of %zu, %.0f %%, 95 %% CI %.0f\xE2\x80\x93%.0f %%", interval.failures,
+                interval.runs, 100.0 * interval.rate, 100.0 * interval.low, 100.0 * interval.high);
+  return text;
+}
+
+RateCall sprt_rate(std::size_t failures, std::size_t runs, double p_low, double p_high, double alpha, double beta) {
+  const double k = static_cast<double>(failures);
+  const double clean = static_cast<double>(runs - std::min(failures, runs));
+  const double llr = k * std::log(p_high / p_low) + clean * std::log((1.0 - p_high) / (1.0 - p_low));
+  if (llr >= std::log((1.0 - beta) / alpha)) {
+    return RateCall::high;
+  }
+  if (llr <= std::log(beta / (1.0 - alpha))) {
+    return RateCall::low;
+  }
+  return RateCall::undecided;
+}
+
+RateHypotheses rate_hypotheses(std::size_t good_failures, std::size_t good_runs, std::size_t bad_failures,
+                               std::size_t bad_runs) {
+  RateHypotheses out;
+  if (good_runs == 0 || bad_runs == 0) {
+    return out;
+  }
+  out.p_low = (static_cast<double>(good_failures) + 0.5) / (static_cast<double>(good_runs) + 1.0);
+  const double bad = (static_cast<double>(bad_failures) + 0.5) / (static_cast<double>(bad_runs) + 1.0);
+  out.p_high = std::min(0.95, std::max(bad / 2.0, 2.0 * out.p_low));
+  out.usable = out.p_high < bad + 1e-12 && out.p_high > out.p_low;
+  return out;
+}
+
+}  // namespace envbisect::stats

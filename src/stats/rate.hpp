@@ -1,0 +1,56 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace envbisect::stats {
+
+// A failure rate measured as k failures in n runs, with its exact (Clopper-Pearson) interval.
+struct RateInterval {
+  std::size_t failures = 0;
+  std::size_t runs = 0;
+  double rate = 0.0;  // failures / runs; 0 without runs
+  double low = 0.0;   // lower end of the two-sided interval
+  double high = 1.0;  // upper end
+};
+
+// Return the rate of `failures` in `runs` with its exact two-sided Clopper-Pearson interval at
+// `confidence` (0.95: "95 % CI"). Without runs the interval is [0, 1].
+RateInterval rate_interval(std::size_t failures, std::size_t runs, double confidence = 0.95);
+
+// Return "fails 5 of 20, 25 %, 95 % CI 9–49 %" for an interval at 95 %.
+std::string rate_words(const RateInterval& interval);
+
+// What a sequential test on failure counts concluded.
+enum class RateCall {
+  low,        // the rate is like the low hypothesis (good)
+  high,       // the rate is like the high hypothesis (bad: it bites)
+  undecided,  // more runs are needed
+};
+
+// Wald's sequential probability ratio test of H_low: rate = p_low against H_high: rate = p_high on
+// `failures` in `runs` (Bernoulli runs): high once the log likelihood ratio reaches log((1-beta)/alpha),
+// low once it falls to log(beta/(1-alpha)). Wald's bound: a true rate of p_low or below is called high
+// with probability at most about alpha, one of p_high or above low with probability at most about beta
+// (the operating characteristic of the Bernoulli SPRT is monotone in the rate). Rates in between may
+// go either way: a caller that must tell them apart reports the rate with its interval.
+// Requires 0 < p_low < p_high < 1.
+RateCall sprt_rate(std::size_t failures, std::size_t runs, double p_low, double p_high, double alpha, double beta);
+
+// The hypotheses a run's rate test uses, from the anchors' failure counts: the good anchor's rate and
+// the rate a candidate carrying the regression fails at, regularised so that 0 of n and n of n stay
+// inside (0, 1): p_low = (good_failures + 0.5) / (good_runs + 1); p_high = half the bad anchor's
+// regularised rate, at least twice p_low and at most 0.95. Half: a candidate that fails half as often
+// as the bad anchor still carries the regression, and a race on fewer threads is such a candidate.
+struct RateHypotheses {
+  double p_low = 0.0;
+  double p_high = 0.0;
+  bool usable = false;  // false when the anchors do not differ enough in failures for a test
+};
+
+// Return the hypotheses for anchors that failed `good_failures` of `good_runs` and `bad_failures` of
+// `bad_runs`.
+RateHypotheses rate_hypotheses(std::size_t good_failures, std::size_t good_runs, std::size_t bad_failures,
+                               std::size_t bad_runs);
+
+}  // namespace envbisect::stats

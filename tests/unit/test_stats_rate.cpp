@@ -1,0 +1,79 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+
+#include "stats/rate.hpp"
+
+using namespace envbisect::stats;
+
+TEST_CASE("rate_interval is the exact Clopper-Pearson interval", "[stats][rate]") {
+  // 5 of 20: the interval the textbooks give, 0.0866-0.4910.
+  const RateInterval five = rate_interval(5, 20);
+  CHECK(five.rate == Approx(0.25));
+  CHECK(five.low == Approx(0.0866).margin(0.0005));
+  CHECK(five.high == Approx(0.4910).margin(0.0005));
+  CHECK(rate_words(five) == "fails 5 of 20, 25 %, 95 % CI 9\xE2\x80\x93" "49 %");
+  // The ends: 0 of 10 reaches up to 1 - 0.025^(1/10); 10 of 10 down to 0.025^(1/10).
+  const RateInterval none = rate_interval(0, 10);
+  CHECK(none.low == 0.0);
+  CHECK(none.high == Approx(1.0 - std::pow(0.025, 0.1)).margin(1e-6));
+  const RateInterval all = rate_interval(10, 10);
+  CHECK(all.high == 1.0);
+  CHECK(all.low == Approx(std::pow(0.025, 0.1)).margin(1e-6));
+  const RateInterval empty = rate_interval(0, 0);
+  CHECK(empty.low == 0.0);
+  CHECK(empty.high == 1.0);
+}
+
+TEST_CASE("sprt_rate stops as soon as 0-of-n against n-of-n is clear", "[stats][rate]") {
+  const RateHypotheses h = rate_hypotheses(0, 5, 5, 5);
+  REQUIRE(h.usable);
+  CHECK(h.p_low == Approx(0.5 / 6));
+  CHECK(h.p_high == Approx(5.5 / 6 / 2));
+  // Two failures like the bad anchor are enough; one is not.
+  CHECK(sprt_rate(1, 1, h.p_low, h.p_high, 0.05, 0.05) == RateCall::undecided);
+  CHECK(sprt_rate(2, 2, h.p_low, h.p_high, 0.05, 0.05) == RateCall::high);
+  // Clearing a candidate takes more clean runs than calling it bad takes failures: a rate half the
+  // bad anchor's must be ruled out.
+  int clean = 0;
+  while (sprt_rate(0, static_cast<std::size_t>(clean), h.p_low, h.p_high, 0.05, 0.05) != RateCall::low) {
+    ++clean;
+  }
+  CHECK(clean >= 4);
+  CHECK(clean <= 7);
+}
+
+TEST_CASE("rate_hypotheses refuses anchors that fail alike", "[stats][rate]") {
+  CHECK_FALSE(rate_hypotheses(5, 10, 5, 10).usable);
+  CHECK_FALSE(rate_hypotheses(0, 0, 5, 5).usable);
+  CHECK(rate_hypotheses(0, 10, 10, 10).usable);
+}
+
+// Wald's bound, checked by simulation: a candidate failing at the good rate is called high at most
+// about alpha of the time, one failing at the high rate low at most about beta; both errors shrink
+// further away from the hypotheses.
+TEST_CASE("sprt_rate keeps its stated error levels in simulation", "[stats][rate]") {
+  const RateHypotheses h = rate_hypotheses(0, 5, 5, 5);
+  std::mt19937_64 random(36);
+  auto error_rate = [&](double true_rate, RateCall wrong) {
+    int errors = 0;
+    const int trials = 4000;
+    for (int t = 0; t < trials; ++t) {
+      std::bernoulli_distribution fails(true_rate);
+      std::size_t failures = 0, runs = 0;
+      RateCall call = RateCall::undecided;
+      while (call == RateCall::undecided && runs < 200) {
+        failures += fails(random) ? 1 : 0;
+        ++runs;
+        call = sprt_rate(failures, runs, h.p_low, h.p_high, 0.05, 0.05);
+      }
+      errors += call == wrong ? 1 : 0;
+    }
+    return static_cast<double>(errors) / trials;
+  };
+  CHECK(error_rate(h.p_low, RateCall::high) <= 0.05);
+  CHECK(error_rate(h.p_high, RateCall::low) <= 0.05);
+  CHECK(error_rate(0.0, RateCall::high) == 0.0);
+  CHECK(error_rate(0.9, RateCall::low) <= 0.01);
+}
