@@ -6,7 +6,7 @@
 # workers with a cold cache (a cell only the probes ask) fail every third run: its first run passes,
 # and holding it to the anchor's count must show the race and send the run back to statistics.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 race_bench cache <<'PY'
 cause = os.environ.get("E") == "b"
 fail = cause and threads >= 3
