@@ -3,17 +3,19 @@
 //     materializes REQS (a file of NAME==VERSION lines) REPS times into ENV_PREFIX.1..REPS and prints
 //     one line per rep: "materialize <seconds> <ok>" (the first rep also probes the interpreter);
 //     no-bytecode: new store entries get no compiled .pyc (to measure what compiling costs and saves).
-//   bench_materialize link-tree FROM TO
-//     prints "link_tree <seconds>" for one hard-link copy of the tree FROM into TO.
+//   bench_materialize copy-tree FROM TO
+//     prints "copy_tree <seconds>" for one copy of the tree FROM into TO, made the way a run gives each
+//     attempt its warm cache snapshot (copy_tree, LinkFiles::no: real copies, since a benchmark may
+//     change cache files in place).
 #include <chrono>
 #include <fstream>
 #include <iostream>
 #include <string>
 
-#include "env/link_tree.hpp"
 #include "env/materialize.hpp"
 #include "exec/runner.hpp"
 #include "util/error.hpp"
+#include "util/fs.hpp"
 
 namespace {
 
@@ -56,14 +58,14 @@ int main(int argc, char** argv) {
       }
       return 0;
     }
-    if (mode == "link-tree" && argc == 4) {
+    if (mode == "copy-tree" && argc == 4) {
       const auto start = std::chrono::steady_clock::now();
-      envbisect::link_tree(argv[2], argv[3], envbisect::TreeMode::link);
-      std::cout << "link_tree " << seconds_since(start) << std::endl;
+      envbisect::copy_tree(argv[2], argv[3], envbisect::LinkFiles::no);
+      std::cout << "copy_tree " << seconds_since(start) << std::endl;
       return 0;
     }
     std::cerr << "usage: bench_materialize materialize STORE PYTHON WHEELS REQS ENV_PREFIX REPS [no-bytecode] | "
-                 "link-tree FROM TO\n";
+                 "copy-tree FROM TO\n";
     return 2;
   } catch (const envbisect::Error& e) {
     std::cerr << "bench_materialize: error: " << e.what() << "\n";

@@ -12,8 +12,10 @@
 set -euo pipefail
 SRC="$(cd "$(dirname "$0")/../.." && pwd)"
 BUILD="${BUILD:-$SRC/build}"
+source "$SRC/bench/lib.sh"
+bench_build_type "$BUILD"
 cmake --build "$BUILD" --target envbisect bench_materialize -j1 > /dev/null
-command -v unzip > /dev/null || { echo "SKIP: unzip is missing" >&2; exit 125; }
+bench_need unzip unzip
 PY="${PY:-$(python3 -c 'import sys; print(sys.executable)')}"
 unset PIP_FIND_LINKS
 exec "$PY" "$SRC/bench/scale/bench.py" "$SRC" "$BUILD" "$PY"
