@@ -34,7 +34,8 @@ def load(n):
     return s, f
 (ls, lf), (vs, vf) = load("local"), load("via")
 assert ls["env"]["OMP_NUM_THREADS"] == "3" and vs["env"]["OMP_NUM_THREADS"] == "7", (ls["env"], vs["env"])
-vs["env"]["OMP_NUM_THREADS"] = "3"
+assert vf["captured"]["env"]["OMP_NUM_THREADS"] == "7", vf["captured"]["env"]
+vs["env"]["OMP_NUM_THREADS"] = vf["captured"]["env"]["OMP_NUM_THREADS"] = "3"
 assert ls == vs, (ls, vs)
 assert lf == vf, json.dumps([lf, vf], indent=1)[:3000]
 assert ls["packages"] == {"fauxtransformers": "5.8.1"}, ls
