@@ -1,7 +1,9 @@
 // Fuzz target: the package index page parsers, which read what a network server sends (PEP 503 HTML
 // and --find-links pages, PEP 691 JSON). The first byte picks the parser, the rest is the body. Any
-// bytes give files or an Error naming the page; every file has a name and an absolute URL without a
-// fragment, and a sha256 that is empty or 64 lower-case hex digits.
+// bytes give files or an Error naming the page; every file has an absolute URL (RFC 3986: a scheme;
+// "https:x.whl" is one, if a useless one) without a fragment, a sha256 that is empty or 64 lower-case
+// hex digits, and a page name without the page URL's credentials.
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -13,6 +15,21 @@
 #include "util/error.hpp"
 
 namespace {
+
+// Return whether `url` starts with a scheme: a letter, then letters, digits, '+', '-' or '.', then ':'.
+bool has_scheme(const std::string& url) {
+  const std::size_t colon = url.find(':');
+  if (colon == std::string::npos || colon == 0 || !std::isalpha(static_cast<unsigned char>(url[0]))) {
+    return false;
+  }
+  for (std::size_t i = 1; i < colon; ++i) {
+    const unsigned char c = static_cast<unsigned char>(url[i]);
+    if (!std::isalnum(c) && c != '+' && c != '-' && c != '.') {
+      return false;
+    }
+  }
+  return true;
+}
 
 bool is_lower_hex(const std::string& text) {
   for (char c : text) {
@@ -37,7 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         json ? envbisect::parse_simple_json(body, page, "https://index.example/simple/pkg/")
              : envbisect::parse_simple_html(body, page, "https://index.example/simple/pkg/");
     for (const envbisect::IndexFile& file : files) {
-      if (file.url.find('#') != std::string::npos || file.url.find("://") == std::string::npos) {
+      if (file.url.find('#') != std::string::npos || !has_scheme(file.url)) {
         std::abort();  // a fragment kept, or a URL left relative
       }
       if (!file.sha256.empty() && (file.sha256.size() != 64 || !is_lower_hex(file.sha256))) {
