@@ -54,7 +54,7 @@ for k in "${slots[@]}"; do
       { echo "--slots $k failed:"; cat "$out.txt"; exit 1; }
     wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
   done
-  grep -q "1.$((culprit - 1)) -> 1.$culprit" "$out.txt" || { echo "--slots $k did not find 1.$culprit:"; cat "$out.txt"; exit 1; }
+  grep -q "first bad 1.$culprit, last good 1.$((culprit - 1))" "$out.txt" || { echo "--slots $k did not find 1.$culprit:"; cat "$out.txt"; exit 1; }
   read -r candidates runs < <("$PY" - "$out/journal.jsonl" <<'PY'
 import json, sys
 attempts = [r for r in map(json.loads, filter(str.strip, open(sys.argv[1]))) if r.get("type") == "attempt"]
