@@ -7,6 +7,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${BUILD:-$root/build}"
+source "$root/bench/lib.sh"
+bench_build_type "$build"
 megabytes="${1:-1024}"
 rounds="${2:-3}"
 if [[ -n "${BENCH_SMOKE:-}" ]]; then megabytes=16 rounds=2; fi

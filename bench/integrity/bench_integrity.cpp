@@ -68,6 +68,15 @@ int main(int argc, char** argv) {
         args.emplace_back(argv[i]);
       }
     }
+    // Figures from an unoptimised build are not the product's (bench/lib.sh says the same for run.sh).
+    const std::string build_type = ENVBISECT_BUILD_TYPE;
+    std::cout << "build_type: " << (build_type.empty() ? "none" : build_type) << "\n";
+    const bool optimised = build_type == "Release" || build_type == "RelWithDebInfo" || build_type == "MinSizeRel";
+    if (!optimised && !smoke && std::getenv("BENCH_ALLOW_DEBUG") == nullptr) {
+      std::cerr << "bench_integrity: a " << (build_type.empty() ? "type-less" : build_type)
+                << " build (no optimisation): build RelWithDebInfo or set BENCH_ALLOW_DEBUG=1\n";
+      return 2;
+    }
     const std::size_t files = args.size() > 0 ? std::stoul(args[0]) : smoke ? 500 : 20000;
     const int reps = args.size() > 1 ? std::stoi(args[1]) : smoke ? 3 : 21;
 

@@ -5,6 +5,8 @@
 set -euo pipefail
 SRC="$(cd "$(dirname "$0")/../.." && pwd)"
 BUILD="${2:-$SRC/build}"
+source "$SRC/bench/lib.sh"
+bench_build_type "$BUILD"
 cmake --build "$BUILD" --target bench_isolation_startup -j1 >/dev/null
 W="$(mktemp -d "${TMPDIR:-/tmp}/envbisect-bench-isolation.XXXXXX")"
 trap 'rm -rf "$W"' EXIT

@@ -4,7 +4,9 @@
 //     one line per rep: "materialize <seconds> <ok>" (the first rep also probes the interpreter);
 //     no-bytecode: new store entries get no compiled .pyc (to measure what compiling costs and saves).
 //   bench_materialize copy-tree FROM TO
-//     prints "copy_tree <seconds>" for one hard-link copy of the tree FROM into TO.
+//     prints "copy_tree <seconds>" for one real copy of the tree FROM into TO (copy_tree, LinkFiles::no):
+//     the fallback env/warm_cache.cpp takes for an attempt's warm cache where neither a reflink nor an
+//     overlay is available (bench/scale's warm_cache_vs_cp_al times the path a run takes).
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -14,6 +16,7 @@
 #include "env/materialize.hpp"
 #include "exec/runner.hpp"
 #include "util/error.hpp"
+#include "util/fs.hpp"
 
 namespace {
 
@@ -58,7 +61,7 @@ int main(int argc, char** argv) {
     }
     if (mode == "copy-tree" && argc == 4) {
       const auto start = std::chrono::steady_clock::now();
-      envbisect::copy_tree(argv[2], argv[3], envbisect::LinkFiles::yes);
+      envbisect::copy_tree(argv[2], argv[3], envbisect::LinkFiles::no);
       std::cout << "copy_tree " << seconds_since(start) << std::endl;
       return 0;
     }

@@ -1,11 +1,10 @@
-// k-ary bisection with k slots on a simulated oracle whose every run takes a fixed time.
+// Rounds of the k-ary bisection with k slots, counted on a scripted oracle (no time is simulated: what
+// k slots save in wall time is measured on real `envbisect run --slots k` runs by bench/parallel/run.sh).
 //
-//   bench_parallel RUN_MS   for k = 1, 2, 4 and N = 16, 64, 256, 1024 points (the first bad at every
-//       position 1..N), bisect with kary_first_bad; each round's k questions run side by side on k
-//       threads, each sleeping RUN_MS (a benchmark run). Wall time is measured for every N on a sample
-//       of 8 culprit positions (rounds and evaluations over all positions, which need no sleeping).
-//       Prints one row per (k, N): worst and mean rounds, the target ceil(log_{k+1} N), mean
-//       evaluations, mean wall seconds, and speed-up over k = 1; then a second table: commit DAGs with
+//   bench_parallel   for k = 1, 2, 4 and N = 16, 64, 256, 1024 points (the first bad at every
+//       position 1..N), bisect with kary_first_bad.
+//       Prints one row per (k, N): worst and mean rounds, the target ceil(log_{k+1} N) and mean
+//       evaluations; then a second table: commit DAGs with
 //       merges, generated as bench/search generates them (same generator, seed 20261129), N = 64, 256,
 //       1024 commits, every culprit, bisected with dag_first_bad_k for k = 1, 2, 4 (k = 1 asks what
 //       git bisect asks): worst and mean rounds, the target ceil(log_{k+1} N), mean evaluations and
@@ -13,13 +12,11 @@
 //       rounds for k = 4, N = 256 over every culprit position of the linear axis).
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "../search/history.hpp"
@@ -43,26 +40,14 @@ int target_rounds(std::size_t n, std::size_t k) {
 struct Outcome {
   int rounds = 0;
   int evaluations = 0;
-  double wall = 0.0;
 };
 
-// Bisect an axis of n + 1 points (0 good, n bad) whose first bad is `culprit`; with `run_ms` > 0 each
-// question sleeps that long on its own thread, the questions of one round side by side.
-Outcome bisect(std::size_t n, std::size_t k, std::size_t culprit, int run_ms) {
-  const auto start = std::chrono::steady_clock::now();
+// Bisect an axis of n + 1 points (0 good, n bad) whose first bad is `culprit`, k questions a round.
+Outcome bisect(std::size_t n, std::size_t k, std::size_t culprit) {
   auto oracle = [&](const std::vector<std::size_t>& indices) {
-    std::vector<Verdict> verdicts(indices.size());
-    std::vector<std::thread> slots;
-    for (std::size_t i = 0; i < indices.size(); ++i) {
-      slots.emplace_back([&, i] {
-        if (run_ms > 0) {
-          std::this_thread::sleep_for(std::chrono::milliseconds(run_ms));
-        }
-        verdicts[i] = indices[i] >= culprit ? Verdict::bad : Verdict::good;
-      });
-    }
-    for (std::thread& slot : slots) {
-      slot.join();
+    std::vector<Verdict> verdicts;
+    for (std::size_t index : indices) {
+      verdicts.push_back(index >= culprit ? Verdict::bad : Verdict::good);
     }
     return verdicts;
   };
@@ -74,7 +59,6 @@ Outcome bisect(std::size_t n, std::size_t k, std::size_t culprit, int run_ms) {
   Outcome out;
   out.rounds = result.rounds;
   out.evaluations = result.bisection.evaluations;
-  out.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
 }
 
@@ -155,12 +139,9 @@ void dag_table() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  const int run_ms = argc > 1 ? std::atoi(argv[1]) : 50;
-  std::printf("simulated run time %d ms; every culprit position for rounds, 8 positions timed\n", run_ms);
-  std::printf("%-3s %-6s %-12s %-12s %-7s %-10s %-11s %s\n", "k", "N", "worst_rounds", "mean_rounds", "target",
-              "mean_evals", "mean_wall_s", "speedup_vs_k1");
-  std::map<std::size_t, double> k1_wall;
+int main() {
+  std::printf("linear axes, every culprit position\n");
+  std::printf("%-3s %-6s %-12s %-12s %-7s %s\n", "k", "N", "worst_rounds", "mean_rounds", "target", "mean_evals");
   int rounds_k4_n256 = 0;
   for (std::size_t k : {1, 2, 4}) {
     for (std::size_t n : {16, 64, 256, 1024}) {
@@ -168,24 +149,16 @@ int main(int argc, char** argv) {
       double rounds_sum = 0.0;
       double evals_sum = 0.0;
       for (std::size_t culprit = 1; culprit <= n; ++culprit) {
-        const Outcome outcome = bisect(n, k, culprit, 0);
+        const Outcome outcome = bisect(n, k, culprit);
         worst = std::max(worst, outcome.rounds);
         rounds_sum += outcome.rounds;
         evals_sum += outcome.evaluations;
       }
-      double wall_sum = 0.0;
-      for (std::size_t sample = 1; sample <= 8; ++sample) {
-        wall_sum += bisect(n, k, std::max<std::size_t>(1, sample * n / 8 - sample + 1), run_ms).wall;
-      }
-      const double wall = wall_sum / 8;
-      if (k == 1) {
-        k1_wall[n] = wall;
-      }
       if (k == 4 && n == 256) {
         rounds_k4_n256 = worst;
       }
-      std::printf("%-3zu %-6zu %-12d %-12.2f %-7d %-10.2f %-11.3f %.2fx\n", k, n, worst, rounds_sum / n,
-                  target_rounds(n, k), evals_sum / n, wall, k1_wall[n] / wall);
+      std::printf("%-3zu %-6zu %-12d %-12.2f %-7d %.2f\n", k, n, worst, rounds_sum / n, target_rounds(n, k),
+                  evals_sum / n);
     }
   }
   dag_table();

@@ -13,6 +13,8 @@
 set -euo pipefail
 SRC="$(cd "$(dirname "$0")/../.." && pwd)"
 BUILD="${BUILD:-$SRC/build}"
+source "$SRC/bench/lib.sh"
+bench_build_type "$BUILD"
 cmake --build "$BUILD" --target envbisect bench_materialize bench_warm_cache -j1 > /dev/null
 # A warm compile cache for one attempt against `cp -al` (2 GB in 4,000 files; smoke: 64 MB in 500).
 if [[ -n "${BENCH_SMOKE:-}" ]]; then
@@ -20,7 +22,7 @@ if [[ -n "${BENCH_SMOKE:-}" ]]; then
 else
   "$BUILD/bench/bench_warm_cache" --mb 2048 --files 4000 --repeats 3
 fi
-command -v unzip > /dev/null || { echo "SKIP: unzip is missing" >&2; exit 125; }
+bench_need unzip unzip
 PY="${PY:-$(python3 -c 'import sys; print(sys.executable)')}"
 unset PIP_FIND_LINKS
 exec "$PY" "$SRC/bench/scale/bench.py" "$SRC" "$BUILD" "$PY"

@@ -11,6 +11,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${BUILD:-$root/build}"
+source "$root/bench/lib.sh"
+bench_build_type "$build"
 smoke=no
 if [[ "${1:-}" == --smoke ]]; then smoke=yes; shift; fi
 [[ -z "${BENCH_SMOKE:-}" ]] || smoke=yes  # CI: ctest bench_smoke.*

@@ -152,10 +152,11 @@ std::string attribute(std::string_view tag, std::string_view name, bool& found) 
   return "";
 }
 
-// Return the scheme of a URL ("https"), "" when it has none.
+// Return the scheme of a URL ("https"), "" when it has none. RFC 3986 3.1: a letter, then letters,
+// digits, '+', '-' or '.'; "9x:/y" is a relative path, not a URL of scheme "9x".
 std::string_view scheme_of(std::string_view url) {
   const std::size_t colon = url.find(':');
-  if (colon == std::string_view::npos || colon == 0) {
+  if (colon == std::string_view::npos || colon == 0 || !std::isalpha(static_cast<unsigned char>(url[0]))) {
     return {};
   }
   for (std::size_t i = 0; i < colon; ++i) {

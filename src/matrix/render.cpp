@@ -31,7 +31,7 @@ std::string change_text(const CellReport& cell, const MatrixNight& night) {
   }
   char text[32];
   std::snprintf(text, sizeof text, "%.3g", ratio >= 1.0 ? ratio : 1.0 / ratio);
-  const std::string words = stats::comparison_words(1.0, ratio, night.higher_is_better, night.unit);
+  const std::string words = stats::comparison_words(1.0, ratio, night.higher_is_better ? stats::Better::higher : stats::Better::lower, night.unit);
   return std::string(text) + "× " + words.substr(words.rfind(' ') + 1);
 }
 

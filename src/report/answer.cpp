@@ -27,7 +27,7 @@ std::string sig3(double value) {
 
 // The word for a change of `ratio` (bad/good) away from 1: "slower", "faster", "worse" or "better".
 std::string direction_word(double ratio, bool higher_is_better, const std::string& unit) {
-  const std::string words = stats::comparison_words(1.0, ratio, higher_is_better, unit);  // "3.33x slower"
+  const std::string words = stats::comparison_words(1.0, ratio, higher_is_better ? stats::Better::higher : stats::Better::lower, unit);  // "3.33x slower"
   return words.substr(words.rfind(' ') + 1);
 }
 

@@ -213,4 +213,8 @@ echo '{"python": "python3", "python_version": "", "packages": {}, "wheel_dirs": 
 check 2 "$T/request.json: /env_dir" "missing" -- build-env "$T/request.json"
 
 [[ $cases -ge 90 ]] || { echo "only $cases cases"; exit 1; }
+# docs/RELIABILITY.md quotes the count: it must be this run's.
+reliability_count=$(sed -nE 's/^([0-9]+) cases, data in tests\/cli\/bad_inputs\/.*/\1/p' "$SRC/docs/RELIABILITY.md")
+[[ "$reliability_count" == "$cases" ]] ||
+  { echo "docs/RELIABILITY.md says ${reliability_count:-no number of} cases; this run has $cases"; exit 1; }
 echo "$cases bad inputs: exit 2, one error line naming file and field, nothing written"

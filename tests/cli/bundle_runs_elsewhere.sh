@@ -3,8 +3,8 @@
 # it finds every non-glibc library in its own lib/ and does real work (diff of two states).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-command -v ldd > /dev/null || skip "ldd not found"
-[[ -x "$ENVBISECT" ]] || skip "no envbisect binary at $ENVBISECT"
+need ldd libc-bin
+[[ -x "$ENVBISECT" ]] || { echo "no envbisect binary at $ENVBISECT (build it first)" >&2; exit 1; }
 "$SRC/scripts/bundle" --binary "$ENVBISECT" --out "$T/made/envbisect" --tar "$T/envbisect.tar.gz" > "$T/bundle.out"
 expect_contains "$T/made/envbisect/BUNDLE.txt" "bundled libraries:"
 

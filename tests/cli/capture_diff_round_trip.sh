@@ -3,9 +3,8 @@
 # loads; after a torch build swap and a cache wipe, a second capture differs in exactly those.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-"$ENVBISECT" --help | grep -E "^  capture " >/dev/null || skip "this envbisect has no capture subcommand (not wired yet)"
-command -v git >/dev/null || skip "git not found"
-"$PY" -c "import pip" 2>/dev/null || skip "python3 -m pip not available"
+need git git
+need_python_module pip python3-pip
 F="$SRC/fixtures/incidents/dflash-cu130"
 "$F/make-fixture" >/dev/null
 W="$F/.build/wheels"

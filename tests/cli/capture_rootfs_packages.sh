@@ -3,8 +3,8 @@
 # Debian packages installed in it (dpkg-query on DIR's own database), and `diff` shows two captures
 # whose bases differ in one package (a CUDA user-space upgrade) as one container/base change.
 source "$(dirname "$0")/common.sh"
-command -v dpkg-query >/dev/null || skip "dpkg-query is missing"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need dpkg-query dpkg
+need /usr/bin/python3 python3
 rootfs() {  # rootfs DIR CUDA_VERSION: a minimal dpkg database
   mkdir -p "$1/var/lib/dpkg/info" "$1/var/lib/dpkg/updates"
   cat >"$1/var/lib/dpkg/status" <<STATUS

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# capture --via 'env FOO=1' runs every probe through a real command prefix and writes the same
-# state and facts as a local capture (time and description aside); a bad --via writes nothing.
+# capture --via 'env OMP_NUM_THREADS=7' runs every probe through a real command prefix: the state
+# holds the 7 that only the prefix sets (a dropped prefix would capture this shell's 3), and is
+# otherwise the same state and facts as a local capture (time and description aside); a bad --via
+# writes nothing.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-"$ENVBISECT" --help | grep -E "^  capture " >/dev/null || skip "this envbisect has no capture subcommand (not wired yet)"
-command -v git >/dev/null || skip "git not found"
-"$PY" -c "import pip" 2>/dev/null || skip "python3 -m pip not available"
+need git git
+need_python_module pip python3-pip
 F="$SRC/fixtures/incidents/dflash-cu130"
 "$F/make-fixture" >/dev/null
 
@@ -20,7 +21,7 @@ echo k > "$T/inductor/k"
 export TORCHINDUCTOR_CACHE_DIR="$T/inductor" TRITON_CACHE_DIR="$T/none" OMP_NUM_THREADS=3
 
 "$ENVBISECT" capture --venv "$T/venv" --repo "r=$T/repo" -o "$T/out/local.json" > /dev/null 2> "$T/local.err"
-"$ENVBISECT" capture --via 'env FOO=1' --venv "$T/venv" --repo "r=$T/repo" -o "$T/out/via.json" > /dev/null 2> "$T/via.err"
+"$ENVBISECT" capture --via 'env OMP_NUM_THREADS=7' --venv "$T/venv" --repo "r=$T/repo" -o "$T/out/via.json" > /dev/null 2> "$T/via.err"
 expect_contains "$T/local.err" "uncommitted"
 "$PY" - "$T/out" <<'PY'
 import json, sys
@@ -32,11 +33,14 @@ def load(n):
     f.pop("state")
     return s, f
 (ls, lf), (vs, vf) = load("local"), load("via")
+assert ls["env"]["OMP_NUM_THREADS"] == "3" and vs["env"]["OMP_NUM_THREADS"] == "7", (ls["env"], vs["env"])
+assert vf["captured"]["env"]["OMP_NUM_THREADS"] == "7", vf["captured"]["env"]
+vs["env"]["OMP_NUM_THREADS"] = vf["captured"]["env"]["OMP_NUM_THREADS"] = "3"
 assert ls == vs, (ls, vs)
 assert lf == vf, json.dumps([lf, vf], indent=1)[:3000]
-assert ls["packages"] == {"fauxtransformers": "5.8.1"} and ls["env"]["OMP_NUM_THREADS"] == "3", ls
+assert ls["packages"] == {"fauxtransformers": "5.8.1"}, ls
 assert lf["captured"]["repos"]["r"]["branch"] == "work" and lf["captured"]["repos"]["r"]["dirty"] == ["untracked.txt"]
-assert json.load(open(f"{d}/via.facts.json"))["captured"]["via"] == ["env", "FOO=1"]
+assert json.load(open(f"{d}/via.facts.json"))["captured"]["via"] == ["env", "OMP_NUM_THREADS=7"]
 PY
 
 # Bad input: an unterminated quote, both --python and --venv; exit 2 and no file written.

@@ -3,7 +3,7 @@
 # after the subcommand too, NO_COLOR turns the log's colours off, and --dry-run gives a time estimate
 # from --run-seconds.
 source "$(dirname "$0")/common.sh"
-command -v script >/dev/null || skip "script (util-linux) is missing"
+need script bsdutils
 rc=0
 "$ENVBISECT" dif a.json b.json 2>"$T/err1.txt" || rc=$?
 [[ $rc -eq 2 ]] || { echo "expected exit 2, got $rc"; exit 1; }

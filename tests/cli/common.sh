@@ -1,15 +1,16 @@
 # Sourced by every CLI test (bash). Gives: strict mode, an ERR trap naming the failing line,
 # $T (temp dir: removed on success, kept and printed on failure), $ENVBISECT, $SRC,
-# $T/runcount.py for benchmarks placed in $T, and the helpers not, skip, expect_contains.
+# $T/runcount.py for benchmarks placed in $T, and the helpers not, skip, need, need_python_module,
+# expect_contains.
 set -Eeuo pipefail
 
-# The envbisect binary under test (ctest passes it); the source tree's root.
-ENVBISECT="${ENVBISECT:-/work/main/build/envbisect}"
+# The source tree's root; the envbisect binary under test (ctest passes it; run by hand, this tree's build).
 if [[ -n "${ENVBISECT_SOURCE_DIR:-}" ]]; then
   SRC="$ENVBISECT_SOURCE_DIR"
 else
   SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 fi
+ENVBISECT="${ENVBISECT:-$SRC/build/envbisect}"
 export ENVBISECT SRC
 
 # The environment of this machine points pip at a missing /opt/wheels; tests never use it.
@@ -62,9 +63,38 @@ not() {
   return 0
 }
 
-# skip "reason": the test cannot run here; exit 125 (ctest SKIP_RETURN_CODE).
+# Each skip leaves its reason in $ENVBISECT_SKIP_DIR/<test> when scripts/test sets it: the script
+# lists every skip, and fails on one for a component scripts/install-deps installs.
+_cli_record_skip() {
+  if [[ -n "${ENVBISECT_SKIP_DIR:-}" ]]; then
+    mkdir -p "$ENVBISECT_SKIP_DIR"
+    printf '%s: %s\n' "$1" "$2" >"$ENVBISECT_SKIP_DIR/$(basename "$0" .sh)"
+  fi
+}
+
+# skip "reason": the test cannot run on this machine for a reason no package fixes (not root, no user
+# namespaces); exit 125 (ctest SKIP_RETURN_CODE). A missing program is `need`'s, not this.
 skip() {
+  _cli_record_skip other "$*"
   echo "SKIP: $*" >&2
+  exit 125
+}
+
+# need PROGRAM PACKAGE: skip unless PROGRAM (a name on PATH or an absolute path) is there. PACKAGE is
+# the Debian package scripts/install-deps installs for it, so scripts/test counts this skip as a
+# failure (ENVBISECT_ALLOW_MISSING=1 excuses it on a developer's box; CI never sets it).
+need() {
+  command -v "$1" >/dev/null || _cli_missing "$1" "$2"
+}
+
+# need_python_module MODULE PACKAGE: as need, for a module that $PY must import.
+need_python_module() {
+  "$PY" -c "import $1" 2>/dev/null || _cli_missing "python module $1" "$2"
+}
+
+_cli_missing() {
+  _cli_record_skip missing "$1 is missing (Debian package $2, which scripts/install-deps installs)"
+  echo "SKIP: $1 is missing (Debian package $2, which scripts/install-deps installs)" >&2
   exit 125
 }
 

@@ -8,7 +8,8 @@
 source "$(dirname "$0")/common.sh"
 BUILD="$(dirname "$ENVBISECT")"
 [[ $(id -u) -eq 0 ]] || skip "needs root for a mount namespace with overlays"
-command -v cpack >/dev/null && command -v dpkg >/dev/null || skip "needs cpack and dpkg"
+need cpack cmake
+need dpkg dpkg
 unshare --mount true 2>/dev/null || skip "mount namespaces are not allowed here"
 
 (cd "$T" && cpack -G DEB --config "$BUILD/CPackConfig.cmake" -B "$T/pkg" >"$T/cpack.log" 2>&1) ||

@@ -4,8 +4,8 @@
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 F="$SRC/fixtures/incidents/dflash-cu130"
-command -v git >/dev/null || skip "git not found"
-"$PY" -c "import pip" 2>/dev/null || skip "python3 -m pip not available"
+need git git
+need_python_module pip python3-pip
 
 "$F/make-fixture" > "$T/make-fixture.out"
 W="$F/.build/wheels"

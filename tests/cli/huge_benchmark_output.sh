@@ -5,8 +5,8 @@
 # stays far below the output's size.
 source "$(dirname "$0")/common.sh"
 F="$SRC/fixtures/scenarios/flags"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
-[[ -x /usr/bin/time ]] || skip "/usr/bin/time is missing"
+need /usr/bin/python3 python3
+need /usr/bin/time time
 cat >"$T/bench.py" <<PY
 import os, sys
 # The good anchor's first attempt floods stdout before its result line.

@@ -4,7 +4,7 @@
 # envbisect stops it within seconds with exit 130, leaves nothing running, and `resume` then finishes.
 source "$(dirname "$0")/common.sh"
 F="$SRC/fixtures/scenarios/flags"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 marker="envbisect-leak-marker-$$-$RANDOM"
 
 cat >"$T/hang.py" <<'PY'

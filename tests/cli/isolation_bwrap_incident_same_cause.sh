@@ -3,7 +3,7 @@
 # (demo_incident_finds_pair.sh): {fauxtorch +cu128 -> +cu130, inductor cache warm -> cold}, verified
 # both ways, and every benchmark run was spawned inside bwrap. No thread probes, to keep it short.
 source "$(dirname "$0")/common.sh"
-command -v bwrap >/dev/null || skip "bubblewrap is not installed (tests/cli/isolation_bwrap_hides_host.sh installs it)"
+need bwrap bubblewrap
 F="$SRC/fixtures/incidents/dflash-cu130"
 "$F/make-fixture" >/dev/null
 

@@ -4,9 +4,9 @@
 # each candidate runs on its own state's base, so `envbisect run` names container/base as the cause,
 # next to an innocent env var, and verifies it both ways.
 source "$(dirname "$0")/common.sh"
-command -v bwrap >/dev/null || skip "bubblewrap is not installed (tests/cli/isolation_bwrap_hides_host.sh installs it)"
+need bwrap bubblewrap
 [[ $(id -u) -eq 0 ]] || skip "mounting rootfs B as an overlay needs root"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 # Rootfs A: the host's /usr as hard links (seconds, no bytes copied) and the usual top-level links.
 A="$T/rootfs-a"
 mkdir -p "$A/etc" "$A/tmp" "$A/proc" "$A/dev"

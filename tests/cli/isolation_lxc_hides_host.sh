@@ -1,14 +1,10 @@
 #!/usr/bin/env bash
 # With --isolation lxc (lxc-execute, an overlay: rootfs over the host's /usr, an empty network), a
 # candidate sees neither the host python's site-packages, nor another candidate's cache folder, nor
-# the network. Installs lxc when missing; exits 125 when lxc-execute cannot start a container here.
+# the network. Exits 125 when lxc-execute cannot start a container here.
 source "$(dirname "$0")/common.sh"
 source "$(dirname "$0")/isolation_lib/scenario.bash"
-if ! command -v lxc-execute >/dev/null; then
-  [[ $(id -u) -eq 0 ]] || skip "lxc is not installed and we are not root"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends lxc >/dev/null 2>&1 ||
-    skip "cannot install lxc with apt"
-fi
+need lxc-execute lxc
 mkdir -p "$T/probe/lower/usr" "$T/probe/upper" "$T/probe/path"
 ln -s usr/lib64 "$T/probe/lower/lib64"
 ln -s usr/lib "$T/probe/lower/lib"

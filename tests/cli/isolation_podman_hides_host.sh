@@ -1,14 +1,11 @@
 #!/usr/bin/env bash
 # With --isolation podman (runc, --network none, the environment committed as an image layer), a
 # candidate sees neither the host python's site-packages, nor another candidate's cache folder, nor
-# the network. Installs podman and runc when missing; exits 125 when podman cannot run containers here.
+# the network. Exits 125 when podman cannot run containers here.
 source "$(dirname "$0")/common.sh"
 source "$(dirname "$0")/isolation_lib/scenario.bash"
-if ! command -v podman >/dev/null || ! command -v runc >/dev/null; then
-  [[ $(id -u) -eq 0 ]] || skip "podman/runc are not installed and we are not root"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends podman runc >/dev/null 2>&1 ||
-    skip "cannot install podman and runc with apt"
-fi
+need podman podman
+need runc runc
 printf '[containers]\ndefault_ulimits = ["nofile=20000:20000", "nproc=4096:4096"]\n[engine]\nruntime = "runc"\n' \
   >"$T/containers.conf"
 mkdir -p "$T/skel/usr"

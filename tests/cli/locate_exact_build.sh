@@ -3,8 +3,6 @@
 # (local label included) and exits 0; for a build nobody holds it says so and exits 1.
 source "$(dirname "$0")/common.sh"
 
-"$ENVBISECT" locate --help > /dev/null 2>&1 || skip "this build has no 'locate' subcommand yet"
-
 # A wheelhouse with +cu130 only; a uv cache (archive-v0/<id>/, dist-info beside the files) with +cu128.
 "$PY" "$SRC/scripts/make_wheel.py" --name fauxtorch --version 2.11.0+cu130 --add fauxtorch/__init__.py=/dev/null --out "$T/wheels" > /dev/null
 "$PY" "$SRC/scripts/make_wheel.py" --name fauxtorch --version 2.11.0+cu128 --add fauxtorch/__init__.py=/dev/null --out "$T/build" > /dev/null

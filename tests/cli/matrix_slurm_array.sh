@@ -36,11 +36,8 @@ rc=0
 [[ $rc -eq 4 ]]
 expect_contains "$T/moved.err" "(the state the night submitted) differs from this task's"
 
-if [[ ! -x /usr/sbin/slurmctld || ! -x /usr/sbin/munged ]]; then
-  [[ $(id -u) -eq 0 ]] || skip "slurm-wlm/munge missing and not root"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null 2>&1 ||
-    skip "cannot install slurm-wlm munge"
-fi
+need /usr/sbin/slurmctld slurm-wlm
+need /usr/sbin/munged munge
 eval "$("$SRC/scripts/slurm-local" start "$T/slurm")"
 trap 'rc=$?; "$SRC/scripts/slurm-local" stop "$T/slurm"; (exit $rc); _cli_on_exit' EXIT
 

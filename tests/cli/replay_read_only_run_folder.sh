@@ -4,8 +4,9 @@
 # Runs the replay as user nobody, so the folder is read-only even to a root CI.
 source "$(dirname "$0")/common.sh"
 F="$SRC/fixtures/scenarios/flags"
-[[ $(id -u) -eq 0 ]] && command -v runuser >/dev/null || skip "needs root and runuser to replay as another user"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+[[ $(id -u) -eq 0 ]] || skip "needs root to replay as another user"
+need runuser util-linux
+need /usr/bin/python3 python3
 chmod 755 "$T"
 R="$T/run"
 "$ENVBISECT" run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --out "$R" --no-probe >"$T/run.txt" 2>&1

@@ -3,7 +3,6 @@
 # verdict with its evidence, plots in the HTML, parseable JSON; the same journal gives the same bytes.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-"$ENVBISECT" --help 2>&1 | grep -qE "^ +report( |$)" || skip "this envbisect has no report subcommand"
 F="$SRC/fixtures/scenarios/flags"
 "$ENVBISECT" run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --out "$T/run" > "$T/run.out"
 rm -f "$T/run/report.md" "$T/run/report.html" "$T/run/report.json"

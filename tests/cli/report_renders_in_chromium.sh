@@ -4,14 +4,7 @@
 # (light and dark) lands in the build's test-output/ folder for a person to look at.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-"$ENVBISECT" --help 2>&1 | grep -qE "^ +report( |$)" || skip "this envbisect has no report subcommand"
-if ! command -v chromium > /dev/null; then
-  [[ $(id -u) -eq 0 ]] && command -v apt-get > /dev/null || skip "chromium is missing and cannot be installed (not root)"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y --no-install-recommends chromium > "$T/apt.log" 2>&1 ||
-    { apt-get update > /dev/null 2>&1 && apt-get install -y --no-install-recommends chromium > "$T/apt.log" 2>&1; } ||
-    skip "chromium cannot be installed: $(tail -n 1 "$T/apt.log")"
-fi
+need chromium chromium
 OUT="${ENVBISECT_TEST_OUTPUT:-$(dirname "$ENVBISECT")/test-output}/report_renders_in_chromium"
 mkdir -p "$OUT"
 

@@ -5,7 +5,7 @@
 # the line, and leaves the file as it was.
 source "$(dirname "$0")/common.sh"
 F="$SRC/fixtures/scenarios/flags"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 R="$T/run"
 "$ENVBISECT" run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --out "$R" --no-probe >"$T/run.txt" 2>&1
 cp "$R/journal.jsonl" "$T/whole.jsonl"

@@ -5,7 +5,7 @@
 # starts any attempt of its own: no new attempt runs beside it.
 source "$(dirname "$0")/common.sh"
 F="$SRC/fixtures/scenarios/flags"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 # The flags benchmark, which first hangs (leaving a helper in its group) while $T/hang exists, and
 # notes any attempt that starts while an earlier helper still runs.
 cat >"$T/bench.py" <<PY

@@ -4,7 +4,7 @@
 # and the field, before anything runs; the journal is left as it was and the original run.json resumes.
 source "$(dirname "$0")/common.sh"
 F="$SRC/fixtures/scenarios/flags"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 R="$T/run"
 "$ENVBISECT" run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --out "$R" --no-probe --budget 1s \
   >"$T/run.txt" 2>&1 || true

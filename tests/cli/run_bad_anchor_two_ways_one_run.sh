@@ -5,7 +5,7 @@
 # status: it alone is judged on more runs by its failures, as statistics would (set aside as unlike
 # either anchor), and the run stays in one-run mode.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 cat >"$T/bench.py" <<'PY'
 import json, os, sys
 from runcount import count_run

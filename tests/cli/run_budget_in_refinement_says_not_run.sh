@@ -4,7 +4,7 @@
 # untestable. Budgets are tried from small to large until one stops the run inside the refinement.
 # Each benchmark run takes a fixed 0.3 s; its metric is set by the thread count (bad from 4 on).
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 cat >"$T/bench.py" <<'PY'
 import json, sys, time
 time.sleep(0.3)

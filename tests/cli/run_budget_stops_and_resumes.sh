@@ -5,7 +5,7 @@
 # reusing every run. Each benchmark
 # run takes a fixed 0.3 s, its metric set by its inputs (one variable of eight is the cause).
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 cat >"$T/bench.py" <<'PY'
 import json, os, time
 time.sleep(0.3)

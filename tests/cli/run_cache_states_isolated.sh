@@ -3,7 +3,7 @@
 # copy of what the warm-up left; what a run writes into its cache never reaches the snapshot or the
 # next run. The benchmark here is fast only with a warm cache, so the cache is the whole cause.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 cat >"$T/bench.py" <<'PY'
 import json, os, sys, time
 cache = sys.argv[1]

@@ -3,7 +3,7 @@
 # run's "skip"): the run exits 1 and says which commits the first bad could be -- by their ids, the
 # same set `git bisect run` lists -- not by positions in its own list.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 git_c() { git -C "$T/repo" -c user.name=t -c user.email=t@e -c commit.gpgsign=false "$@"; }
 git init -q -b main "$T/repo"
 commit() { echo "$1" >"$T/repo/$2"; git_c add -A; git_c commit -qm "$1"; }

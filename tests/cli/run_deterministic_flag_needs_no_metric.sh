@@ -3,7 +3,7 @@
 # enough to run it (the exit status is the result); without the flag the run stops before anything is
 # written, with one error naming the file, the field and both ways to say "pass/fail".
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 git_c() { git -C "$T/repo" -c user.name=t -c user.email=t@e -c commit.gpgsign=false "$@"; }
 git init -q -b main "$T/repo"
 for i in $(seq 1 12); do

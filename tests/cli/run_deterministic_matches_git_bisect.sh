@@ -3,7 +3,7 @@
 # envbisect asks exactly the commits `git bisect run` asks, in the same order, and makes only four
 # runs more (one of each anchor, one more of the last good and of the first bad commit).
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 git_c() { git -C "$T/repo" -c user.name=t -c user.email=t@e -c commit.gpgsign=false "$@"; }
 git init -q -b main "$T/repo"
 for i in $(seq 1 20); do

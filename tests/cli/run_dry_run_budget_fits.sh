@@ -19,4 +19,6 @@ expect_contains "$T/unknown.txt" "--run-seconds S gives a time estimate and whet
 [[ ! -e "$T/run" ]]  # a dry run writes nothing
 rc=0
 plan --budget 30min 2>"$T/err.txt" || rc=$?
-[[ $rc == 2 ]] && expect_contains "$T/err.txt" "--budget: expected a duration such as 90s, 30m or 2h, not '30min'"
+# Each check stands alone: under set -e a failing `[[ ]] && ...` list stops nothing unless it is last.
+[[ $rc -eq 2 ]] || { echo "--budget 30min: expected exit 2, got $rc" >&2; exit 1; }
+expect_contains "$T/err.txt" "--budget: expected a duration such as 90s, 30m or 2h, not '30min'"

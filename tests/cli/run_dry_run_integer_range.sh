@@ -4,7 +4,7 @@
 # listed them all: 825 MiB for 10^7, and 2^63-1 grew until the machine ran out of memory).
 source "$(dirname "$0")/common.sh"
 F="$SRC/fixtures/scenarios/flags"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 
 "$PY" - "$ENVBISECT" "$F" "$T" <<'PY'
 import json, resource, subprocess, sys, time

@@ -3,7 +3,7 @@
 # 10)") in the terminal, result.json and the report, not by the metric of runs that finished (there
 # are none), nor left out. One of eight variables is the cause; runs take a fixed time.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 cat >"$T/bench.py" <<'PY'
 import json, os, sys, time
 time.sleep(0.05)

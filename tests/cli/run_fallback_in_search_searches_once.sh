@@ -6,7 +6,7 @@
 # isolation question with more runs each and the run spent its budget before the answer. Here three
 # workers fail every run; a cold cache with one worker fails its second run only.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 race_bench cache <<'PY'
 fail = threads >= 3
 if not fail and not warm:

@@ -6,7 +6,7 @@
 # so). Here two warm workers fail every other run (the disagreement), three fail every run, and any
 # count above one fails with a cold cache; one worker, cold or warm, always passes.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 race_bench cache <<'PY'
 fail = threads >= 3 or (threads >= 2 and not warm)
 if threads == 2 and warm:

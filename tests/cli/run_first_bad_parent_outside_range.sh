@@ -4,7 +4,7 @@
 # bisect names it, but its "last good" is the good end, which is not its parent: the output says so
 # instead of reading as good -> first bad. A first bad commit whose parent is good says nothing more.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 n=0
 commit() {  # commit MESSAGE
   n=$((n + 1))

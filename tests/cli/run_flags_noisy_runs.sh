@@ -3,7 +3,7 @@
 # warning under the anchors' line and on each decision it makes noisy, in the terminal and in every
 # report format; the quiet bad side gets none. The metric is set by a run counter, not by timing.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 cat >"$T/bench.py" <<'PY'
 import json, os, sys
 counter = sys.argv[1]

@@ -6,7 +6,7 @@
 # run; two fail every other run (the first one, so the refinement's single run says bad and the
 # boundary re-run disagrees); one never fails. E is a harmless second difference.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 race_bench cache <<'PY'
 fail = threads >= 3
 if threads == 2:

@@ -5,7 +5,7 @@
 # second-run check used to end "first bad 3, last good 2" with exit 0. The thread count is now left
 # to the rate probes, whose two-worker cells run until a failure shows (never "clean", no step named).
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 race_bench <<'PY'
 fail = threads >= 3
 if threads == 2:

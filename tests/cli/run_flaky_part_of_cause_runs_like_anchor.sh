@@ -6,7 +6,7 @@
 # anchor's run count like the answer's other good sides, and the race must show there, sending the
 # run back to statistics instead of exit 0 on an interaction that is not one.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 race_bench cache <<'PY'
 fail = threads >= 3 and not warm
 if threads >= 3 and warm:

@@ -4,7 +4,7 @@
 # run (its first two pass, so the isolation's one-run verdict and its second run said good). Its
 # later runs must show the race, and the run fall back to failure rates instead of exit 0 on {workers}.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 race_bench <<'PY'
 fail = threads >= 3
 if os.environ.get("E") == "b" and not fail:

@@ -4,7 +4,7 @@
 # beside a first. Nothing is appended by the refused ones, and the journal still reads whole.
 source "$(dirname "$0")/common.sh"
 F="$SRC/fixtures/scenarios/flags"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 # Slow attempts (2 s each) keep the first process busy while the others knock.
 for s in good bad; do
   "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); d["env"]["FLAG_SLEEP"]="2"; json.dump(d,open(sys.argv[2],"w"))' \

@@ -5,7 +5,7 @@
 # bad, the change was fixed on good's branch, not introduced: both say so, and envbisect exits 1
 # naming no first bad commit.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 n=0
 commit() {  # commit REPO MESSAGE [MODE]
   n=$((n + 1))

@@ -4,7 +4,7 @@
 # and build times, then the phase with its decisions of the worst case (never past it); piped, every
 # attempt's end reaches the pipe as its own flushed line within 2 s of the time the journal gives it.
 source "$(dirname "$0")/common.sh"
-command -v script >/dev/null || skip "script (util-linux) is missing"
+need script bsdutils
 F="$SRC/fixtures/incidents/dflash-cu130"
 "$F/make-fixture" >/dev/null
 args=("$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --wheels "$F/.build/wheels" --store "$T/store" --no-probe)

@@ -7,7 +7,7 @@
 # ask) fail every third run: that cell must not be called clean, and the probes must neither switch
 # the run's mode nor take the verified cause back.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 race_bench cache <<'PY'
 cause = os.environ.get("E") == "b"
 fail = cause and threads >= 3

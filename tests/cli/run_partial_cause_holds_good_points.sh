@@ -7,7 +7,7 @@
 # where its other runs failed. Here three warm workers fail every other run and two warm workers
 # every fourth: the rate probe of two with a warm cache must reach its fourth run and never say clean.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 race_bench cache <<'PY'
 if threads >= 2 and not warm:
     fail = True

@@ -5,7 +5,7 @@
 # decided only at the boundary (4 and 5): 7 probe decisions instead of 16. `--probe full` measures
 # all 16 cells.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 cat >"$T/bench.py" <<'PY'
 import json, os, sys
 threads, cache, cause = int(sys.argv[1]), sys.argv[2], os.environ.get("E") == "b"

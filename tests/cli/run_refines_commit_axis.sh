@@ -3,7 +3,7 @@
 # among two others, then bisects the first-parent commit axis and names the first bad commit; the
 # plan (--dry-run) shows the axis and worst cases without running anything.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 git_c() { git -C "$T/repo" -c user.name=t -c user.email=t@e -c commit.gpgsign=false "$@"; }
 git init -q -b main "$T/repo"
 for i in 1 2 3 4 5 6 7 8; do

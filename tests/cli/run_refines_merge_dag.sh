@@ -3,7 +3,7 @@
 # bisects the whole DAG as git bisect does and names that side-branch commit; with --first-parent it
 # names the merge commit that brought it in (the first-parent line never sees the side commit).
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 git_c() { git -C "$T/repo" -c user.name=t -c user.email=t@e -c commit.gpgsign=false "$@"; }
 commit() {  # commit MESSAGE MODE DAY
   echo "$2" >"$T/repo/mode"

@@ -6,7 +6,7 @@
 # the cause is the same candidate: it must take that verdict, with no new runs, where it used to
 # be judged on the pooled runs again (intermediate) and replicated once more, three runs a round.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 cat >"$T/bench.py" <<'PY'
 import json, os, sys
 threads, cache = int(sys.argv[1]), sys.argv[2]

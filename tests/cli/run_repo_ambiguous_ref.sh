@@ -2,8 +2,8 @@
 # A state's commit naming both a tag and a branch (at different commits) means the tag, as in git,
 # and like git envbisect warns, naming the file, the field and both meanings.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
-command -v git >/dev/null || skip "git is missing"
+need /usr/bin/python3 python3
+need git git
 git_c() { git -C "$T/repo" -c user.name=t -c user.email=t@e -c commit.gpgsign=false "$@"; }
 git init -q -b main "$T/repo"
 for i in 1 2 3 4; do

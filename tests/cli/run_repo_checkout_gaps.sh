@@ -4,8 +4,8 @@
 # needs them is not measured against something else in silence; files, modes and links otherwise
 # match `git checkout` of the commit.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
-command -v git >/dev/null || skip "git is missing"
+need /usr/bin/python3 python3
+need git git
 git_c() { git -C "$1" -c user.name=t -c user.email=t@e -c commit.gpgsign=false -c protocol.file.allow=always "${@:2}"; }
 git init -q -b main "$T/lib"
 echo lib >"$T/lib/lib.txt"

@@ -5,8 +5,8 @@
 # what changed) when it changed. The metric is the commit's own (fast at c1, slow from c2 on) in a
 # clean tree and slow in a dirty one at any commit; a shared dirty checkout measures the wrong thing.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
-command -v git >/dev/null || skip "git is missing"
+need /usr/bin/python3 python3
+need git git
 git_c() { git -C "$T/repo" -c user.name=t -c user.email=t@e -c commit.gpgsign=false "$@"; }
 git init -q -b main "$T/repo"
 for i in 1 2 3 4 5; do

@@ -3,8 +3,8 @@
 # exit 2, one message naming both state files, the field and the revisions as the states wrote them,
 # and no run folder.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
-command -v git >/dev/null || skip "git is missing"
+need /usr/bin/python3 python3
+need git git
 git_c() { git -C "$1" -c user.name=t -c user.email=t@e -c commit.gpgsign=false "${@:2}"; }
 git init -q -b main "$T/repo"
 for i in 1 2 3; do

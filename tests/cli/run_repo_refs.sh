@@ -4,8 +4,8 @@
 # each candidate's {repo.app} is a git working tree where `git describe --tags` works. Refs that
 # resolve to one commit are no difference; a ref the repository lacks is bad input naming the field.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
-command -v git >/dev/null || skip "git is missing"
+need /usr/bin/python3 python3
+need git git
 git_c() { git -C "$T/repo" -c user.name=t -c user.email=t@e -c commit.gpgsign=false "$@"; }
 git init -q -b main "$T/repo"
 for i in 1 2 3 4; do

@@ -4,8 +4,8 @@
 # whose walk reaches it, is bad input whose message says the repository is shallow and what to do, not
 # a bare "object not found" naming a commit the user never wrote.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
-command -v git >/dev/null || skip "git is missing"
+need /usr/bin/python3 python3
+need git git
 git_c() { git -C "$T/full" -c user.name=t -c user.email=t@e -c commit.gpgsign=false "$@"; }
 git init -q -b main "$T/full"
 for i in 1 2 3 4 5 6; do

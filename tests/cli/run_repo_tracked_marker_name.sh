@@ -3,8 +3,8 @@
 # (`.envbisect-complete`, `.envbisect-identity`): each candidate's {repo.app} holds the commit's files
 # exactly as `git checkout` writes them, nothing added or replaced, `git status` clean.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
-command -v git >/dev/null || skip "git is missing"
+need /usr/bin/python3 python3
+need git git
 git_c() { git -C "$T/repo" -c user.name=t -c user.email=t@e -c commit.gpgsign=false "$@"; }
 git init -q -b main "$T/repo"
 for name in .envbisect-complete .envbisect-identity .envbisect; do

@@ -4,7 +4,7 @@
 # first bad candidate" (there is none). With one difference they are the anchors themselves: the
 # terminal, report.md, report.html and report.json say it re-read them, never "verified both ways".
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 state() {  # state A B
   echo "{\"format\": 1, \"python\": {\"interpreter\": \"/usr/bin/python3\", \"venv\": \"none\"}, \"env\": {\"A\": \"$1\"$2}}"
 }

@@ -4,7 +4,7 @@
 # Slurm log) every attempt's end reaches the pipe as its own flushed line within 2 s. -q prints only
 # the result. The benchmark's metric is set by its package, not by timing.
 source "$(dirname "$0")/common.sh"
-command -v script >/dev/null || skip "script (util-linux) is missing"
+need script bsdutils
 W="$T/wheels"
 mkdir -p "$W"
 for v in 1.0 2.0; do

@@ -3,7 +3,7 @@
 # threads/workers among an innocent env var and data size, bisects the numbers axis 1..6 to the first
 # bad count 3, and the probes say 1 and 2 are good.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 cat >"$T/bench.py" <<'PY'
 import json, os, sys, time
 threads = int(sys.argv[1])

@@ -9,7 +9,7 @@
 # `capture` of a live environment holding secrets writes none of them into the state or its facts.
 source "$(dirname "$0")/common.sh"
 F="$SRC/fixtures/scenarios/flags"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 hf_good="hf_GoodGoodGood0123456789abcdefGHIJ"
 hf_bad="hf_BadBadBad9876543210zyxwvuABCDEF"
 wandb="0a1b2c3d4e5f60718293a4b5c6d7e8f901234567"

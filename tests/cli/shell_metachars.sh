@@ -4,7 +4,7 @@
 # are never run by a shell: no PWNED marker file appears anywhere. Package names and versions with
 # them are refused as bad input (exit 2).
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 evil=$'$(touch PWNED_dollar); `touch PWNED_backtick` && touch PWNED_and | touch PWNED_pipe \'q\' "dq" \\ *\nline2 > PWNED_redirect'
 dir="$T/we ird;\$(touch PWNED_dir) \`touch PWNED_dirbt\` 'q\" "$'\n'"dir"
 mkdir -p "$dir"

@@ -5,11 +5,8 @@
 # count: the fixture's states with three of their differences (the cause and the fauxtransformers red
 # herring), no thread probes.
 source "$(dirname "$0")/common.sh"
-if [[ ! -x /usr/sbin/slurmctld || ! -x /usr/sbin/munged ]]; then
-  [[ $(id -u) -eq 0 ]] || skip "slurm-wlm/munge missing and not root"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null 2>&1 ||
-    skip "cannot install slurm-wlm munge"
-fi
+need /usr/sbin/slurmctld slurm-wlm
+need /usr/sbin/munged munge
 F="$SRC/fixtures/incidents/dflash-cu130"
 "$F/make-fixture" >/dev/null
 

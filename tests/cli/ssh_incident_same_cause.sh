@@ -5,11 +5,7 @@
 # cause and the fauxtransformers red herring), no thread probes. The remote prefix is `env`: harmless,
 # but it is put in front of every remote command the way `pct exec 200 --` would be.
 source "$(dirname "$0")/common.sh"
-if [[ ! -x /usr/sbin/sshd ]]; then
-  [[ $(id -u) -eq 0 ]] || skip "openssh-server missing and not root"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openssh-server >/dev/null 2>&1 ||
-    skip "cannot install openssh-server"
-fi
+need /usr/sbin/sshd openssh-server
 F="$SRC/fixtures/incidents/dflash-cu130"
 "$F/make-fixture" >/dev/null
 

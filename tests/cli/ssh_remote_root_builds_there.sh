@@ -5,12 +5,8 @@
 # The environments are built there by the bundled envbisect (scripts/bundle) from the wheels sent, the
 # benchmark runs there, and the run finds the interacting cause {alpha 1.0 -> 2.0, cache warm -> cold}.
 source "$(dirname "$0")/common.sh"
-if [[ ! -x /usr/sbin/sshd ]]; then
-  [[ $(id -u) -eq 0 ]] || skip "openssh-server missing and not root"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openssh-server >/dev/null 2>&1 ||
-    skip "cannot install openssh-server"
-fi
-command -v bwrap >/dev/null || skip "bubblewrap missing (it hides this machine's files from the remote side)"
+need /usr/sbin/sshd openssh-server
+need bwrap bubblewrap  # it hides this machine's files from the remote side
 bwrap --dev-bind / / --tmpfs "$T" true 2>/dev/null || skip "bwrap cannot mount here"
 # A bisection whose metric is set by its inputs, not by CPU time (these cores are shared): the bench
 # is slow only with alpha 2.0 and a cold cache. It reads a file of a git checkout, and its warm-up fills

@@ -4,8 +4,7 @@
 # uv cache laid out by the test and in a wheelhouse; --as-of step_690 proposes the good state.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-"$ENVBISECT" --help | grep -E "^  timeline " >/dev/null || skip "this envbisect has no timeline subcommand (not wired yet)"
-"$PY" -c "import pip" 2>/dev/null || skip "python3 -m pip not available"
+need_python_module pip python3-pip
 F="$SRC/fixtures/incidents/dflash-cu130"
 "$F/make-fixture" >/dev/null
 W="$F/.build/wheels"

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "exec/runner.hpp"
+#include "source_dir.hpp"
 #include "test_support.hpp"
 #include "util/error.hpp"
 

@@ -108,6 +108,8 @@ TEST_CASE("URLs resolve as RFC 3986 says", "[index]") {
   CHECK(resolve_url("http://u:p@h:8/a/", "x.whl") == "http://u:p@h:8/a/x.whl");
   CHECK(resolve_url("http://h", "x") == "http://h/x");
   CHECK(resolve_url("http://h/a/", "../../../x") == "http://h/x");
+  // A scheme starts with a letter: an href of digits before "https:" is a relative path (found by fuzzing).
+  CHECK(resolve_url("http://h/a/", "999https:/cdn/x.whl") == "http://h/a/999https:/cdn/x.whl");
   CHECK(project_page_url("http://h/simple", "Faux_Torch") == "http://h/simple/faux-torch/");
   CHECK(project_page_url("http://h/simple/", "a.b") == "http://h/simple/a-b/");
 }

@@ -83,6 +83,17 @@ TEST_CASE("a member inflating past its declared size stops there and is refused"
   CHECK(says(refusal(make_zip({{"pkg/short.bin", std::string(1000, 'x'), true, 5000}})), "not the 5000"));
 }
 
+TEST_CASE("a member whose bytes do not match its CRC is refused, not unpacked", "[env][unzip]") {
+  // A stored member keeps its bytes as they are in the archive: change one after the CRC was taken.
+  std::string zip = make_zip({{"pkg/data.txt", "the original bytes of the member\n"}});
+  const std::size_t at = zip.find("original");
+  REQUIRE(at != std::string::npos);
+  zip[at] = 'O';
+  const Error e = refusal(zip);
+  CHECK(e.code() == ExitCode::bad_input);
+  CHECK(says(e, "'pkg/data.txt' fails its CRC check"));
+}
+
 TEST_CASE("the total unpacked size is capped, by default generously and by ENVBISECT_MAX_UNPACKED", "[env][unzip]") {
   ZipLimits small;
   small.max_total_bytes = 1500;

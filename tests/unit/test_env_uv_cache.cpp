@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "env/uv_cache.hpp"
+#include "source_dir.hpp"
 
 using namespace envbisect;
 

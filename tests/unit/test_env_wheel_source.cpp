@@ -162,6 +162,10 @@ TEST_CASE("of one version's builds the highest build tag wins, and the builds no
   REQUIRE(others.size() == 4);
   CHECK(fs::path(others[0]).filename() == "alpha-1.0-1-py3-none-any.whl");
   CHECK(fs::path(others[3]).filename() == "alpha-1.0-py3-none-any.whl");
+  // A pin by wheel file name alone (no sha256) takes that file, though the build tag 10 would win.
+  const auto pinned = envbisect::find_distribution(sources, "alpha", "1.0", "3.11", WheelPin{"alpha-1.0-2-py3-none-any.whl", ""});
+  REQUIRE(pinned);
+  CHECK(fs::path(pinned->path).filename() == "alpha-1.0-2-py3-none-any.whl");
 }
 
 TEST_CASE("a copy of the same wheel in a second folder is no other build", "[env][wheel_source]") {
