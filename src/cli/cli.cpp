@@ -555,7 +555,8 @@ int cli_main(int argc, char** argv) {
       run.budget_s = run_budget.empty() ? 0.0 : parse_duration(run_budget, "--budget");
       code = run_run(run);
     } else if (resume_cmd->parsed()) {
-      code = run_resume(resume_dir, resume_budget.empty() ? 0.0 : parse_duration(resume_budget, "--budget"), quiet);
+      code = run_resume(resume_dir, resume_budget.empty() ? 0.0 : parse_duration(resume_budget, "--budget"),
+                            quiet ? Announce::no : Announce::yes);
     } else if (build_env_cmd->parsed()) {
       code = run_build_env(build_env_request);
     } else if (locate_cmd->parsed()) {

@@ -198,7 +198,7 @@ RunOptions load_run(const std::string& run_dir, std::vector<json>& records, Mode
 
 }  // namespace
 
-ExitCode run_resume(const std::string& run_dir, double budget_s, bool quiet) {
+ExitCode run_resume(const std::string& run_dir, double budget_s, Announce announce) {
   // The lock comes first: the journal is read, and its torn tail cut, by its only user.
   std::optional<RunLock> lock;
   check_run_folder_trust(run_dir);  // before the lock file is written into it
@@ -221,7 +221,7 @@ ExitCode run_resume(const std::string& run_dir, double budget_s, bool quiet) {
     }
   }
   // Say what is resumed before anything runs: which run, and how much of it is reused.
-  if (!quiet) {
+  if (announce == Announce::yes) {
     int sessions = 0;
     int attempts = 0;
     int decisions = 0;

@@ -47,9 +47,12 @@ struct RunOptions {
 // Find the minimal cause that turns good into bad, write RUNDIR/result.json and print a summary.
 ExitCode run_run(const RunOptions& options);
 
+// Whether `resume` first says on stderr what it resumes.
+enum class Announce { yes, no };
+
 // Continue the run in `run_dir` where it stopped, reusing every finished attempt; this session may
-// spend `budget_s` wall seconds (0: no limit). First say on stderr what it resumes (unless `quiet`).
-ExitCode run_resume(const std::string& run_dir, double budget_s = 0, bool quiet = false);
+// spend `budget_s` wall seconds (0: no limit). First say on stderr what it resumes (`announce`).
+ExitCode run_resume(const std::string& run_dir, double budget_s = 0, Announce announce = Announce::yes);
 
 // Recompute every decision of the run in `run_dir` from its journal, running nothing; exit 0 when the
 // decisions and the result are the same as recorded. The replay's own journal goes to `journal_path`
