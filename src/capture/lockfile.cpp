@@ -185,6 +185,77 @@ LockRead read_pylock(const toml::table& lock, const std::string& label, const Ma
 
 // ---- requirements.txt, pip freeze ----------------------------------------------------------------
 
+// Read one `-e TARGET` / `--editable TARGET` line into `read`: a git commit or a local folder, a repo of
+// the state; the project itself is left out with a note. Throw Error naming `label` and `where` for a
+// target that is neither.
+void read_editable_line(const std::string& line, const std::string& label, const std::string& where,
+                        const MarkerEnvironment& target, LockRead& read) {
+  // An editable install is built from source: a git commit or a local folder, a repo of the state.
+  std::string target_text = trim(line.substr(line.rfind("--editable", 0) == 0 ? 10 : 2));
+  if (!target_text.empty() && target_text[0] == '=') {
+    target_text = trim(target_text.substr(1));
+  }
+  if (std::size_t semicolon = target_text.find(';'); semicolon != std::string::npos) {
+    const std::string marker = target_text.substr(semicolon + 1);
+    target_text = trim(target_text.substr(0, semicolon));
+    if (!marker_holds(marker, target, label, where)) {
+      read.notes.push_back(where + ": " + target_text + " left out, its marker does not hold for this target");
+      return;
+    }
+  }
+  if (target_text.rfind("git+", 0) == 0) {
+    std::size_t egg = target_text.find("egg=");
+    if (egg == std::string::npos) {
+      fail(label, where, "'" + line + "' names no #egg=NAME: the repo needs the package's name");
+    }
+    LockedRepo repo = vcs_repo(normalize_package_name(target_text.substr(egg + 4, target_text.find('&', egg) - (egg + 4))), target_text);
+    if (repo.commit.empty()) {
+      fail(label, where, repo.name + " from '" + target_text + "' names no commit (@SHA): a state needs an exact build");
+    }
+    read.repos.push_back(repo);
+  } else if (target_text.find("://") != std::string::npos && target_text.rfind("file://", 0) != 0) {
+    fail(label, where, "'" + line + "': an editable install from " + target_text + " is neither git nor a local folder");
+  } else {
+    std::string path = target_text.rfind("file://", 0) == 0 ? target_text.substr(7) : target_text;
+    while (path.size() > 1 && path.back() == '/') {
+      path.pop_back();
+    }
+    std::string base = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+    if (base.empty() || base == ".") {
+      read.notes.push_back(where + ": " + line + ": the project itself, left out (what the job runs, not an installed build)");
+      return;
+    }
+    LockedRepo repo;
+    repo.name = normalize_package_name(base);
+    repo.kind = "editable";
+    repo.path = path.rfind("./", 0) == 0 ? path.substr(2) : path;
+    read.repos.push_back(repo);
+  }
+}
+
+// Keep every sha256 of `hashes` (sha256:HEX, one per file: wheels and sdist) on `package`; with one,
+// the state pins that file. Throw Error naming `label` and `where` for a malformed hash.
+void keep_hashes(const std::vector<std::string>& hashes, const std::string& label, const std::string& where,
+                 LockedPackage& package, LockRead& read) {
+  std::vector<std::string> sha256s;
+  for (const std::string& hash : hashes) {
+    std::string hex = sha256_of(hash, label, where);
+    if (!hex.empty()) {
+      sha256s.push_back(hex);
+    }
+  }
+  std::sort(sha256s.begin(), sha256s.end());
+  sha256s.erase(std::unique(sha256s.begin(), sha256s.end()), sha256s.end());
+  package.hashes = sha256s;
+  if (sha256s.size() == 1) {
+    package.sha256 = sha256s.front();
+  } else if (sha256s.size() > 1) {
+    read.notes.push_back(where + ": " + package.name + " lists " + std::to_string(sha256s.size()) +
+                         " hashes (one per file: wheels and sdist); a state holds one sha256 a package, so it "
+                         "pins the version alone and these hashes are not checked");
+  }
+}
+
 LockRead read_requirements(const std::string& text, const std::string& label, const MarkerEnvironment& target) {
   LockRead read;
   std::istringstream in(text);
@@ -225,47 +296,7 @@ LockRead read_requirements(const std::string& text, const std::string& label, co
     }
     if (line[0] == '-') {
       if (line.rfind("-e", 0) == 0 || line.rfind("--editable", 0) == 0) {
-        // An editable install is built from source: a git commit or a local folder, a repo of the state.
-        std::string target_text = trim(line.substr(line.rfind("--editable", 0) == 0 ? 10 : 2));
-        if (!target_text.empty() && target_text[0] == '=') {
-          target_text = trim(target_text.substr(1));
-        }
-        if (std::size_t semicolon = target_text.find(';'); semicolon != std::string::npos) {
-          const std::string marker = target_text.substr(semicolon + 1);
-          target_text = trim(target_text.substr(0, semicolon));
-          if (!marker_holds(marker, target, label, where)) {
-            read.notes.push_back(where + ": " + target_text + " left out, its marker does not hold for this target");
-            continue;
-          }
-        }
-        if (target_text.rfind("git+", 0) == 0) {
-          std::size_t egg = target_text.find("egg=");
-          if (egg == std::string::npos) {
-            fail(label, where, "'" + line + "' names no #egg=NAME: the repo needs the package's name");
-          }
-          LockedRepo repo = vcs_repo(normalize_package_name(target_text.substr(egg + 4, target_text.find('&', egg) - (egg + 4))), target_text);
-          if (repo.commit.empty()) {
-            fail(label, where, repo.name + " from '" + target_text + "' names no commit (@SHA): a state needs an exact build");
-          }
-          read.repos.push_back(repo);
-        } else if (target_text.find("://") != std::string::npos && target_text.rfind("file://", 0) != 0) {
-          fail(label, where, "'" + line + "': an editable install from " + target_text + " is neither git nor a local folder");
-        } else {
-          std::string path = target_text.rfind("file://", 0) == 0 ? target_text.substr(7) : target_text;
-          while (path.size() > 1 && path.back() == '/') {
-            path.pop_back();
-          }
-          std::string base = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
-          if (base.empty() || base == ".") {
-            read.notes.push_back(where + ": " + line + ": the project itself, left out (what the job runs, not an installed build)");
-            continue;
-          }
-          LockedRepo repo;
-          repo.name = normalize_package_name(base);
-          repo.kind = "editable";
-          repo.path = path.rfind("./", 0) == 0 ? path.substr(2) : path;
-          read.repos.push_back(repo);
-        }
+        read_editable_line(line, label, where, target, read);
         continue;
       }
       if (line.rfind("-r", 0) == 0 || line.rfind("-c", 0) == 0 || line.rfind("--requirement", 0) == 0 ||
@@ -352,23 +383,7 @@ LockRead read_requirements(const std::string& text, const std::string& label, co
     if (!seen.insert(package.name).second) {
       fail(label, where, package.name + " is pinned twice");
     }
-    std::vector<std::string> sha256s;
-    for (const std::string& hash : hashes) {
-      std::string hex = sha256_of(hash, label, where);
-      if (!hex.empty()) {
-        sha256s.push_back(hex);
-      }
-    }
-    std::sort(sha256s.begin(), sha256s.end());
-    sha256s.erase(std::unique(sha256s.begin(), sha256s.end()), sha256s.end());
-    package.hashes = sha256s;
-    if (sha256s.size() == 1) {
-      package.sha256 = sha256s.front();
-    } else if (sha256s.size() > 1) {
-      read.notes.push_back(where + ": " + package.name + " lists " + std::to_string(sha256s.size()) +
-                           " hashes (one per file: wheels and sdist); the state pins the version, `run` takes the "
-                           "file whose sha256 is one of them");
-    }
+    keep_hashes(hashes, label, where, package, read);
     read.packages.push_back(package);
   }
   if (!logical.empty()) {

@@ -27,6 +27,7 @@
 #include "app/commands/versions.hpp"
 #include "cli/build_info.hpp"
 #include "cli/cli_docs.hpp"
+#include "cli/cli_values.hpp"
 #include "env/store.hpp"
 #include "env/uv_cache.hpp"
 #include "exec/group_watchdog.hpp"
@@ -38,20 +39,6 @@ namespace envbisect {
 
 namespace {
 
-// Give every option that takes a value a check refusing an empty one, in every subcommand.
-void reject_empty_values(CLI::App& app) {
-  for (CLI::Option* option : app.get_options()) {
-    if (option->get_type_size() != 0) {
-      option->check(CLI::Validator(
-          [](std::string& value) { return value.empty() ? std::string("an empty value (an unset variable?)") : std::string(); },
-          "", "not empty"));
-    }
-  }
-  for (CLI::App* sub : app.get_subcommands({})) {
-    reject_empty_values(*sub);
-  }
-}
-
 // The log message escaped for the terminal (%*): warnings quote paths, names and benchmark output.
 class EscapedMessage : public spdlog::custom_flag_formatter {
 public:
@@ -61,101 +48,6 @@ public:
   }
   std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<EscapedMessage>(); }
 };
-
-// Return the value name --help shows for an option: what to type (PATH, SECONDS, N), never CLI11's
-// TEXT or INT. Named by the option's long name; otherwise its name in capitals.
-std::string value_name(const CLI::Option& option) {
-  static const std::map<std::string, std::string> k_names = {
-      {"output", "PATH"}, {"out", "PATH"}, {"recipe", "FILE"}, {"wheels", "DIR"}, {"uv-cache", "DIR"},
-      {"store", "DIR"}, {"results", "DIR"}, {"checkpoints", "DIR"}, {"venv", "DIR"}, {"rootfs", "DIR"},
-      {"remote-root", "DIR"}, {"find-links", "DIR|URL"}, {"index-url", "URL"}, {"journal", "FILE"},
-      {"ssh-config", "FILE"}, {"remote-bundle", "FILE"}, {"isolation-base", "DIR|IMAGE"},
-      {"index-timeout", "SECONDS"}, {"run-seconds", "SECONDS"}, {"budget", "DURATION"}, {"repeats", "N"},
-      {"max-runs", "N"}, {"anchor-runs", "N"}, {"slots", "N"}, {"jobs", "N"}, {"slurm-gpus", "N"},
-      {"max-log-mb", "MIB"}, {"older-than", "DAYS"}, {"cell", "INDEX"}, {"via", "COMMAND"}, {"prefix", "COMMAND"},
-      {"python", "PYTHON"}, {"host", "USER@HOST"}, {"repo", "NAME=PATH"}, {"as-of", "TIME"}, {"at", "REVISION"},
-      {"machine", "ARCH"}, {"name", "NAME"}, {"date", "YYYY-MM-DD"}, {"slurm-partition", "PARTITION"},
-      {"format", "FORMAT"}, {"executor", "EXECUTOR"}, {"builder", "BUILDER"}, {"probe", "MODE"},
-      {"isolation", "ISOLATION"}, {"good", "GOOD.json"}, {"bad", "BAD.json"}, {"spec", "SPEC.json"},
-      {"request", "FILE"}, {"lockfile", "LOCKFILE"}, {"rundir", "RUNDIR"}, {"candidate", "CANDIDATE"},
-      {"requirement", "NAME==VERSION"}, {"shell", "SHELL"}, {"command", "COMMAND"}};
-  std::string key = option.get_lnames().empty() ? option.get_name(true) : option.get_lnames().front();
-  const auto found = k_names.find(key);
-  if (found != k_names.end()) {
-    return found->second;
-  }
-  std::string upper;
-  for (char c : key) {
-    upper += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  }
-  return upper;
-}
-
-// Give every option that takes a value its value name, in every subcommand, and its range in words
-// ("1 to 100", not "INT in [1 - 100]").
-void name_values(CLI::App& app) {
-  for (CLI::Option* option : app.get_options()) {
-    if (option->get_type_name().empty()) {
-      continue;  // a flag: it takes no value
-    }
-    option->type_name(value_name(*option));
-    for (int index = 0;; ++index) {
-      CLI::Validator* validator = nullptr;
-      try {
-        validator = option->get_validator(index);
-      } catch (const CLI::OptionNotFound&) {
-        break;
-      }
-      const std::string text = validator->get_description();
-      const auto open = text.find(" in [");
-      const auto dash = text.find(" - ", open);
-      if (open != std::string::npos && dash != std::string::npos && text.back() == ']') {
-        validator->description(text.substr(open + 5, dash - open - 5) + " to " +
-                               text.substr(dash + 3, text.size() - dash - 4));
-      }
-    }
-  }
-  for (CLI::App* sub : app.get_subcommands({})) {
-    name_values(*sub);
-  }
-}
-
-// Return "--NAME needs a value: VALUE (...)" when an option that takes a value ends the command line
-// or is followed by another option (`--repeats` alone, `--repeats --explain`); "" otherwise. CLI11 says
-// "1 required INT:INT in [1 - 100] missing" there.
-std::string missing_value(const CLI::App& app, int argc, char** argv) {
-  const CLI::App* scope = &app;
-  for (int i = 1; i < argc; ++i) {
-    const std::string word = argv[i];
-    for (const CLI::App* sub : scope->get_subcommands({})) {
-      if (sub->get_name() == word) {
-        scope = sub;
-      }
-    }
-    if (word.rfind("-", 0) != 0 || word.find('=') != std::string::npos || word == "--") {
-      continue;
-    }
-    const bool last = i + 1 == argc;
-    const bool option_next = !last && argv[i + 1][0] == '-' && !std::isdigit(static_cast<unsigned char>(argv[i + 1][1]));
-    if (!last && !option_next) {
-      continue;
-    }
-    for (const CLI::App* where : {scope, &app}) {
-      for (const CLI::Option* option : where->get_options()) {
-        if (!option->get_type_name().empty() && !option->get_positional() && option->check_name(word)) {
-          std::string type = option->get_type_name();
-          std::string values;
-          if (const auto colon = type.find(':'); colon != std::string::npos) {
-            values = type.substr(colon + 1);
-            type = type.substr(0, colon);
-          }
-          return word + " needs a value: " + word + " " + type + (values.empty() ? "" : " (" + values + ")");
-        }
-      }
-    }
-  }
-  return "";
-}
 
 void setup_logging(int verbosity, bool quiet) {
   // NO_COLOR (no-color.org): any non-empty value turns colours off.
@@ -170,56 +62,6 @@ void setup_logging(int verbosity, bool quiet) {
                     : verbosity == 1 ? spdlog::level::info
                                      : spdlog::level::warn);
   spdlog::set_default_logger(logger);
-}
-
-// Return what a parse error most likely meant: an unknown subcommand or option named with the nearest
-// known one ("did you mean diff?"); "" when nothing is near.
-std::string suggestion(const CLI::App& app, int argc, char** argv) {
-  std::vector<std::string> names;
-  for (const CLI::App* sub : app.get_subcommands({})) {
-    names.push_back(sub->get_name());
-  }
-  const CLI::App* sub = nullptr;
-  for (int i = 1; i < argc; ++i) {
-    const std::string word = argv[i];
-    if (word.empty() || word[0] == '-') {
-      continue;
-    }
-    for (const CLI::App* candidate : app.get_subcommands({})) {
-      if (candidate->get_name() == word) {
-        sub = candidate;
-      }
-    }
-    if (sub == nullptr) {
-      const std::string near = did_you_mean(word, names);
-      return "unknown subcommand '" + word + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?");
-    }
-    break;
-  }
-  std::vector<std::string> flags;
-  for (const CLI::App* scope : {&app, sub}) {
-    if (scope == nullptr) {
-      continue;
-    }
-    for (const CLI::Option* option : scope->get_options()) {
-      for (const std::string& name : option->get_lnames()) {
-        flags.push_back("--" + name);
-      }
-    }
-  }
-  for (int i = 1; i < argc; ++i) {
-    std::string word = argv[i];
-    if (word.rfind("--", 0) != 0 || word == "--") {
-      continue;
-    }
-    word = word.substr(0, word.find('='));
-    if (std::find(flags.begin(), flags.end(), word) == flags.end()) {
-      const std::string near = did_you_mean(word, flags);
-      return "unknown option '" + word + "'" + (sub != nullptr ? " for " + sub->get_name() : "") +
-             (near.empty() ? "" : "; did you mean '" + near + "'?");
-    }
-  }
-  return "";
 }
 
 // Add the `capture` subcommand to `app`, its options read into `capture`; return the subcommand.
@@ -412,6 +254,185 @@ ExitCode print_help(const CLI::App& app, const std::vector<std::string>& topic, 
   return ExitCode::ok;
 }
 
+// Every subcommand's options, and the subcommand that holds them. CLI11 writes into these members
+// while it parses, so a Commands never moves once its subcommands are added.
+struct Commands {
+  DiffOptions diff;
+  CLI::App* diff_cmd = nullptr;
+  RunOptions run;
+  std::string run_budget;
+  CLI::App* run_cmd = nullptr;
+  std::string build_env_request;
+  CLI::App* build_env_cmd = nullptr;
+  std::string resume_dir;
+  std::string resume_budget;
+  CLI::App* resume_cmd = nullptr;
+  LocateOptions locate;
+  CLI::App* locate_cmd = nullptr;
+  StoreGcOptions gc;
+  CLI::App* gc_cmd = nullptr;
+  StoreVerifyOptions verify;
+  CLI::App* verify_cmd = nullptr;
+  ReportOptions report;
+  CLI::App* report_cmd = nullptr;
+  CaptureOptions capture;
+  CLI::App* capture_cmd = nullptr;
+  TimelineOptions timeline;
+  CLI::App* timeline_cmd = nullptr;
+  std::string repro_dir;
+  std::string repro_candidate;
+  CLI::App* repro_cmd = nullptr;
+  std::string replay_dir;
+  std::string replay_journal;
+  CLI::App* replay_cmd = nullptr;
+  VersionsOptions versions;
+  CLI::App* versions_cmd = nullptr;
+  MatrixOptions matrix;
+  CLI::App* matrix_cmd = nullptr;
+  StateFromOptions state_from;
+  CLI::App* state_cmd = nullptr;
+  std::string completion_shell;
+  CLI::App* completion_cmd = nullptr;
+  CLI::App* manual_cmd = nullptr;
+  std::vector<std::string> help_topic;
+  CLI::App* help_cmd = nullptr;
+};
+
+// Add every subcommand to `app`, its options read into `c`.
+void add_commands(CLI::App& app, Commands& c) {
+  c.diff_cmd = app.add_subcommand("diff", "List the differences between two state files, by dimension");
+  c.diff_cmd->add_option("good", c.diff.good_path, "Known-good state (JSON)")->required();
+  c.diff_cmd->add_option("bad", c.diff.bad_path, "Known-bad state (JSON)")->required();
+  c.diff_cmd->add_flag("--json", c.diff.json, "Print the differences as JSON");
+  c.diff_cmd->add_flag("--exit-code", c.diff.exit_code, "Exit 1 when the states differ");
+
+  c.run_cmd = add_run_command(app, c.run, c.run_budget);
+
+  c.build_env_cmd = app.add_subcommand(
+      "build-env", "Build one environment on this machine from a request file (what --remote-root runs remotely)");
+  c.build_env_cmd->add_option("request", c.build_env_request, "Request file (JSON, docs/EXECUTORS.md)")->required();
+
+  c.resume_cmd = app.add_subcommand("resume", "Continue a run that was stopped, reusing finished attempts");
+  c.resume_cmd->add_option("rundir", c.resume_dir, "Run directory")->required();
+  c.resume_cmd->add_option("--budget", c.resume_budget,
+                           "Wall time this session may spend, e.g. 90s, 30m, 2h; past it the run stops with what it "
+                           "knows (exit 1, outcome budget)");
+
+  c.locate_cmd = app.add_subcommand("locate", "Say where an exact build (local label included) can be restored from offline");
+  c.locate_cmd->add_option("requirement", c.locate.requirement, "NAME==VERSION, e.g. torch==2.11.0+cu128")->required();
+  c.locate_cmd->add_option("--wheels", c.locate.wheel_dirs, "Wheel directory (repeatable)");
+  c.locate_cmd->add_option("--uv-cache", c.locate.uv_caches, "uv cache root (repeatable; default $UV_CACHE_DIR or ~/.cache/uv)");
+
+  CLI::App* store_cmd = app.add_subcommand("store", "Manage the content-addressed store of unpacked wheels");
+  c.gc_cmd = store_cmd->add_subcommand("gc", "Remove store entries no recent run used");
+  store_cmd->require_subcommand(1);
+  c.gc_cmd->add_option("--store", c.gc.store_dir, "Store directory (default ~/.cache/envbisect/store)");
+  c.gc_cmd->add_option("--older-than", c.gc.older_than_days, "Days without use before an entry goes (default 30)");
+  c.verify_cmd = store_cmd->add_subcommand("verify", "Hash every store entry and check every shared environment; exit 1 on damage");
+  c.verify_cmd->add_option("--store", c.verify.store_dir, "Store directory (default ~/.cache/envbisect/store)");
+
+  c.report_cmd = app.add_subcommand("report", "Write the postmortem of a run: Markdown, self-contained HTML, JSON");
+  c.report_cmd->add_option("rundir", c.report.run_dir, "Run directory")->required();
+  c.report_cmd->add_option("--format", c.report.format, "md, html, json or all (default all, or the one -o's suffix names)")
+      ->check(CLI::IsMember({"md", "html", "json", "all"}));
+  c.report_cmd->add_option("-o,--output,--out", c.report.out_path,
+                           "File to write (report.html, u.md) for one format; a folder for all (default the run "
+                           "directory); missing folders are created");
+
+  c.capture_cmd = add_capture_command(app, c.capture);
+  c.timeline_cmd = add_timeline_command(app, c.timeline);
+
+  c.repro_cmd = app.add_subcommand(
+      "repro", "Rebuild one candidate's environment and run its benchmark once, printing the exact command");
+  c.repro_cmd->add_option("rundir", c.repro_dir, "Run directory")->required();
+  c.repro_cmd->add_option("candidate", c.repro_candidate, "good, bad, or a candidate id from the report")->required();
+
+  c.replay_cmd = app.add_subcommand("replay", "Recompute every decision of a run from its journal, running nothing");
+  c.replay_cmd->add_option("rundir", c.replay_dir, "Run directory")->required();
+  c.replay_cmd->add_option("--journal", c.replay_journal,
+                           "Where the replay's own journal goes (default RUNDIR/replay.jsonl; for a read-only run folder)");
+
+  c.versions_cmd = app.add_subcommand("versions", "List a package's versions in wheel directories, PEP 440 order");
+  c.versions_cmd->add_option("name", c.versions.name, "Distribution name")->required();
+  c.versions_cmd->add_option("--wheels", c.versions.wheel_dirs, "Wheel directory (repeatable)")->required();
+
+  c.matrix_cmd = add_matrix_command(app, c.matrix);
+  c.state_cmd = add_state_command(app, c.state_from);
+
+  c.completion_cmd = app.add_subcommand("completion", "Print a shell completion script (bash or zsh)");
+  c.completion_cmd->add_option("shell", c.completion_shell, "bash or zsh")->required()->check(CLI::IsMember({"bash", "zsh"}));
+  c.manual_cmd = app.add_subcommand("manual", "Print the manual page (roff), as installed as envbisect(1)");
+  c.help_cmd = app.add_subcommand("help", "Print the usage of envbisect, or of one command (envbisect help run)");
+  c.help_cmd->add_option("command", c.help_topic, "The command, e.g. run or store gc");
+}
+
+// Run the subcommand the command line named and return its exit code. Throws what the subcommand throws.
+ExitCode dispatch(const CLI::App& app, Commands& c, const std::string& version, int verbosity, bool quiet) {
+  c.run.quiet = quiet;
+  c.run.verbose = verbosity > 0;
+  if (c.run_cmd->parsed() && c.run.uv_caches.empty()) {
+    c.run.uv_caches.push_back(default_uv_cache_dir());
+  }
+  if (c.diff_cmd->parsed()) {
+    return run_diff(c.diff, std::cout);
+  }
+  if (c.run_cmd->parsed()) {
+    c.run.budget_s = c.run_budget.empty() ? 0.0 : parse_duration(c.run_budget, "--budget");
+    return run_run(c.run);
+  }
+  if (c.resume_cmd->parsed()) {
+    return run_resume(c.resume_dir, c.resume_budget.empty() ? 0.0 : parse_duration(c.resume_budget, "--budget"),
+                      quiet ? Announce::no : Announce::yes);
+  }
+  if (c.build_env_cmd->parsed()) {
+    return run_build_env(c.build_env_request);
+  }
+  if (c.locate_cmd->parsed()) {
+    if (c.locate.uv_caches.empty()) {
+      c.locate.uv_caches.push_back(default_uv_cache_dir());
+    }
+    return run_locate(c.locate, std::cout, std::cerr);
+  }
+  if (c.gc_cmd->parsed()) {
+    return run_store_gc(c.gc, std::cout);
+  }
+  if (c.verify_cmd->parsed()) {
+    return run_store_verify(c.verify, std::cout);
+  }
+  if (c.report_cmd->parsed()) {
+    return run_report(c.report);
+  }
+  if (c.capture_cmd->parsed()) {
+    return run_capture(c.capture, std::cout);
+  }
+  if (c.timeline_cmd->parsed()) {
+    return run_timeline(c.timeline, std::cout);
+  }
+  if (c.repro_cmd->parsed()) {
+    return run_repro(c.repro_dir, c.repro_candidate, std::cout);
+  }
+  if (c.replay_cmd->parsed()) {
+    return run_replay(c.replay_dir, c.replay_journal);
+  }
+  if (c.matrix_cmd->parsed()) {
+    return run_matrix(c.matrix);
+  }
+  if (c.state_cmd->parsed()) {
+    c.state_from.quiet = quiet;
+    return run_state_from(c.state_from, std::cout, std::cerr);
+  }
+  if (c.completion_cmd->parsed()) {
+    write_completion(app, c.completion_shell, std::cout);
+  } else if (c.help_cmd->parsed()) {
+    return print_help(app, c.help_topic, std::cout);
+  } else if (c.manual_cmd->parsed()) {
+    write_man_page(app, version, std::cout);
+  } else if (c.versions_cmd->parsed()) {
+    return run_versions(c.versions, std::cout, std::cerr);
+  }
+  return ExitCode::ok;
+}
+
 }  // namespace
 
 int cli_main(int argc, char** argv) {
@@ -425,94 +446,8 @@ int cli_main(int argc, char** argv) {
   app.fallthrough();
   app.add_flag("-v,--verbose", verbosity, "More log output on stderr (-vv: every spawned command)");
   app.add_flag("-q,--quiet", quiet, "Print only the result: no table, progress or warnings (errors still)");
-
-  DiffOptions diff;
-  CLI::App* diff_cmd = app.add_subcommand("diff", "List the differences between two state files, by dimension");
-  diff_cmd->add_option("good", diff.good_path, "Known-good state (JSON)")->required();
-  diff_cmd->add_option("bad", diff.bad_path, "Known-bad state (JSON)")->required();
-  diff_cmd->add_flag("--json", diff.json, "Print the differences as JSON");
-  diff_cmd->add_flag("--exit-code", diff.exit_code, "Exit 1 when the states differ");
-
-  RunOptions run;
-  std::string run_budget;
-  CLI::App* run_cmd = add_run_command(app, run, run_budget);
-
-  std::string build_env_request;
-  CLI::App* build_env_cmd = app.add_subcommand(
-      "build-env", "Build one environment on this machine from a request file (what --remote-root runs remotely)");
-  build_env_cmd->add_option("request", build_env_request, "Request file (JSON, docs/EXECUTORS.md)")->required();
-
-  std::string resume_dir;
-  CLI::App* resume_cmd = app.add_subcommand("resume", "Continue a run that was stopped, reusing finished attempts");
-  resume_cmd->add_option("rundir", resume_dir, "Run directory")->required();
-  std::string resume_budget;
-  resume_cmd->add_option("--budget", resume_budget,
-                         "Wall time this session may spend, e.g. 90s, 30m, 2h; past it the run stops with what it "
-                         "knows (exit 1, outcome budget)");
-
-  LocateOptions locate;
-  CLI::App* locate_cmd = app.add_subcommand("locate", "Say where an exact build (local label included) can be restored from offline");
-  locate_cmd->add_option("requirement", locate.requirement, "NAME==VERSION, e.g. torch==2.11.0+cu128")->required();
-  locate_cmd->add_option("--wheels", locate.wheel_dirs, "Wheel directory (repeatable)");
-  locate_cmd->add_option("--uv-cache", locate.uv_caches, "uv cache root (repeatable; default $UV_CACHE_DIR or ~/.cache/uv)");
-
-  StoreGcOptions gc;
-  CLI::App* store_cmd = app.add_subcommand("store", "Manage the content-addressed store of unpacked wheels");
-  CLI::App* gc_cmd = store_cmd->add_subcommand("gc", "Remove store entries no recent run used");
-  store_cmd->require_subcommand(1);
-  gc_cmd->add_option("--store", gc.store_dir, "Store directory (default ~/.cache/envbisect/store)");
-  gc_cmd->add_option("--older-than", gc.older_than_days, "Days without use before an entry goes (default 30)");
-  StoreVerifyOptions verify;
-  CLI::App* verify_cmd = store_cmd->add_subcommand("verify", "Hash every store entry and check every shared environment; exit 1 on damage");
-  verify_cmd->add_option("--store", verify.store_dir, "Store directory (default ~/.cache/envbisect/store)");
-
-  ReportOptions report;
-  CLI::App* report_cmd = app.add_subcommand("report", "Write the postmortem of a run: Markdown, self-contained HTML, JSON");
-  report_cmd->add_option("rundir", report.run_dir, "Run directory")->required();
-  report_cmd->add_option("--format", report.format, "md, html, json or all (default all, or the one -o's suffix names)")
-      ->check(CLI::IsMember({"md", "html", "json", "all"}));
-  report_cmd->add_option("-o,--output,--out", report.out_path,
-                         "File to write (report.html, u.md) for one format; a folder for all (default the run "
-                         "directory); missing folders are created");
-
-  CaptureOptions capture;
-  CLI::App* capture_cmd = add_capture_command(app, capture);
-
-  TimelineOptions timeline;
-  CLI::App* timeline_cmd = add_timeline_command(app, timeline);
-
-  std::string repro_dir;
-  std::string repro_candidate;
-  CLI::App* repro_cmd = app.add_subcommand(
-      "repro", "Rebuild one candidate's environment and run its benchmark once, printing the exact command");
-  repro_cmd->add_option("rundir", repro_dir, "Run directory")->required();
-  repro_cmd->add_option("candidate", repro_candidate, "good, bad, or a candidate id from the report")->required();
-
-  std::string replay_dir;
-  CLI::App* replay_cmd = app.add_subcommand("replay", "Recompute every decision of a run from its journal, running nothing");
-  replay_cmd->add_option("rundir", replay_dir, "Run directory")->required();
-  std::string replay_journal;
-  replay_cmd->add_option("--journal", replay_journal,
-                         "Where the replay's own journal goes (default RUNDIR/replay.jsonl; for a read-only run folder)");
-
-  VersionsOptions versions;
-  CLI::App* versions_cmd = app.add_subcommand("versions", "List a package's versions in wheel directories, PEP 440 order");
-  versions_cmd->add_option("name", versions.name, "Distribution name")->required();
-  versions_cmd->add_option("--wheels", versions.wheel_dirs, "Wheel directory (repeatable)")->required();
-
-  MatrixOptions matrix;
-  CLI::App* matrix_cmd = add_matrix_command(app, matrix);
-
-  StateFromOptions state_from;
-  CLI::App* state_cmd = add_state_command(app, state_from);
-
-  std::string completion_shell;
-  CLI::App* completion_cmd = app.add_subcommand("completion", "Print a shell completion script (bash or zsh)");
-  completion_cmd->add_option("shell", completion_shell, "bash or zsh")->required()->check(CLI::IsMember({"bash", "zsh"}));
-  CLI::App* manual_cmd = app.add_subcommand("manual", "Print the manual page (roff), as installed as envbisect(1)");
-  std::vector<std::string> help_topic;
-  CLI::App* help_cmd = app.add_subcommand("help", "Print the usage of envbisect, or of one command (envbisect help run)");
-  help_cmd->add_option("command", help_topic, "The command, e.g. run or store gc");
+  Commands commands;
+  add_commands(app, commands);
 
   // An empty value is a mistake, never "not given": `--at "$LAST_GREEN"` with the variable unset read
   // the working tree, `--budget ""` ran unbounded, `--out ""` wrote to a new default folder.
@@ -543,56 +478,7 @@ int cli_main(int argc, char** argv) {
   start_group_watchdog();  // still single-threaded here, as it needs
 
   try {
-    ExitCode code = ExitCode::ok;
-    run.quiet = quiet;
-    run.verbose = verbosity > 0;
-    if (run_cmd->parsed() && run.uv_caches.empty()) {
-      run.uv_caches.push_back(default_uv_cache_dir());
-    }
-    if (diff_cmd->parsed()) {
-      code = run_diff(diff, std::cout);
-    } else if (run_cmd->parsed()) {
-      run.budget_s = run_budget.empty() ? 0.0 : parse_duration(run_budget, "--budget");
-      code = run_run(run);
-    } else if (resume_cmd->parsed()) {
-      code = run_resume(resume_dir, resume_budget.empty() ? 0.0 : parse_duration(resume_budget, "--budget"),
-                            quiet ? Announce::no : Announce::yes);
-    } else if (build_env_cmd->parsed()) {
-      code = run_build_env(build_env_request);
-    } else if (locate_cmd->parsed()) {
-      if (locate.uv_caches.empty()) {
-        locate.uv_caches.push_back(default_uv_cache_dir());
-      }
-      code = run_locate(locate, std::cout, std::cerr);
-    } else if (gc_cmd->parsed()) {
-      code = run_store_gc(gc, std::cout);
-    } else if (verify_cmd->parsed()) {
-      code = run_store_verify(verify, std::cout);
-    } else if (report_cmd->parsed()) {
-      code = run_report(report);
-    } else if (capture_cmd->parsed()) {
-      code = run_capture(capture, std::cout);
-    } else if (timeline_cmd->parsed()) {
-      code = run_timeline(timeline, std::cout);
-    } else if (repro_cmd->parsed()) {
-      code = run_repro(repro_dir, repro_candidate, std::cout);
-    } else if (replay_cmd->parsed()) {
-      code = run_replay(replay_dir, replay_journal);
-    } else if (matrix_cmd->parsed()) {
-      code = run_matrix(matrix);
-    } else if (state_cmd->parsed()) {
-      state_from.quiet = quiet;
-      code = run_state_from(state_from, std::cout, std::cerr);
-    } else if (completion_cmd->parsed()) {
-      write_completion(app, completion_shell, std::cout);
-    } else if (help_cmd->parsed()) {
-      code = print_help(app, help_topic, std::cout);
-    } else if (manual_cmd->parsed()) {
-      write_man_page(app, version, std::cout);
-    } else if (versions_cmd->parsed()) {
-      code = run_versions(versions, std::cout, std::cerr);
-    }
-    return static_cast<int>(code);
+    return static_cast<int>(dispatch(app, commands, version, verbosity, quiet));
   } catch (const Error& error) {
     std::cout.flush();
     // Messages name files, packages and values from the inputs: escaped, so none can drive the terminal;

@@ -18,6 +18,11 @@ using nlohmann::json;
 
 namespace {
 
+// Return "good -> bad" for a change as text ("2.11.0+cu128 -> 2.11.0+cu130", "(absent) -> 0.5.0").
+std::string change_values(const Change& change) {
+  return shown_side(change.good, change.good_ref) + " -> " + shown_side(change.bad, change.bad_ref);
+}
+
 // Three significant digits, as a factor is quoted ("5.76", "10.4", "1.3").
 std::string sig3(double value) {
   char text[32];

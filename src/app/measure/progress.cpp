@@ -295,7 +295,7 @@ void Progress::building(const std::string& env_hash) {
 
 void Progress::built(const std::string& env_hash, BuildEnd end, double seconds) {
   const std::lock_guard<std::mutex> lock(m_mutex);
-  if (ok && !reused) {
+  if (end == BuildEnd::built) {
     ++m_builds_done;
     m_build_seconds += seconds;
   }
