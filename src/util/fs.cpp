@@ -2,6 +2,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -256,20 +258,28 @@ void copy_entries(const std::string& from, const std::string& to, LinkFiles link
         }
         try_links = false;  // another filesystem or no permission: copy from now on
       }
-      copy_regular_file(source, target);
+      const bool clone = try_links && link == LinkFiles::clone;
+      if (!copy_regular_file(source, target, clone ? TryClone::yes : TryClone::no)) {
+        try_links = false;  // not linked or cloned: the tree is no longer shared whole
+      }
     }
   }
 }
 
 }  // namespace
 
-void copy_tree(const std::string& from, const std::string& to, LinkFiles link) {
+bool copy_tree(const std::string& from, const std::string& to, LinkFiles link) {
   make_dirs(to);
   bool try_links = true;
   copy_entries(clean_path(from), clean_path(to), link, try_links);
+  return try_links;
 }
 
 void copy_regular_file(const std::string& from, const std::string& to) {
+  copy_regular_file(from, to, TryClone::no);
+}
+
+bool copy_regular_file(const std::string& from, const std::string& to, TryClone clone) {
   const std::string shown = from + " to " + to;
   // Non-blocking: a fifo is refused below, never waited on.
   const UniqueFd in(::open(from.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
@@ -291,6 +301,9 @@ void copy_regular_file(const std::string& from, const std::string& to) {
   if (!out.valid()) {
     fail_at("create", shown);
   }
+  if (clone == TryClone::yes && ::ioctl(out.get(), FICLONE, in.get()) == 0) {
+    return true;
+  }
   off_t left = st.st_size;
   while (left > 0) {
     ssize_t n = ::copy_file_range(in.get(), nullptr, out.get(), nullptr, static_cast<std::size_t>(left), 0);
@@ -311,6 +324,7 @@ void copy_regular_file(const std::string& from, const std::string& to) {
     }
     left -= n;
   }
+  return false;
 }
 
 std::vector<std::string> list_dir(const std::string& dir) {

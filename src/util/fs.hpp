@@ -43,21 +43,30 @@ std::string clean_path(const std::string& path);
 // Return the folder containing `path` ("." when it has none), made absolute.
 std::string parent_dir(const std::string& path);
 
-// Whether copy_tree hard-links regular files (where the file system allows) or copies them.
-enum class LinkFiles { yes, no };
+// Whether copy_tree hard-links regular files, clones them (a reflink: shared extents, copy on write),
+// or copies them; the first two where the file system allows.
+enum class LinkFiles { yes, clone, no };
 
 // Recreate the tree at `from` under `to` (created with its parents; may exist): directories made
-// fresh, symlinks copied as links, regular files hard-linked (LinkFiles::yes; copied from the first
-// file another file system or a missing permission refuses on) or copied. Paths are joined as
-// strings, one lstat at most per entry, so a large tree costs about what `cp -al` does. Throw Error
-// (environment) naming the path on failure, and for a file that is not regular when copied.
-void copy_tree(const std::string& from, const std::string& to, LinkFiles link);
+// fresh, symlinks copied as links, regular files hard-linked (LinkFiles::yes) or cloned
+// (LinkFiles::clone) -- each copied from the first file the file system refuses on -- or copied.
+// Paths are joined as strings, one lstat at most per entry, so a large tree costs about what
+// `cp -al` does. Return whether every regular file was linked or cloned (true for LinkFiles::no only
+// when there were none). Throw Error (environment) naming the path on failure, and for a file that is
+// not regular when copied.
+bool copy_tree(const std::string& from, const std::string& to, LinkFiles link);
 
 // Copy the regular file `from` to `to` (copy_file_range, else read/write) with its permission bits;
 // what `to` was (a file, a hard link, a symlink) is replaced, never written through. Throw Error
 // (environment) naming the paths on failure or when `from` is not a regular file (a fifo is never
 // waited on).
 void copy_regular_file(const std::string& from, const std::string& to);
+
+// Whether copy_regular_file may clone the file's extents (FICLONE) before it copies bytes.
+enum class TryClone { yes, no };
+
+// As copy_regular_file; with TryClone::yes a clone is tried first. Return whether the file was cloned.
+bool copy_regular_file(const std::string& from, const std::string& to, TryClone clone);
 
 // Return the names in `dir` (no "." or ".."), sorted; nothing when it cannot be read.
 std::vector<std::string> list_dir(const std::string& dir);

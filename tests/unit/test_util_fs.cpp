@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -113,6 +115,21 @@ TEST_CASE("copy_tree recreates a tree: folders, symlinks as links, files linked 
     CHECK((fs::status(to / "top.txt").permissions() & fs::perms::owner_exec) == fs::perms::owner_exec);
     CHECK(fs::read_symlink(to / "link") == "a/b/deep.py");
     CHECK(fs::is_directory(to / "empty"));
+  }
+  SECTION("LinkFiles::clone gives each file its own inode and bytes, and says whether all were cloned") {
+    // Whether this file system clones at all: one FICLONE of one file, asked directly.
+    const UniqueFd in(::open((from / "top.txt").c_str(), O_RDONLY | O_CLOEXEC));
+    const UniqueFd probe(::open((dir.path / "probe").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+    const bool clones_here = ::ioctl(probe.get(), FICLONE, in.get()) == 0;
+    const fs::path to = dir.path / "cloned";
+    CHECK(copy_tree(from.string(), to.string(), LinkFiles::clone) == clones_here);
+    CHECK(inode_of(to / "top.txt") != inode_of(from / "top.txt"));
+    CHECK(slurp(to / "a" / "b" / "deep.py") == "deep");
+    CHECK(fs::read_symlink(to / "link") == "a/b/deep.py");
+    // A write to the clone never reaches the snapshot it came from.
+    write(to / "top.txt", "changed");
+    CHECK(slurp(from / "top.txt") == "top");
+    CHECK_FALSE(copy_tree(from.string(), (dir.path / "copied").string(), LinkFiles::no));
   }
   SECTION("a missing source is an Error naming it") {
     CHECK_THROWS_WITH(copy_tree((dir.path / "nowhere").string(), (dir.path / "x").string(), LinkFiles::no),
