@@ -10,8 +10,6 @@
 
 namespace envbisect::lock_parts {
 
-namespace {
-
 std::string source_text(const toml::table* source) {
   if (source == nullptr) {
     return "";
@@ -22,8 +20,6 @@ std::string source_text(const toml::table* source) {
   }
   return text;
 }
-
-}  // namespace
 
 std::vector<std::string> string_array(const toml::array* array) {
   std::vector<std::string> values;

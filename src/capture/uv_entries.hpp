@@ -21,6 +21,9 @@ struct UvEntry {
   std::string source_value;
 };
 
+// Return a source table as one comparable line ("git=URL;"); "" for none.
+std::string source_text(const toml::table* source);
+
 // Return the strings of a TOML array; other items and a missing array give none.
 std::vector<std::string> string_array(const toml::array* array);
 
