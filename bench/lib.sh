@@ -32,3 +32,11 @@ bench_need() {
   echo "SKIP: $reason" >&2
   exit 125
 }
+
+# bench_build BUILD_DIR CMAKE_BUILD_ARGS...: build what the bench runs, except in the smoke mode: there
+# CTest runs the bench beside the other tests of a build that already made every target, and a
+# rebuild (a new commit relinks the library) would replace binaries those tests are running.
+bench_build() {
+  [[ -z "${BENCH_SMOKE:-}" ]] || return 0
+  cmake --build "$@"
+}

@@ -28,7 +28,7 @@ export GIT_CONFIG_NOSYSTEM=1 HOME="$work" GIT_AUTHOR_NAME=b GIT_AUTHOR_EMAIL=b@e
   GIT_COMMITTER_NAME=b GIT_COMMITTER_EMAIL=b@example.com
 noisy=no
 if [[ "${1:-}" == --noisy ]]; then noisy=yes; shift; fi
-cmake --build "$build" --target envbisect bench_search -j1 >/dev/null
+bench_build "$build" --target envbisect bench_search -j1 >/dev/null
 envbisect="$build/envbisect"
 if [[ -n "${BENCH_SMOKE:-}" || $# -eq 0 ]]; then
   git init -q -b main "$work/source"

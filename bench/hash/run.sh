@@ -12,7 +12,7 @@ bench_build_type "$build"
 megabytes="${1:-1024}"
 rounds="${2:-3}"
 if [[ -n "${BENCH_SMOKE:-}" ]]; then megabytes=16 rounds=2; fi
-cmake --build "$build" --target bench_sha256 -j1 >/dev/null
+bench_build "$build" --target bench_sha256 -j1 >/dev/null
 work="$(mktemp -d "${TMPDIR:-/tmp}/envbisect-bench-hash.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 head -c "$((megabytes * 1000000))" /dev/urandom >"$work/blob"

@@ -7,7 +7,7 @@ SRC="$(cd "$(dirname "$0")/../.." && pwd)"
 BUILD="${2:-$SRC/build}"
 source "$SRC/bench/lib.sh"
 bench_build_type "$BUILD"
-cmake --build "$BUILD" --target bench_isolation_startup -j1 >/dev/null
+bench_build "$BUILD" --target bench_isolation_startup -j1 >/dev/null
 W="$(mktemp -d "${TMPDIR:-/tmp}/envbisect-bench-isolation.XXXXXX")"
 trap 'rm -rf "$W"' EXIT
 PY="$(python3 -c "import sys; print(sys.executable)")"  # the real interpreter, not the pyenv shim

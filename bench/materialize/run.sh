@@ -10,7 +10,7 @@ SRC="$(cd "$(dirname "$0")/../.." && pwd)"
 BUILD="${BUILD:-$SRC/build}"
 source "$SRC/bench/lib.sh"
 bench_build_type "$BUILD"
-cmake --build "$BUILD" --target bench_materialize -j1 > /dev/null
+bench_build "$BUILD" --target bench_materialize -j1 > /dev/null
 PY="${PY:-$(python3 -c 'import sys; print(sys.executable)')}"
 unset PIP_FIND_LINKS
 exec "$PY" "$SRC/bench/materialize/bench.py" "$SRC" "$BUILD/bench/bench_materialize" "$PY" "${1:-3}"

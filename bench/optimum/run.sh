@@ -18,7 +18,7 @@ bench_build_type "$build"
 smoke=no
 if [[ "${1:-}" == --smoke ]]; then smoke=yes; shift; fi
 [[ -z "${BENCH_SMOKE:-}" ]] || smoke=yes
-cmake --build "$build" --target bench_optimal_tree -j1 >/dev/null
+bench_build "$build" --target bench_optimal_tree -j1 >/dev/null
 exe="$build/bench/bench_optimal_tree"
 
 "$exe" check 5

@@ -16,7 +16,7 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${BUILD:-$root/build}"
 source "$root/bench/lib.sh"
 bench_build_type "$build"
-cmake --build "$build" --target bench_parallel envbisect -j1 >/dev/null
+bench_build "$build" --target bench_parallel envbisect -j1 >/dev/null
 run_ms="${1:-300}" versions=16 culprit=11 slots=(1 2 4)
 if [[ -n "${BENCH_SMOKE:-}" ]]; then run_ms=50 versions=4 culprit=3 slots=(1 2); fi
 counts="$("$build/bench/bench_parallel")"

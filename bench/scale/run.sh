@@ -15,7 +15,7 @@ SRC="$(cd "$(dirname "$0")/../.." && pwd)"
 BUILD="${BUILD:-$SRC/build}"
 source "$SRC/bench/lib.sh"
 bench_build_type "$BUILD"
-cmake --build "$BUILD" --target envbisect bench_materialize bench_warm_cache -j1 > /dev/null
+bench_build "$BUILD" --target envbisect bench_materialize bench_warm_cache -j1 > /dev/null
 # A warm compile cache for one attempt against `cp -al` (2 GB in 4,000 files; smoke: 64 MB in 500).
 if [[ -n "${BENCH_SMOKE:-}" ]]; then
   "$BUILD/bench/bench_warm_cache" --mb 64 --files 500 --repeats 1

@@ -23,7 +23,7 @@ smoke=no
 if [[ "${1:-}" == --smoke ]]; then smoke=yes; shift; fi
 [[ -z "${BENCH_SMOKE:-}" ]] || smoke=yes  # CI: ctest bench_smoke.*
 seed="${1:-20261129}"
-cmake --build "$build" --target bench_search -j1 >/dev/null
+bench_build "$build" --target bench_search -j1 >/dev/null
 exe="$build/bench/bench_search"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

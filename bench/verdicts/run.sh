@@ -19,7 +19,7 @@ if [[ "${1:-}" == --smoke ]]; then smoke=yes; shift; fi
 decisions="${1:-1000}" families="${2:-2000}" seed="${3:-20261129}" threads="${4:-$(nproc)}"
 if [[ $smoke == yes ]]; then decisions=100 families=40; fi
 if [[ -f "$build/build.ninja" || -f "$build/Makefile" ]] &&
-  cmake --build "$build" --target bench_verdicts bench_verdict_families -j1 >/dev/null 2>&1; then
+  bench_build "$build" --target bench_verdicts bench_verdict_families -j1 >/dev/null 2>&1; then
   exe="$build/bench/bench_verdicts" fam="$build/bench/bench_verdict_families"
 else
   dir="$(mktemp -d)"

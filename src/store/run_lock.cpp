@@ -1,11 +1,15 @@
 #include "store/run_lock.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include "util/error.hpp"
 #include "util/strings.hpp"
@@ -28,6 +32,15 @@ std::string holder_text(int fd) {
   return trim(std::string(buffer, static_cast<std::size_t>(got)));
 }
 
+// Return whether the holder text names a process ("pid N (envbisect run)") that no longer exists.
+bool holder_gone(const std::string& holder) {
+  if (holder.rfind("pid ", 0) != 0) {
+    return false;
+  }
+  const long pid = std::strtol(holder.c_str() + 4, nullptr, 10);
+  return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+}
+
 }  // namespace
 
 std::string run_dir_busy_message(const std::string& run_dir, const std::string& holder) {
@@ -41,12 +54,19 @@ RunLock::RunLock(const std::string& run_dir, const std::string& command) {
   if (m_fd < 0) {
     throw Error(path + ": cannot open the run folder's lock: " + std::strerror(errno), ExitCode::environment);
   }
+  // A holder that is gone (killed) can leave the lock held for a moment by a child it forked, between
+  // fork and exec or dying of its parent's death signal: wait that moment out, never a live holder.
+  const auto patience = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   while (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
     if (errno == EINTR) {
       continue;
     }
     const int error = errno;
     std::string holder = error == EWOULDBLOCK ? holder_text(m_fd) : std::string();
+    if (error == EWOULDBLOCK && holder_gone(holder) && std::chrono::steady_clock::now() < patience) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      continue;
+    }
     ::close(m_fd);
     m_fd = -1;
     if (error == EWOULDBLOCK) {

@@ -45,7 +45,7 @@ RunResult ok_run(double seconds) {
 
 }  // namespace
 
-TEST_CASE("the status line keeps elapsed time and ETA whole at any width; what runs is cut", "[app][progress]") {
+TEST_CASE("the status line keeps elapsed time and ETA whole at any width and cuts what runs", "[app][progress]") {
   const std::string rest = "isolate 3/<=9 | 3 decisions, 17 runs | {packages/fauxtorch, caches/inductor} run 2/3";
   const std::string wide = status_line_text("1:02", "~3:04", rest, 200);
   CHECK(wide == "1:02 ETA ~3:04 | " + rest);

@@ -54,7 +54,7 @@ TEST_CASE("the effect of a cause the run could not verify is labelled as isolate
   CHECK(verified.str().find("effect of the cause: fails 12 of 12 runs (good: 0 of 11)") != std::string::npos);
 }
 
-TEST_CASE("result.json names a cause only when it is found; a guess leads could_be", "[run_result]") {
+TEST_CASE("result.json names a cause only when it is found and a guess leads could_be", "[run_result]") {
   // Issue 36: an unverified pair sat in `cause` beside "found": false, and a script reading `cause`
   // took the guess for the answer.
   Recipe recipe;

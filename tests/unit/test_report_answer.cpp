@@ -63,7 +63,7 @@ TEST_CASE("an effect is said in the user's terms, its interval in the same terms
   CHECK(factor_of(100, 100.5, true, "tok/s") == "same");
 }
 
-TEST_CASE("the answer states cause, verification, effect and when it bites; noise and load one line each",
+TEST_CASE("the answer states cause, verification, effect and when it bites with noise and load one line each",
           "[report][answer]") {
   const ReportModel model = noisy_model();
   const Answer answer = answer_of(model);

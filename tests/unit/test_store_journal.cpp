@@ -1,5 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+
+#include <chrono>
 #include <cstdio>
 #include <unistd.h>
 #include <fstream>
@@ -220,4 +225,44 @@ TEST_CASE("a run folder is locked by one process, a second user is refused namin
   // Released with its holder: the folder is free again.
   CHECK_FALSE(run_dir_holder(dir).has_value());
   RunLock again(dir, "resume");
+}
+
+TEST_CASE("a killed holder's lock, held a moment longer by a child it forked, is waited out", "[store][journal][lock]") {
+  const std::string dir = "/tmp/envbisect-unit-journal/killed-holder";
+  make_dirs(dir);
+  // A pid that no longer exists: a child that has exited and been reaped.
+  const pid_t dead = ::fork();
+  REQUIRE(dead >= 0);
+  if (dead == 0) {
+    ::_exit(0);
+  }
+  ::waitpid(dead, nullptr, 0);
+  // The lingering child: holds the lock under the dead pid's name for 300 ms, as a forked child of a
+  // killed run does until its exec or its parent-death signal.
+  int ready[2];
+  REQUIRE(::pipe(ready) == 0);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    const int fd = ::open((dir + "/lock").c_str(), O_RDWR | O_CREAT, 0644);
+    const std::string text = "pid " + std::to_string(dead) + " (envbisect run)\n";
+    if (fd < 0 || ::flock(fd, LOCK_EX) != 0 || ::ftruncate(fd, 0) != 0 ||
+        ::pwrite(fd, text.data(), text.size(), 0) != static_cast<ssize_t>(text.size())) {
+      ::_exit(1);
+    }
+    (void)!::write(ready[1], "x", 1);
+    ::usleep(300 * 1000);
+    ::_exit(0);
+  }
+  ::close(ready[1]);
+  char byte = 0;
+  REQUIRE(::read(ready[0], &byte, 1) == 1);
+  ::close(ready[0]);
+  const auto start = std::chrono::steady_clock::now();
+  RunLock lock(dir, "resume");  // would throw "in use by pid DEAD" without the wait
+  CHECK(std::chrono::steady_clock::now() - start >= std::chrono::milliseconds(100));
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
 }

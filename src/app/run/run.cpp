@@ -433,8 +433,12 @@ void write_cause_first(Judge& judge, const Evaluator& evaluator, const PlannedRu
   for (const json& delta : result["cause"]) {
     names.push_back(delta["dimension"].get<std::string>() + "/" + delta["name"].get<std::string>());
   }
-  std::cout << "verified cause after " << std::lround(seconds) << " s: {" << join(names, ", ")
-            << "} (written to result.json; where it bites is probed next)\n"
+  // Every difference as the cause: its two checks are the anchors re-read, so it is found, not verified.
+  const bool rereads = result.value("rereads_anchors", false);
+  std::cout << (rereads ? "cause found after " : "verified cause after ") << std::lround(seconds) << " s: {"
+            << join(names, ", ") << "}"
+            << (rereads ? " (every difference: its checks re-read the anchors)" : "")
+            << " (written to result.json before any probe)\n"
             << std::flush;
 }
 
