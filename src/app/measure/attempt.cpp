@@ -26,8 +26,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string short_hash(const std::string& hash) { return hash.substr(0, 16); }
-
 // Variables that select where compile caches live, by cache role; set per run so nothing leaks.
 std::map<std::string, std::string> cache_variables(const std::string& role, const std::string& dir) {
   if (role == "inductor") {
@@ -78,10 +76,6 @@ RunStatus status_of(const ProcessResult& process, const BenchReport& report, boo
 
 std::string read_tail(const std::string& path) {
   return read_file_tail(path, 65536);  // from the end: a benchmark may print gigabytes
-}
-
-double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 // Return how an attempt went: its status, metric and checksum read from the tail of its output, and
@@ -171,7 +165,7 @@ std::string Evaluator::warm_snapshot(const Candidate& candidate, const Built& bu
   if (auto it = m_snapshots.find(key); it != m_snapshots.end()) {
     return it->second;
   }
-  std::string dir = m_setup.run_dir + "/warm/" + short_hash(key);
+  std::string dir = m_setup.run_dir + "/warm/" + hash16(key);
   if (!path_exists(dir + "/complete")) {
     remove_tree(dir);
     make_dirs(dir);
@@ -185,7 +179,7 @@ std::string Evaluator::warm_snapshot(const Candidate& candidate, const Built& bu
     record["type"] = "warmup";
     record["candidate"] = candidate.hash;
     record["snapshot"] = dir;
-    record["t"] = now_seconds();
+    record["t"] = epoch_seconds();
     m_journal.append(record);
     if (warmup.status != RunStatus::ok) {
       spdlog::warn("warm-up ended {} ({}); the warm snapshot holds what it wrote",
@@ -197,7 +191,7 @@ std::string Evaluator::warm_snapshot(const Candidate& candidate, const Built& bu
 }
 
 std::string Evaluator::warmup_dir(const Candidate& candidate) const {
-  return m_setup.run_dir + "/warm/scratch-" + short_hash(candidate.hash);
+  return m_setup.run_dir + "/warm/scratch-" + hash16(candidate.hash);
 }
 
 std::map<std::string, std::string> Evaluator::placeholder_values(const Candidate& candidate, const Built& built,
@@ -254,7 +248,7 @@ RunResult Evaluator::run_attempt(const Candidate& candidate, const Built& built,
   const EnvState& state = candidate.state;
   bool is_warmup = attempt < 0;
   std::string attempt_dir = is_warmup ? warmup_dir(candidate)
-                                      : m_setup.run_dir + "/attempts/" + short_hash(candidate.hash) + "/" +
+                                      : m_setup.run_dir + "/attempts/" + hash16(candidate.hash) + "/" +
                                             std::to_string(attempt);
   remove_tree(attempt_dir);
   make_dirs(attempt_dir);
@@ -356,7 +350,7 @@ RunResult Evaluator::run_attempt(const Candidate& candidate, const Built& built,
   if (m_progress != nullptr && !is_warmup) {
     m_progress->attempt_finished(candidate.hash, attempt, asked, result);
   }
-  spdlog::info("  attempt {} of {}: {} {}", attempt, short_hash(candidate.hash), to_string(result.status),
+  spdlog::info("  attempt {} of {}: {} {}", attempt, hash16(candidate.hash), to_string(result.status),
                result.metric ? std::to_string(*result.metric) : result.diagnosis);
 
   // Cache directories of finished attempts are not evidence; drop them to keep disk use flat. A

@@ -27,13 +27,13 @@ namespace envbisect {
 using nlohmann::json;
 
 // A candidate environment that was built (or could not be).
-namespace {
+std::string hash16(const std::string& hash) { return hash.substr(0, 16); }
 
-std::string short_hash(const std::string& hash) { return hash.substr(0, 16); }
-
-double now_seconds() {
+double epoch_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
+
+namespace {
 
 json env_identity(const EnvState& state) {
   json doc = state_to_json(state);
@@ -53,7 +53,7 @@ VenvRequest venv_request(const Candidate& candidate, const RunSetup& setup, cons
   request.wheel_dirs = setup.wheel_dirs;
   request.index_url = setup.index_url;
   request.env_dir = env_dir;
-  request.log_dir = setup.run_dir + "/logs/build-" + short_hash(candidate.env_hash);
+  request.log_dir = setup.run_dir + "/logs/build-" + hash16(candidate.env_hash);
   return request;
 }
 
@@ -159,7 +159,7 @@ const std::vector<RunResult>& Evaluator::measure(const Candidate& candidate, int
       throw Error("interrupted; `envbisect resume " + m_setup.run_dir + "` continues this run", ExitCode::interrupted);
     }
     if (m_setup.missing == MissingAttempt::refuse) {
-      throw Error("replay diverged: candidate " + short_hash(candidate.hash) + " needs attempt " +
+      throw Error("replay diverged: candidate " + hash16(candidate.hash) + " needs attempt " +
                       std::to_string(done.size()) + ", which the journal does not hold",
                   ExitCode::inconclusive);
     }
@@ -191,7 +191,7 @@ void Evaluator::record(const Candidate& candidate, const RunResult& result) {
   entry["env_hash"] = candidate.env_hash;
   entry["recipe_hash"] = m_setup.recipe_hash;
   entry["attempt"] = done.size();
-  entry["t"] = now_seconds();
+  entry["t"] = epoch_seconds();
   // The exact command, its whole environment and folder: the report's reproduce section runs as is.
   if (auto command = m_commands.find(candidate.hash + "/" + std::to_string(done.size())); command != m_commands.end()) {
     entry.update(command->second);
@@ -242,21 +242,21 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
       return cached;
     }
     damaged = damage(changes, candidate.env_hash);
-    spdlog::warn("environment {} changed since it was built ({}); rebuilding it", short_hash(candidate.env_hash),
+    spdlog::warn("environment {} changed since it was built ({}); rebuilding it", hash16(candidate.env_hash),
                  join(changes, ", "));
   }
   auto built = std::make_unique<Built>();
   if (m_remote_build && !candidate.state.python.use_as_is) {
     return build_remotely(candidate, std::move(built));
   }
-  built->env_dir = m_setup.run_dir + "/envs/" + short_hash(candidate.env_hash);
+  built->env_dir = m_setup.run_dir + "/envs/" + hash16(candidate.env_hash);
   std::unique_ptr<FileLock> shared_env_lock;
   if (m_setup.builder == Builder::store && !candidate.state.python.use_as_is) {
     // Store-built environments are shared by every run on the machine, keyed by the content of what
     // goes into them (a wheel rebuilt in place gives a new one); a lock makes a concurrent run wait
     // rather than build twice.
     std::string root = m_setup.store.store_dir.empty() ? default_store_dir() : m_setup.store.store_dir;
-    built->env_dir = root + "/envs/" + short_hash(environment_key(venv_request(candidate, m_setup, ""), m_setup.store));
+    built->env_dir = root + "/envs/" + hash16(environment_key(venv_request(candidate, m_setup, ""), m_setup.store));
     make_dirs(root + "/envs");
     shared_env_lock = std::make_unique<FileLock>(built->env_dir + ".lock", LockMode::exclusive, LockWait::yes);
   }
@@ -277,7 +277,7 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
       m_journal.append({{"type", "build"}, {"env_hash", candidate.env_hash}, {"ok", built->venv.ok},
                         {"builder", built->venv.builder}, {"python", built->venv.python_path},
                         {"installed", built->venv.installed}, {"reused", built->env_dir}, {"seconds", 0.0},
-                        {"t", now_seconds()}});
+                        {"t", epoch_seconds()}});
       if (m_progress != nullptr) {
         m_progress->built(candidate.env_hash, built->venv.ok ? BuildEnd::reused : BuildEnd::failed, 0.0);
       }
@@ -286,7 +286,7 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
     // Built before identities were recorded: rebuilt without blaming anyone.
     if (!doc.is_discarded() && changes != std::vector<std::string>{"envbisect-identity"}) {
       damaged = damage(changes, candidate.env_hash);
-      spdlog::warn("environment {} changed since it was built ({}); rebuilding it", short_hash(candidate.env_hash),
+      spdlog::warn("environment {} changed since it was built ({}); rebuilding it", hash16(candidate.env_hash),
                    join(changes, ", "));
     }
   }
@@ -299,18 +299,18 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
     if (!candidate.state.python.version.empty()) {
       built->venv.reason = interpreter_problem(m_runner, candidate.state.python.interpreter,
                                                candidate.state.python.version,
-                                               m_setup.run_dir + "/logs/build-" + short_hash(candidate.env_hash));
+                                               m_setup.run_dir + "/logs/build-" + hash16(candidate.env_hash));
     }
     built->venv.ok = built->venv.reason.empty();
     return keep(candidate.env_hash, std::move(built));
   }
   remove_tree(built->env_dir);
   VenvRequest request = venv_request(candidate, m_setup, built->env_dir);
-  spdlog::info("building environment {} ({} packages)", short_hash(candidate.env_hash), request.packages.size());
+  spdlog::info("building environment {} ({} packages)", hash16(candidate.env_hash), request.packages.size());
   if (m_progress != nullptr) {
     m_progress->building(candidate.env_hash);
   }
-  double start = now_seconds();
+  double start = epoch_seconds();
   // Hard links into the content-addressed store: each wheel is unpacked once across all runs. The
   // installer (uv or pip) is the fallback a user can choose, e.g. to reach a package index.
   try {
@@ -334,7 +334,7 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
   json record = {{"type", "build"}, {"env_hash", candidate.env_hash}, {"ok", built->venv.ok},
                  {"reason", built->venv.reason}, {"builder", built->venv.builder},
                  {"python", built->venv.python_path}, {"installed", built->venv.installed},
-                 {"logs", built->venv.log_paths}, {"seconds", now_seconds() - start}, {"t", now_seconds()}};
+                 {"logs", built->venv.log_paths}, {"seconds", epoch_seconds() - start}, {"t", epoch_seconds()}};
   if (!damaged.is_null()) {
     record["damaged"] = damaged;
   }
@@ -342,7 +342,7 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
   if (!built->venv.warnings.empty()) {
     record["warnings"] = built->venv.warnings;
     for (const std::string& warning : built->venv.warnings) {
-      spdlog::warn("environment {}: {}", short_hash(candidate.env_hash), warning);
+      spdlog::warn("environment {}: {}", hash16(candidate.env_hash), warning);
     }
   }
   m_journal.append(record);
@@ -355,7 +355,7 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
   if (built->venv.ok) {
     write_file_atomic(marker, record.dump());
   } else {
-    spdlog::warn("environment {} cannot be built: {}", short_hash(candidate.env_hash), built->venv.reason);
+    spdlog::warn("environment {} cannot be built: {}", hash16(candidate.env_hash), built->venv.reason);
   }
   return keep(candidate.env_hash, std::move(built));
 }
@@ -366,23 +366,23 @@ const Evaluator::Built& Evaluator::build_remotely(const Candidate& candidate, st
   std::string root = m_setup.store.store_dir.empty() ? default_store_dir() : m_setup.store.store_dir;
   json sources = {{"wheels", m_setup.wheel_dirs}, {"uv", m_setup.store.uv_cache_dirs},
                   {"builder", m_setup.builder == Builder::store ? "store" : "installer"}};
-  built->env_dir = root + "/envs/" + short_hash(sha256_hex(candidate.env_hash + sources.dump()));
+  built->env_dir = root + "/envs/" + hash16(sha256_hex(candidate.env_hash + sources.dump()));
   BuildEnvRequest request;
   request.venv = venv_request(candidate, m_setup, built->env_dir);
   request.builder = m_setup.builder == Builder::store ? "store" : "installer";
   request.store = m_setup.store;
-  spdlog::info("building environment {} on the remote side ({} packages)", short_hash(candidate.env_hash),
+  spdlog::info("building environment {} on the remote side ({} packages)", hash16(candidate.env_hash),
                request.venv.packages.size());
-  double start = now_seconds();
+  double start = epoch_seconds();
   RemoteBuild remote = m_remote_build(request);
   built->venv = remote.venv;
   m_journal.append({{"type", "build"}, {"env_hash", candidate.env_hash}, {"ok", built->venv.ok},
                     {"reason", built->venv.reason}, {"builder", built->venv.builder},
                     {"python", built->venv.python_path}, {"installed", built->venv.installed},
                     {"logs", built->venv.log_paths}, {"remote", true}, {"remote_reused", remote.reused},
-                    {"seconds", now_seconds() - start}, {"t", now_seconds()}});
+                    {"seconds", epoch_seconds() - start}, {"t", epoch_seconds()}});
   if (!built->venv.ok) {
-    spdlog::warn("environment {} cannot be built: {}", short_hash(candidate.env_hash), built->venv.reason);
+    spdlog::warn("environment {} cannot be built: {}", hash16(candidate.env_hash), built->venv.reason);
   }
   return keep(candidate.env_hash, std::move(built));
 }

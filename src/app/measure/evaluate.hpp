@@ -161,4 +161,10 @@ RunResult attempt_from_json(const nlohmann::json& record);
 // Return the journal form of a RunResult (without the candidate fields).
 nlohmann::json attempt_to_json(const RunResult& result);
 
+// Return the first 16 hex digits of a candidate's or environment's hash, as journals and folders name them.
+std::string hash16(const std::string& hash);
+
+// Return the wall clock in seconds since the epoch, as journal records carry it.
+double epoch_seconds();
+
 }  // namespace envbisect

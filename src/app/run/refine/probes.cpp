@@ -16,20 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-// The thread counts probed for a knob whose state has `count`: every count up to 8, then doublings
-// and the top (max(4, count)): 10^7 threads is 30 probes, not 10^7.
-std::vector<std::int64_t> probe_values(std::int64_t count) {
-  const std::int64_t top = std::max<std::int64_t>(4, count);
-  std::vector<std::int64_t> values;
-  for (std::int64_t value = 1; value <= top; value = value < 8 ? value + 1 : (value > top / 2 ? top : value * 2)) {
-    values.push_back(value);
-    if (value == top) {
-      break;
-    }
-  }
-  return values;
-}
-
 // One row of the grid: a thread knob's counts with the caches of one variant.
 class ProbeRow {
 public:
@@ -161,6 +147,28 @@ std::optional<std::size_t> bisect_row(ProbeRow& row) {
   return bad;
 }
 
+
+std::string range_text(const std::vector<std::int64_t>& values) {
+  const std::int64_t top = values.back();
+  return top <= 8 ? "1.." + std::to_string(top) : "1..8, doublings, " + std::to_string(top);
+}
+
+}  // namespace
+
+// The thread counts probed for a knob whose state has `count`: every count up to 8, then doublings
+// and the top (max(4, count)): 10^7 threads is 30 probes, not 10^7.
+std::vector<std::int64_t> probe_values(std::int64_t count) {
+  const std::int64_t top = std::max<std::int64_t>(4, count);
+  std::vector<std::int64_t> values;
+  for (std::int64_t value = 1; value <= top; value = value < 8 ? value + 1 : (value > top / 2 ? top : value * 2)) {
+    values.push_back(value);
+    if (value == top) {
+      break;
+    }
+  }
+  return values;
+}
+
 // The variants the probes compare: the caches as the cause has them, then each warm/cold cache flipped.
 std::vector<EnvState> cache_variants(const EnvState& cause_state) {
   std::vector<EnvState> variants = {cause_state};
@@ -173,13 +181,6 @@ std::vector<EnvState> cache_variants(const EnvState& cause_state) {
   }
   return variants;
 }
-
-std::string range_text(const std::vector<std::int64_t>& values) {
-  const std::int64_t top = values.back();
-  return top <= 8 ? "1.." + std::to_string(top) : "1..8, doublings, " + std::to_string(top);
-}
-
-}  // namespace
 
 ProbeMode probe_mode_from(const std::string& name) {
   if (name == "boundary" || name.empty()) {

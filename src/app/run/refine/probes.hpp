@@ -17,6 +17,12 @@ enum class ProbeMode {
 // Return the probe mode named `name` ("boundary" or "full"). Throw Error (bad_input) for another name.
 ProbeMode probe_mode_from(const std::string& name);
 
+// Return the thread counts probed for a knob whose state has `count`: 1..max(4, count), doublings past 8.
+std::vector<std::int64_t> probe_values(std::int64_t count);
+
+// Return the variants the probes compare: the cause's state, then each warm/cold cache flipped.
+std::vector<EnvState> cache_variants(const EnvState& cause_state);
+
 // Probe the modifiers with the cause applied: every thread knob from 1 to max(4, its count), with the
 // caches as the cause has them and with each warm/cold cache flipped. With ProbeMode::boundary the
 // counts are bisected for the first bad one (assumed monotone: good at 1, bad at the top; both ends

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "app/run/refine/probes.hpp"
 #include "store/journal.hpp"
 #include "util/strings.hpp"
 
@@ -27,32 +28,6 @@ struct Cell {
   double seconds = 0.0;  // mean wall time of its runs (0 before any)
   stats::RateCall call = stats::RateCall::undecided;
 };
-
-// The thread counts probed for a knob whose state has `count`: 1..max(4, count), doublings past 8.
-std::vector<std::int64_t> probe_values(std::int64_t count) {
-  const std::int64_t top = std::max<std::int64_t>(4, count);
-  std::vector<std::int64_t> values;
-  for (std::int64_t value = 1; value <= top; value = value < 8 ? value + 1 : (value > top / 2 ? top : value * 2)) {
-    values.push_back(value);
-    if (value == top) {
-      break;
-    }
-  }
-  return values;
-}
-
-// Return the cause's state and each warm/cold cache flipped.
-std::vector<EnvState> cache_variants(const EnvState& cause_state) {
-  std::vector<EnvState> variants = {cause_state};
-  for (const auto& [name, cache] : cause_state.caches) {
-    if (cache.state == "warm" || cache.state == "cold") {
-      EnvState flipped = cause_state;
-      flipped.caches[name].state = cache.state == "warm" ? "cold" : "warm";
-      variants.push_back(flipped);
-    }
-  }
-  return variants;
-}
 
 std::string caches_of(const EnvState& state) {
   std::vector<std::string> parts;
