@@ -6,6 +6,7 @@
 #include "exec/process_launch.hpp"
 
 #include "util/error.hpp"
+#include "util/fd.hpp"
 #include "util/strings.hpp"
 
 #include <spdlog/spdlog.h>
@@ -48,23 +49,6 @@ constexpr std::chrono::milliseconds k_group_drain{500};    // wait for killed gr
 void on_interrupt(int /*signal*/) {
   g_interrupted.store(true);
 }
-
-// Owns a file descriptor.
-class Fd {
-public:
-  explicit Fd(int fd) : m_fd(fd) {}
-  ~Fd() {
-    if (m_fd >= 0) {
-      ::close(m_fd);
-    }
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return m_fd; }
-
-private:
-  int m_fd;
-};
 
 // A child is registered as active for as long as run() may still wait for it. The caller holds
 // g_active_mutex from the spawn to the registration, so no reaper can take the child in between.
@@ -300,7 +284,7 @@ ProcessResult LocalRunner::run(const ProcessSpec& spec) {
 
   ChildOutput output(spec.stdout_path, spec.stderr_path, spec.max_log_bytes);
   const std::string input = spec.stdin_path.empty() ? "/dev/null" : spec.stdin_path;
-  const Fd input_fd(::open(input.c_str(), O_RDONLY | O_CLOEXEC));
+  const UniqueFd input_fd(::open(input.c_str(), O_RDONLY | O_CLOEXEC));
   if (input_fd.get() < 0) {
     result.spawn_error = "cannot start " + program + ": stdin " + input + ": " + std::strerror(errno);
     output.close_child_ends();

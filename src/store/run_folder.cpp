@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "util/error.hpp"
+#include "util/fd.hpp"
 
 namespace envbisect {
 
@@ -20,22 +21,6 @@ namespace {
 constexpr const char* k_run_entries[] = {"journal.jsonl", "processes.jsonl", "run.json", "result.json", "lock",
                                          "replay.jsonl",  "attempts",        "repro",    "logs",        "envs",
                                          "repos",         "warm"};
-
-class DirFd {
-public:
-  explicit DirFd(int fd) : m_fd(fd) {}
-  ~DirFd() {
-    if (m_fd >= 0) {
-      ::close(m_fd);
-    }
-  }
-  DirFd(const DirFd&) = delete;
-  DirFd& operator=(const DirFd&) = delete;
-  int get() const { return m_fd; }
-
-private:
-  int m_fd;
-};
 
 std::string join(const std::string& dir, const std::string& name) {
   return dir.empty() || dir == "." ? name : dir + "/" + name;
@@ -78,7 +63,7 @@ int open_run_file(const std::string& dir, const std::string& name, int flags, mo
     throw Error(path + ": not a file name of a run folder", ExitCode::bad_input);
   }
   // The folder is the one the user named (it may be reached through a link); what is in it is not.
-  const DirFd dirfd(::open(dir.empty() ? "." : dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  const UniqueFd dirfd(::open(dir.empty() ? "." : dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (dirfd.get() < 0) {
     if (errno == ENOENT && (flags & O_CREAT) == 0) {
       return -1;
@@ -148,7 +133,7 @@ void check_run_folder_trust(const std::string& dir) {
     return;  // a missing folder is the caller's "not a run directory"
   }
   check_owner(dir, info);
-  const DirFd dirfd(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  const UniqueFd dirfd(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (dirfd.get() < 0) {
     return;
   }
@@ -168,7 +153,7 @@ void check_run_folder_trust(const std::string& dir) {
 
 std::string own_subfolder(const std::string& dir, const std::string& name) {
   const std::string path = join(dir, name);
-  const DirFd dirfd(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  const UniqueFd dirfd(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (dirfd.get() < 0) {
     throw Error(dir + ": cannot open the folder: " + std::strerror(errno), ExitCode::environment);
   }

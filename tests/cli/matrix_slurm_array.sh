@@ -104,7 +104,7 @@ array_id=$(cat "$S/2026-11-03/slurm/submit.txt")
 expect_contains "$T/fail.err" "envbisect: error: cell $broken: Slurm array task ${array_id}_3 ended FAILED (exit 2) without writing its measurement; see $S/2026-11-03/cells/$broken/slurm-task.err"
 # Task ids are positions: the cell index travels on the task's command line.
 grep -q -- ' --cell 3' "$S/2026-11-03/slurm/array.sh"
-expect_contains "$S/2026-11-03/cells/$broken/slurm-task.err" "journal.jsonl: cannot read: is a directory"
+expect_contains "$S/2026-11-03/cells/$broken/slurm-task.err" "journal.jsonl: not a regular file"
 # Repaired, the rerun submits only that cell; the cells still red since night 2 are not new (exit 0).
 rmdir "$S/2026-11-03/cells/$broken/journal.jsonl"
 rc=0
