@@ -1,6 +1,5 @@
 #include "exec/attempt_cgroup.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -16,6 +15,8 @@
 #include <sstream>
 #include <thread>
 #include <vector>
+
+#include "util/fs.hpp"
 
 namespace envbisect {
 
@@ -71,12 +72,8 @@ std::string own_cgroup_path() {
 // making a cgroup and journaling its process, or never resumed). rmdir refuses a populated one:
 // what still runs there is left for `resume` to end.
 void remove_dead_owners_cgroups(const std::string& root) {
-  DIR* dir = ::opendir(root.c_str());
-  if (dir == nullptr) {
-    return;
-  }
-  while (const dirent* entry = ::readdir(dir)) {
-    const std::string name = entry->d_name;
+  // list_dir: nothing when the folder cannot be read.
+  for (const std::string& name : list_dir(root)) {
     const std::string prefix = "envbisect-";
     const std::size_t dash = name.find('-', prefix.size());
     if (name.rfind(prefix, 0) != 0 || dash == std::string::npos) {
@@ -91,7 +88,6 @@ void remove_dead_owners_cgroups(const std::string& root) {
       ::rmdir((root + "/" + name).c_str());
     }
   }
-  ::closedir(dir);
 }
 
 Containment find_containment() {

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "util/strings.hpp"
+#include "util/fs.hpp"
 
 namespace envbisect {
 
@@ -67,12 +68,8 @@ std::optional<ProcessIdentity> stat_of(pid_t pid, const std::string& boot_id) {
 // Return every live process of group `group` in session `session` started no earlier than `since`.
 std::vector<pid_t> group_members(const ProcessIdentity& leader, const std::string& boot_id) {
   std::vector<pid_t> members;
-  DIR* proc = ::opendir("/proc");
-  if (proc == nullptr) {
-    return members;
-  }
-  while (const dirent* entry = ::readdir(proc)) {
-    const std::string name = entry->d_name;
+  // list_dir: nothing when the folder cannot be read.
+  for (const std::string& name : list_dir("/proc")) {
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) {
       continue;
     }
@@ -82,7 +79,6 @@ std::vector<pid_t> group_members(const ProcessIdentity& leader, const std::strin
       members.push_back(other->pid);
     }
   }
-  ::closedir(proc);
   return members;
 }
 

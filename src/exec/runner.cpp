@@ -8,6 +8,7 @@
 #include "util/error.hpp"
 #include "util/fd.hpp"
 #include "util/strings.hpp"
+#include "util/fs.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -145,12 +146,8 @@ std::vector<pid_t> escaped_children() {
   std::vector<pid_t> children;
   const long own_session = static_cast<long>(::getsid(0));
   const pid_t self = ::getpid();
-  DIR* proc = ::opendir("/proc");
-  if (proc == nullptr) {
-    return children;
-  }
-  while (const dirent* entry = ::readdir(proc)) {
-    const std::string name = entry->d_name;
+  // list_dir: nothing when the folder cannot be read.
+  for (const std::string& name : list_dir("/proc")) {
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) {
       continue;
     }
@@ -181,7 +178,6 @@ std::vector<pid_t> escaped_children() {
       children.push_back(static_cast<pid_t>(std::stol(name)));
     }
   }
-  ::closedir(proc);
   return children;
 }
 
