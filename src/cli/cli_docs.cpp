@@ -153,8 +153,30 @@ std::string bash_values(const CLI::Option* option, const CLI::App& root) {
   return "";
 }
 
-std::string bash_case_label(const std::string& path, const std::string& word) {
-  return "\"" + path + ":" + word + "\"";
+// Return the case labels ("PATH:-s", "PATH:--long", quoted) of an option that takes a value, for the
+// completion scripts' `case "$path:$prev"`; none for a positional or a flag.
+std::vector<std::string> value_option_labels(const std::string& path, const CLI::Option& option) {
+  std::vector<std::string> labels;
+  if (option.get_positional() || option.get_type_name().empty()) {
+    return labels;
+  }
+  for (const std::string& name : option.get_snames()) {
+    labels.push_back("\"" + path + ":-" + name + "\"");
+  }
+  for (const std::string& name : option.get_lnames()) {
+    labels.push_back("\"" + path + ":--" + name + "\"");
+  }
+  return labels;
+}
+
+// Return each command's path with its CLI11 app, the top level ("") first.
+std::vector<std::pair<std::string, const CLI::App*>> scopes_of(const CLI::App& app,
+                                                               const std::vector<Command>& commands) {
+  std::vector<std::pair<std::string, const CLI::App*>> scopes = {{"", &app}};
+  for (const Command& command : commands) {
+    scopes.emplace_back(command.path, command.app);
+  }
+  return scopes;
 }
 
 void write_bash(const CLI::App& app, const std::vector<Command>& commands, std::ostream& out) {
@@ -185,21 +207,12 @@ void write_bash(const CLI::App& app, const std::vector<Command>& commands, std::
          "  done\n"
          "  # The value of the option before the cursor.\n"
          "  case \"$path:$prev\" in\n";
-  std::vector<std::pair<std::string, const CLI::App*>> scopes = {{"", &app}};
-  for (const Command& command : commands) {
-    scopes.emplace_back(command.path, command.app);
-  }
+  const auto scopes = scopes_of(app, commands);
   for (const auto& [path, scope] : scopes) {
     for (const CLI::Option* option : options_of(scope)) {
-      if (option->get_positional() || option->get_type_name().empty()) {
+      const std::vector<std::string> labels = value_option_labels(path, *option);
+      if (labels.empty()) {
         continue;
-      }
-      std::vector<std::string> labels;
-      for (const std::string& name : option->get_snames()) {
-        labels.push_back(bash_case_label(path, "-" + name));
-      }
-      for (const std::string& name : option->get_lnames()) {
-        labels.push_back(bash_case_label(path, "--" + name));
       }
       const std::string values = bash_values(option, app);
       out << "    " << envbisect::join(labels, "|") << ") "
@@ -216,15 +229,8 @@ void write_bash(const CLI::App& app, const std::vector<Command>& commands, std::
   for (const auto& [path, scope] : scopes) {
     std::vector<std::string> labels;
     for (const CLI::Option* option : options_of(scope)) {
-      if (option->get_positional() || option->get_type_name().empty()) {
-        continue;
-      }
-      for (const std::string& name : option->get_snames()) {
-        labels.push_back(bash_case_label(path, "-" + name));
-      }
-      for (const std::string& name : option->get_lnames()) {
-        labels.push_back(bash_case_label(path, "--" + name));
-      }
+      const std::vector<std::string> own = value_option_labels(path, *option);
+      labels.insert(labels.end(), own.begin(), own.end());
     }
     if (!labels.empty()) {
       out << "        " << envbisect::join(labels, "|") << ") ((i++)) ;;\n";
@@ -328,21 +334,11 @@ void write_zsh(const CLI::App& app, const std::vector<Command>& commands, std::o
          "  done\n"
          "  # The value of the option before the cursor: its choices, folders or files; nothing for free text.\n"
          "  case \"$cmdpath:$prev\" in\n";
-  std::vector<std::pair<std::string, const CLI::App*>> scopes = {{"", &app}};
-  for (const Command& command : commands) {
-    scopes.emplace_back(command.path, command.app);
-  }
-  for (const auto& [path, scope] : scopes) {
+  for (const auto& [path, scope] : scopes_of(app, commands)) {
     for (const CLI::Option* option : options_of(scope)) {
-      if (option->get_positional() || option->get_type_name().empty()) {
+      const std::vector<std::string> labels = value_option_labels(path, *option);
+      if (labels.empty()) {
         continue;
-      }
-      std::vector<std::string> labels;
-      for (const std::string& name : option->get_snames()) {
-        labels.push_back("\"" + path + ":-" + name + "\"");
-      }
-      for (const std::string& name : option->get_lnames()) {
-        labels.push_back("\"" + path + ":--" + name + "\"");
       }
       const std::string values = zsh_values(option, app);
       out << "    " << envbisect::join(labels, "|") << ") " << (values.empty() ? "" : values + "; ") << "return ;;\n";
