@@ -1,49 +1,82 @@
-// Simulate whole bisections -- preflight, isolate() with verdicts from src/stats, anchor refreshes,
-// the re-check of the anchors before reporting -- on planted regressions, as `envbisect run` does them
-// (src/app/run/run.cpp), and count how often the outcome is right, and how often it is confidently wrong
-// (exit 0 with a wrong cause). Families: identical anchors (null), single causes, 2- and 3-way
-// interactions, two independent causes, two partial causes, small effects at low noise, slow
-// outliers, drift, a bimodal machine, an intermittent slowdown and a 40 % crash rate.
+// Whole bisections of planted regressions through the product's own run loop: run_on() walks the
+// anchors, the search, the verification, the probes and the result exactly as `envbisect run` does,
+// and every benchmark run it starts is answered by a simulated machine (SimMachine) from the family's
+// truth. Nothing of the run loop is copied here: the states, the recipe and the run folder are real,
+// only the benchmark process is simulated. Counts how often the answer is right and how often it is
+// confidently wrong (exit 0 with a wrong cause).
 //
-// Usage: bench_verdict_families [runs per family] [seed] [threads]. Prints one line per family, then,
-// last, `null_blame_rate: X`, `confident_wrong_rate: Y`, `right_rate: Z`.
+// Families: identical anchors (null), single causes, 2- and 3-way interactions, two independent
+// causes, two partial causes, small effects at low noise, slow outliers, drift, a bimodal machine, an
+// intermittent slowdown, a 40 % crash rate, and thread races whose failure rate grows with the thread
+// count and a cold compile cache (run times like one GPU's: 7 s at one thread, +3.5 s a thread, +4 s
+// of compile when cold).
+//
+// For every family with one cause it also prints the cost to the verified cause (the journal's
+// `verified_cause` record: attempts before it and their simulated seconds, warm-ups included) beside
+// an oracle that knows the cause and asks only what verifying it needs: the anchors as the preflight
+// measures them, then good plus the cause and bad minus the cause, each decided by the same
+// sequential rule (src/stats) on fresh runs. That is a floor, not a strategy.
+//
+// Usage: bench_verdict_families [bisections per family] [seed] [workers]. BENCH_FAMILY=TEXT keeps
+// the families whose name contains TEXT; BENCH_KEEP=DIR keeps each bisection's run folder under DIR.
+// Prints one line per family, then the headline figures (null_blame_rate, confident_wrong_rate,
+// right_rate, race_undecided_rate, runs_to_verified_cause, gpu_seconds_to_verified_cause and both
+// against the oracle).
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "app/run/execute.hpp"
+#include "app/run/run.hpp"
+#include "exec/runner.hpp"
 #include "search/isolate.hpp"
 #include "stats/pass_fail.hpp"
-#include "stats/replicate.hpp"
+#include "stats/rate.hpp"
 #include "stats/samples.hpp"
 #include "stats/verdict.hpp"
+#include "util/error.hpp"
 
 namespace {
 
 using envbisect::DeltaSet;
-using envbisect::Verdict;
+using nlohmann::json;
 using envbisect::stats::Sample;
 using envbisect::stats::SampleSet;
-using envbisect::stats::VerdictPolicy;
+namespace fs = std::filesystem;
 
-constexpr int k_anchor_refresh = 5;  // as src/app/run/run.cpp: one more anchor pair every 5 decisions
-const char* const k_crash = "exit:1|RuntimeError: CUDA error: an illegal memory access";
+const char* const k_crash = "RuntimeError: CUDA error: an illegal memory access was encountered";
+const char* const k_race = "RuntimeError: Detected that you are using FX to symbolically trace a dynamo-optimized function";
 
-// One planted regression: how a candidate (a set of applied deltas) measures.
+// Failure rates of a thread race by thread count (index 1..3), warm and cold compile cache.
+struct Race {
+  double warm[4] = {0, 0, 0, 0};
+  double cold[4] = {0, 0, 0, 0};
+  bool needs_cold = false;  // the cause is {caches, threads}: warm runs never fail
+};
+
+// One planted regression: how a candidate measures.
 struct Family {
   std::string name;
   bool null = false;                 // good and bad do not differ: any blame is wrong
-  std::size_t deltas = 8;
+  std::size_t deltas = 8;            // env deltas SIM_D0.. (race families: besides threads and caches)
   std::vector<DeltaSet> causes;      // each alone (all members applied) gives `effect`
   bool partial = false;              // causes[0] and causes[1] each give sqrt(effect); together effect
   double effect = 2.0;               // slowdown factor of bad (seconds per step, lower is better)
@@ -53,21 +86,34 @@ struct Family {
   double bimodal = 0.0;              // fraction of runs on a machine mode 1.3x slower, any candidate
   double intermittent = 0.0;         // fraction of runs of a candidate with the cause that are `effect` slower
   double crash_rate = 0.0;           // crashes of candidates with the cause (metric then unchanged)
+  std::optional<Race> race;          // a thread race: threads 1 -> 3 and a warm -> cold cache are deltas too
 };
 
-// The world a simulated bisection runs against.
+// What one simulated run is of: the env deltas applied, the thread count, the cache.
+struct Point {
+  DeltaSet applied;
+  int threads = 1;
+  bool warm = true;
+};
+
+// One simulated run: its sample and the seconds it took on the GPU.
+struct SimRun {
+  Sample sample;
+  double seconds = 0;
+};
+
+// The family's truth, drawn run by run.
 class World {
 public:
   World(const Family& family, std::mt19937_64& rng) : m_family(family), m_rng(rng) {}
 
-  // Return how much of the regression `applied` carries: 0 none, 1 all (partial causes: 0.5 each).
+  // Return how much of the regression the env deltas carry: 0 none, 1 all (partial causes: 0.5 each).
   double dose(const DeltaSet& applied) const {
     auto has = [&](const DeltaSet& cause) {
-      return std::all_of(cause.begin(), cause.end(), [&](std::size_t d) {
-        return std::binary_search(applied.begin(), applied.end(), d);
-      });
+      return std::all_of(cause.begin(), cause.end(),
+                         [&](std::size_t d) { return std::binary_search(applied.begin(), applied.end(), d); });
     };
-    if (m_family.null) {
+    if (m_family.null || m_family.race) {
       return 0.0;
     }
     if (m_family.partial) {
@@ -81,17 +127,33 @@ public:
     return 0.0;
   }
 
-  // Return one run of `applied`.
-  Sample run(const DeltaSet& applied) {
+  // Return one run of `point`.
+  SimRun run(const Point& point) {
     std::uniform_real_distribution<double> u(0.0, 1.0);
-    const double d = dose(applied);
-    Sample s;
-    s.checksum = "loss=2.3456";
     ++m_runs;
+    SimRun out;
+    out.sample.checksum = "loss=2.3456";
+    if (m_family.race) {
+      const Race& race = *m_family.race;
+      const int t = std::clamp(point.threads, 1, 3);
+      const double rate = point.warm ? race.warm[t] : race.cold[t];
+      out.seconds = 7.0 + 3.5 * (t - 1) + (point.warm ? 0.0 : 4.0);
+      if (u(m_rng) < rate) {
+        out.sample.failed = true;
+        out.sample.failure_signature = k_race;
+        out.seconds += u(m_rng) < 0.1 ? 60.0 - out.seconds : 3.0;  // a hang until the deadline, or the stall rule
+        return out;
+      }
+      std::lognormal_distribution<double> noise(0.0, std::sqrt(std::log(1.0 + m_family.cv * m_family.cv)));
+      out.sample.metric = noise(m_rng);
+      return out;
+    }
+    const double d = dose(point.applied);
     if (m_family.crash_rate > 0.0 && d > 0.0 && u(m_rng) < m_family.crash_rate * d) {
-      s.failed = true;
-      s.failure_signature = k_crash;
-      return s;
+      out.sample.failed = true;
+      out.sample.failure_signature = k_crash;
+      out.seconds = 5.0;
+      return out;
     }
     double median = 1.0;
     if (m_family.intermittent > 0.0) {
@@ -103,12 +165,10 @@ public:
     median *= u(m_rng) < m_family.bimodal ? 1.3 : 1.0;
     median *= u(m_rng) < m_family.outlier_rate ? 3.0 : 1.0;
     std::lognormal_distribution<double> noise(0.0, std::sqrt(std::log(1.0 + m_family.cv * m_family.cv)));
-    s.metric = median * noise(m_rng);
-    return s;
+    out.sample.metric = median * noise(m_rng);
+    out.seconds = 10.0 * out.sample.metric;  // 10 steps
+    return out;
   }
-
-  // Return how many runs the world has made.
-  int runs() const { return m_runs; }
 
 private:
   const Family& m_family;
@@ -116,191 +176,295 @@ private:
   int m_runs = 0;
 };
 
-// How one simulated bisection ended.
-enum class End { refused, found_right, found_wrong, not_found };
+// The machine the run loop runs on: the benchmark and its warm-up are simulated from the world; any
+// other process (the interpreter's check, nvidia-smi) runs for real.
+class SimMachine : public envbisect::Runner {
+public:
+  SimMachine(World& world, std::size_t deltas) : m_world(world), m_deltas(deltas) {}
 
-// Return the questions a search asked and their verdicts, " {1,2}=bad {1}=good", for debug lines.
-std::string describe_steps(const envbisect::Isolation& isolation) {
-  std::string steps;
-  for (const envbisect::SearchStep& step : isolation.steps) {
-    steps += " " + envbisect::describe(step.applied) + "=" + std::string(envbisect::to_string(step.verdict));
+  envbisect::ProcessResult run(const envbisect::ProcessSpec& spec) override {
+    const auto mark = std::find(spec.argv.begin(), spec.argv.end(), std::string("--sim"));
+    if (mark == spec.argv.end() || mark + 1 == spec.argv.end()) {
+      return m_local.run(spec);
+    }
+    envbisect::ProcessResult result;
+    result.spawned = true;
+    const auto cache = spec.env.find("TORCHINDUCTOR_CACHE_DIR");
+    const std::string marker = cache == spec.env.end() ? std::string() : cache->second + "/sim-warm";
+    if (*(mark + 1) == "warmup") {
+      if (!marker.empty()) {
+        fs::create_directories(cache->second);
+        std::ofstream(marker) << "compiled\n";
+      }
+      result.exit_code = 0;
+      result.wall_seconds = 11.0;  // one compile and a short run
+      write(spec.stdout_path, "{}\n");
+      return result;
+    }
+    Point point;
+    for (std::size_t d = 0; d < m_deltas; ++d) {
+      const auto var = spec.env.find("SIM_D" + std::to_string(d));
+      if (var != spec.env.end() && var->second == "1") {
+        point.applied.push_back(d);
+      }
+    }
+    const auto threads = std::find(spec.argv.begin(), spec.argv.end(), std::string("--threads"));
+    point.threads = threads != spec.argv.end() && threads + 1 != spec.argv.end() ? std::atoi((threads + 1)->c_str()) : 1;
+    point.warm = marker.empty() || fs::exists(marker);
+    const SimRun run = m_world.run(point);
+    result.wall_seconds = run.seconds;
+    if (run.sample.failed) {
+      result.exit_code = 1;
+      write(spec.stdout_path, "{\"error\": \"RuntimeError\"}\n");
+      write(spec.stderr_path, "Traceback (most recent call last):\n" + run.sample.failure_signature + "\n");
+      return result;
+    }
+    result.exit_code = 0;
+    char line[128];
+    std::snprintf(line, sizeof line, "{\"sec_per_step\": %.6f, \"loss_checksum\": \"%s\"}\n", run.sample.metric,
+                  run.sample.checksum.c_str());
+    write(spec.stdout_path, line);
+    return result;
   }
-  return steps;
+
+private:
+  static void write(const std::string& path, const std::string& text) {
+    if (!path.empty()) {
+      std::ofstream(path) << text;
+    }
+  }
+
+  World& m_world;
+  std::size_t m_deltas;
+  envbisect::LocalRunner m_local;
+};
+
+// Return the interpreter's "3.11".
+std::string python_version() {
+  std::string version = "3";
+  if (FILE* pipe = ::popen("python3 -c 'import sys; print(\"%d.%d\" % sys.version_info[:2])'", "r")) {
+    char buffer[32] = {};
+    if (std::fgets(buffer, sizeof buffer, pipe) != nullptr) {
+      version = std::string(buffer);
+      version.erase(version.find_last_not_of("\n ") + 1);
+    }
+    ::pclose(pipe);
+  }
+  return version;
 }
 
-// Run one bisection of `family` as `envbisect run` does, and say how it ended.
-End bisect_once(const Family& family, std::mt19937_64& rng, int& runs) {
+// Write the good and bad states and the recipe of `family` into `dir`.
+void write_inputs(const Family& family, const std::string& dir, const std::string& python) {
+  for (const bool bad : {false, true}) {
+    json state = {{"format", 1}, {"name", bad ? "bad" : "good"},
+                  {"python", {{"version", python}, {"interpreter", "/usr/bin/python3"}, {"venv", "none"}}}};
+    for (std::size_t d = 0; d < family.deltas; ++d) {
+      state["env"]["SIM_D" + std::to_string(d)] = bad ? "1" : "0";
+    }
+    if (family.race) {
+      state["threads"]["drafter_threads"] = bad ? 3 : 1;
+      state["caches"]["inductor"] = {{"role", "inductor"}, {"state", bad ? "cold" : "warm"}};
+    }
+    std::ofstream(dir + (bad ? "/bad.json" : "/good.json")) << state.dump(2) << "\n";
+  }
+  json command = {"{python}", "-c", "pass", "--sim", "bench"};
+  if (family.race) {
+    command.push_back("--threads");
+    command.push_back("{threads.drafter_threads}");
+  }
+  const json recipe = {{"format", 1}, {"name", "sim"}, {"command", command}, {"warmup", {"{python}", "-c", "pass", "--sim", "warmup"}},
+                       {"metric", "sec_per_step"}, {"direction", "lower"}, {"unit", "s"},
+                       {"checksum", "loss_checksum"}, {"repeats", 3}, {"timeout_s", 120}, {"seed", 1234}};
+  std::ofstream(dir + "/recipe.json") << recipe.dump(2) << "\n";
+}
+
+// How one bisection ended, and what it cost.
+struct Outcome {
+  enum class End { refused, found_right, found_wrong, not_found } end = End::not_found;
+  int runs = 0;                 // every benchmark attempt of the run
+  double gpu_seconds = 0;       // every attempt and warm-up
+  int runs_to_cause = -1;       // attempts before the `verified_cause` record; -1 without one
+  double gpu_seconds_to_cause = 0;
+  int oracle_runs = 0;          // the oracle's floor; 0 where the family has no single cause
+  double oracle_gpu_seconds = 0;
+};
+
+// Return the family's true causes as the result names them: "env/SIM_D3", "threads/drafter_threads".
+std::set<std::set<std::string>> truth_of(const Family& family) {
+  std::set<std::set<std::string>> truth;
+  if (family.race) {
+    std::set<std::string> cause = {"threads/drafter_threads"};
+    if (family.race->needs_cold) {
+      cause.insert("caches/inductor");
+    }
+    truth.insert(cause);
+    return truth;
+  }
+  std::set<std::string> together;
+  for (const DeltaSet& cause : family.causes) {
+    std::set<std::string> names;
+    for (std::size_t d : cause) {
+      names.insert("env/SIM_D" + std::to_string(d));
+    }
+    together.insert(names.begin(), names.end());
+    if (!family.partial) {
+      truth.insert(names);
+    }
+  }
+  if (family.partial) {
+    truth.insert(together);
+  }
+  return truth;
+}
+
+// Read the journal: every attempt's and warm-up's seconds, and the cost up to the verified cause.
+void read_journal(const std::string& path, Outcome& out) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    const json record = json::parse(line, nullptr, false);
+    if (!record.is_object()) {
+      continue;
+    }
+    const std::string type = record.value("type", "");
+    if (type == "attempt" || type == "warmup") {
+      out.runs += type == "attempt" ? 1 : 0;
+      out.gpu_seconds += record.value("wall_s", 0.0);
+    } else if (type == "verified_cause" && out.runs_to_cause < 0) {
+      out.runs_to_cause = out.runs;
+      out.gpu_seconds_to_cause = out.gpu_seconds;
+    }
+  }
+}
+
+// The oracle's floor for a family with one cause: the anchors until the preflight tells them apart
+// (and as many as it wants when they are close), then good plus the cause and bad minus the cause,
+// each until the run's own decision rule decides: one run each on deterministic-looking anchors, the
+// sequential rate test where the anchors differ by failures alone, the statistics otherwise.
+void oracle_floor(const Family& family, std::mt19937_64& rng, Outcome& out) {
+  if (family.null || family.partial || family.causes.size() + (family.race ? 1 : 0) != 1) {
+    return;
+  }
   World world(family, rng);
-  VerdictPolicy policy;
+  envbisect::stats::VerdictPolicy policy;
   policy.higher_is_better = false;
-  // What-if knobs for trying other budgets: BENCH_MAX_RUNS (a candidate's cap, `--max-runs`) and
-  // BENCH_MAX_ANCHOR_RUNS (the anchors' metric cap).
-  if (const char* cap = std::getenv("BENCH_MAX_RUNS"); cap != nullptr && std::atoi(cap) > 0) {
-    policy.max_runs = std::atoi(cap);
-  }
-  if (const char* cap = std::getenv("BENCH_MAX_ANCHOR_RUNS"); cap != nullptr && std::atoi(cap) > 0) {
-    policy.max_anchor_runs = std::atoi(cap);
-  }
   DeltaSet all(family.deltas);
   std::iota(all.begin(), all.end(), std::size_t{0});
-  SampleSet good, bad;
-  int anchor_runs = 0;
-  auto anchors_to = [&](int n) {
-    while (anchor_runs < n) {
-      ++anchor_runs;
-      good.samples.push_back(world.run({}));
-      bad.samples.push_back(world.run(all));
+  const Point good{{}, 1, true};
+  const Point bad{all, family.race ? 3 : 1, !family.race};
+  Point with_cause = good, without_cause = bad;
+  if (family.race) {
+    with_cause.threads = 3;
+    without_cause.threads = 1;
+    if (family.race->needs_cold) {
+      with_cause.warm = false;
+      without_cause.warm = true;
     }
+  } else {
+    with_cause.applied = family.causes[0];
+    without_cause.applied.clear();
+    std::set_difference(all.begin(), all.end(), family.causes[0].begin(), family.causes[0].end(),
+                        std::back_inserter(without_cause.applied));
+  }
+  auto draw = [&](const Point& point, SampleSet& into) {
+    const SimRun run = world.run(point);
+    into.samples.push_back(run.sample);
+    out.oracle_runs += 1;
+    out.oracle_gpu_seconds += run.seconds;
   };
-  anchors_to(policy.anchor_runs);
-  auto pre = envbisect::stats::preflight(good, bad, policy);
+  // One warm-up per warm environment it measures.
+  for (const Point* p : std::vector<const Point*>{&good, &with_cause}) {
+    out.oracle_gpu_seconds += family.race && p->warm ? 11.0 : 0.0;
+  }
+  SampleSet g, b;
+  const int first = std::min(2, policy.anchor_runs);
+  for (int i = 0; i < policy.anchor_runs || i < first; ++i) {
+    draw(good, g);
+    draw(bad, b);
+  }
+  auto pre = envbisect::stats::preflight(g, b, policy);
   while (!pre.distinguishable && pre.more_runs_would_help) {
-    anchors_to(anchor_runs + 1);
-    pre = envbisect::stats::preflight(good, bad, policy);
+    draw(good, g);
+    draw(bad, b);
+    pre = envbisect::stats::preflight(g, b, policy);
   }
   if (!pre.distinguishable) {
-    runs = world.runs();
-    return End::refused;
+    return;
   }
-  // As the run does: close anchors get more runs before the search leans on them.
-  anchors_to(pre.anchor_runs_wanted);
-  const bool one_run = envbisect::stats::looks_deterministic(good, bad, policy);
-  std::map<DeltaSet, SampleSet> measured;
-  int decisions = 0;
-  // As the run does: an intermediate verdict is replicated in rounds beside fresh anchor runs, once
-  // per candidate; what that decides stands when the candidate is asked again (no new runs).
-  std::map<DeltaSet, Verdict> replicated;  // each replicated candidate's verdict on its fresh rounds
-  auto replicate = [&](const DeltaSet& applied, envbisect::stats::Assessment a) {
-    if (one_run || a.verdict != Verdict::intermediate) {
-      return a;
-    }
-    SampleSet& c = measured[applied];
-    const std::size_t from_c = c.size();
-    const std::size_t from_a = good.size();
-    int rounds = 0;
-    const SampleSet earlier_good = good;
-    const SampleSet earlier_bad = bad;
-    const auto fresh = envbisect::stats::replicate_intermediate(
-        [&] {
-          c.samples.push_back(world.run(applied));
-          anchors_to(anchor_runs + 1);
-          envbisect::stats::Rounds r;
-          r.candidate.samples.assign(c.samples.begin() + static_cast<std::ptrdiff_t>(from_c), c.samples.end());
-          r.good.samples.assign(good.samples.begin() + static_cast<std::ptrdiff_t>(from_a), good.samples.end());
-          r.bad.samples.assign(bad.samples.begin() + static_cast<std::ptrdiff_t>(from_a), bad.samples.end());
-          return r;
-        },
-        policy, &rounds, &earlier_good, &earlier_bad);
-    replicated[applied] = fresh.verdict;
-    if (std::getenv("BENCH_REPLICATE") != nullptr) {
-      std::fprintf(stderr, "REPLICATE %s dose=%.2f rounds=%d -> %s\n", family.name.c_str(), world.dose(applied), rounds,
-                   std::string(envbisect::to_string(fresh.verdict)).c_str());
-    }
-    return fresh;
-  };
-  const envbisect::Oracle oracle = [&](const DeltaSet& applied) {
-    if (const auto kept = replicated.find(applied); kept != replicated.end()) {
-      ++decisions;  // journaled again as the run does, with no new runs
-      return kept->second;
-    }
-    SampleSet& c = measured[applied];
-    while (c.size() < static_cast<std::size_t>(one_run ? 1 : policy.min_runs)) {
-      c.samples.push_back(world.run(applied));
-    }
-    auto a = one_run ? envbisect::stats::assess_pass_fail(c) : envbisect::stats::assess(c, good, bad, policy);
-    while (!a.decided) {
-      c.samples.push_back(world.run(applied));
-      a = envbisect::stats::assess(c, good, bad, policy);
-    }
-    a = replicate(applied, a);
-    ++decisions;
-    if (std::getenv("BENCH_UNSTABLE") != nullptr && a.verdict == Verdict::unstable) {
-      std::fprintf(stderr, "UNSTABLE %s dose=%.1f anchors=%d: %s\n", family.name.c_str(), world.dose(applied), anchor_runs, a.reason.c_str());
-    }
-    if (std::getenv("BENCH_DEBUG") != nullptr && world.dose(applied) > 0.0 && a.verdict == Verdict::good) {
-      std::fprintf(stderr, "GOODCAUSE %s one_run=%d %s\n", family.name.c_str(), one_run ? 1 : 0, a.reason.c_str());
-    }
-    if (!one_run && decisions % k_anchor_refresh == 0 && anchor_runs < policy.max_anchor_runs) {
-      anchors_to(anchor_runs + 1);
-    }
-    return a.verdict;
-  };
-  envbisect::IsolateOptions options;
-  // As the run does: min_runs more runs of the set, then the verdict on all of its runs.
-  options.recheck = [&](const DeltaSet& applied) {
-    if (const auto kept = replicated.find(applied); kept != replicated.end()) {
-      return kept->second;
-    }
-    SampleSet& c = measured[applied];
-    const std::size_t target = c.size() + static_cast<std::size_t>(one_run ? 1 : policy.min_runs);
-    while (c.size() < target) {
-      c.samples.push_back(world.run(applied));
-    }
-    auto a = one_run ? envbisect::stats::assess_pass_fail(c) : envbisect::stats::assess(c, good, bad, policy);
-    while (!a.decided) {
-      c.samples.push_back(world.run(applied));
-      a = envbisect::stats::assess(c, good, bad, policy);
-    }
-    a = replicate(applied, a);
-    return a.verdict;
-  };
-  envbisect::Isolation isolation = envbisect::isolate(family.deltas, oracle, options);
-  // As the run does: verdicts decided on fewer anchor runs are judged again on all of them; when one
-  // no longer holds, the search asks its questions again (runs kept; undecided ones get more runs).
-  for (int pass = 0; pass < 2 && !one_run && std::getenv("BENCH_NO_REJUDGE") == nullptr; ++pass) {
-    bool stale = false;
-    for (const envbisect::SearchStep& step : isolation.steps) {
-      if (step.assumed || replicated.count(step.applied) > 0) {
-        continue;
-      }
-      const auto again = envbisect::stats::assess(measured[step.applied], good, bad, policy);
-      if (!again.decided || again.verdict != step.verdict) {
-        stale = true;
-        break;
-      }
-    }
-    if (!stale) {
-      break;
-    }
-    isolation = envbisect::isolate(family.deltas, oracle, options);
+  const bool deterministic = envbisect::stats::looks_deterministic(g, b, policy);
+  while (!deterministic && static_cast<int>(g.size()) < pre.anchor_runs_wanted) {
+    draw(good, g);
+    draw(bad, b);
   }
-  runs = world.runs();
-  // The re-check on all anchor runs before reporting (retract when they no longer differ).
-  const bool still = one_run ? envbisect::stats::pass_fail_anchors(good, bad).distinguishable
-                             : envbisect::stats::preflight(good, bad, policy).distinguishable;
-  const bool exit0 = still && isolation.found && isolation.verified_forward && isolation.verified_reverse;
-  if (!exit0) {
-    if (std::getenv("BENCH_SHOW_OPEN") != nullptr) {
-      const std::string steps = describe_steps(isolation);
-      std::fprintf(stderr, "OPEN %s: still=%d found=%d fwd=%d rev=%d anchors %d;%s\n", family.name.c_str(), still ? 1 : 0,
-                   isolation.found ? 1 : 0, isolation.verified_forward ? 1 : 0, isolation.verified_reverse ? 1 : 0,
-                   anchor_runs, steps.c_str());
+  const bool by_rate = !deterministic && pre.by_failure && !pre.by_metric;
+  const auto h = envbisect::stats::rate_hypotheses(g.failure_count(), g.size(), b.failure_count(), b.size());
+  for (const Point* p : std::vector<const Point*>{&with_cause, &without_cause}) {
+    SampleSet c;
+    if (deterministic) {
+      draw(*p, c);
+      continue;
     }
-    return End::not_found;
+    if (by_rate && h.usable) {
+      do {
+        draw(*p, c);
+      } while (envbisect::stats::sprt_rate(c.failure_count(), c.size(), h.p_low, h.p_high, policy.rate_alpha,
+                                            policy.rate_alpha) == envbisect::stats::RateCall::undecided &&
+               c.size() < static_cast<std::size_t>(policy.max_runs));
+      continue;
+    }
+    while (static_cast<int>(c.size()) < policy.min_runs) {
+      draw(*p, c);
+    }
+    while (!envbisect::stats::assess(c, g, b, policy).decided) {
+      draw(*p, c);
+    }
   }
-  if (family.null) {
-    return End::found_wrong;
-  }
-  std::set<DeltaSet> truth;
-  if (family.partial) {
-    DeltaSet together;
-    std::set_union(family.causes[0].begin(), family.causes[0].end(), family.causes[1].begin(),
-                   family.causes[1].end(), std::back_inserter(together));
-    truth.insert(together);
-  } else {
-    truth.insert(family.causes.begin(), family.causes.end());
-  }
-  const std::set<DeltaSet> found(isolation.causes.begin(), isolation.causes.end());
-  if (found != truth && std::getenv("BENCH_SHOW_WRONG") != nullptr) {
-    const std::string steps = describe_steps(isolation);
-    std::fprintf(stderr, "WRONG %s: found %s truth %s anchors %d;%s\n", family.name.c_str(),
-                 envbisect::describe(isolation.cause).c_str(), envbisect::describe(*truth.begin()).c_str(), anchor_runs,
-                 steps.c_str());
-  }
-  return found == truth ? End::found_right : End::found_wrong;
 }
 
-// The families of issue 19, each with several placements of its causes.
+// Run one bisection of `family` through the product's run loop in `dir` and say how it ended.
+Outcome bisect_once(const Family& family, std::mt19937_64& rng, const std::string& dir, const std::string& python) {
+  Outcome out;
+  fs::create_directories(dir);
+  write_inputs(family, dir, python);
+  World world(family, rng);
+  SimMachine machine(world, family.deltas);
+  envbisect::RunOptions options;
+  options.good_path = dir + "/good.json";
+  options.bad_path = dir + "/bad.json";
+  options.recipe_path = dir + "/recipe.json";
+  options.out_dir = dir + "/run";
+  options.store_dir = dir + "/store";
+  options.quiet = true;
+  try {
+    envbisect::run_on(options, machine);
+  } catch (const envbisect::Error& error) {
+    std::ofstream(dir + "/error.txt") << error.what() << "\n";  // kept with BENCH_KEEP
+    read_journal(options.out_dir + "/journal.jsonl", out);
+    out.end = error.code() == envbisect::ExitCode::indistinct && !fs::exists(options.out_dir + "/result.json")
+                  ? Outcome::End::refused
+                  : Outcome::End::not_found;
+    return out;
+  }
+  read_journal(options.out_dir + "/journal.jsonl", out);
+  std::ifstream in(options.out_dir + "/result.json");
+  const json result = json::parse(in, nullptr, false);
+  if (!result.is_object() || !result.value("found", false)) {
+    out.end = Outcome::End::not_found;
+    return out;
+  }
+  std::set<std::set<std::string>> found;
+  for (const json& cause : result.value("causes", json::array())) {
+    std::set<std::string> names;
+    for (const json& delta : cause) {
+      names.insert(delta.value("dimension", "") + "/" + delta.value("name", ""));
+    }
+    found.insert(names);
+  }
+  out.end = !family.null && found == truth_of(family) ? Outcome::End::found_right : Outcome::End::found_wrong;
+  return out;
+}
+
+// The families: the planted regressions of the verdict engine, then thread races as one GPU shows them.
 std::vector<Family> families() {
   std::vector<Family> out;
   for (double cv : {0.05, 0.10, 0.15}) {
@@ -313,7 +477,7 @@ std::vector<Family> families() {
       out.push_back(f);
     }
   }
-  auto add = [&](std::string name, std::function<void(Family&)> tweak) {
+  auto add = [&](std::string name, auto tweak) {
     Family f;
     f.name = std::move(name);
     f.causes = {{5}};
@@ -321,6 +485,7 @@ std::vector<Family> families() {
     out.push_back(f);
   };
   add("single 2x", [](Family&) {});
+  add("single 5x", [](Family& f) { f.effect = 5.0; });
   add("pair 2x", [](Family& f) { f.causes = {{1, 6}}; });
   add("triple 2x", [](Family& f) { f.deltas = 12; f.causes = {{0, 4, 9}}; });
   add("two independent", [](Family& f) { f.causes = {{2}, {6}}; });
@@ -336,81 +501,200 @@ std::vector<Family> families() {
   add("bimodal machine", [](Family& f) { f.bimodal = 0.5; f.cv = 0.05; });
   add("intermittent 50% 3x", [](Family& f) { f.intermittent = 0.5; f.effect = 3.0; f.cv = 0.05; });
   add("crash 40%", [](Family& f) { f.crash_rate = 0.4; });
+  // Thread races on one GPU (reports/2026-12-02-h200-1gpu-final pooled: 2 threads 5 of 20, 3 threads
+  // warm 16 of 32, 3 threads cold 35 of 35), a machine where the race bites half as often, one where it
+  // bites at 3 threads only, and one that needs the cold cache; each alone and among 4 more differences.
+  auto race = [&](std::string name, Race r) {
+    for (std::size_t decoys : {std::size_t{0}, std::size_t{4}}) {
+      Family f;
+      f.name = name + (decoys > 0 ? " +4" : "");
+      f.deltas = decoys;
+      f.cv = 0.05;
+      f.race = r;
+      out.push_back(f);
+    }
+  };
+  race("race gpu", Race{{0, 0, 0.25, 0.5}, {0, 0, 0.5, 1.0}, false});
+  race("race half rate", Race{{0, 0, 0.1, 0.25}, {0, 0, 0.2, 0.6}, false});
+  race("race 3 threads", Race{{0, 0, 0, 0.3}, {0, 0, 0, 0.6}, false});
+  race("race needs cold", Race{{0, 0, 0, 0}, {0, 0, 0.5, 1.0}, true});
   return out;
 }
 
-// Counts of one family.
+// Sums of one family.
 struct Tally {
-  std::atomic<int> total{0}, refused{0}, right{0}, wrong{0}, open{0};
-  std::atomic<long> runs{0};
+  int total = 0, refused = 0, right = 0, wrong = 0, open = 0, verified = 0, with_oracle = 0;
+  long runs = 0, runs_to_cause = 0, oracle_runs = 0;
+  double gpu_to_cause = 0, oracle_gpu = 0;
 };
+
+// Return the line a worker sends for one bisection.
+std::string encode(std::size_t family, const Outcome& o) {
+  char line[256];
+  std::snprintf(line, sizeof line, "%zu %d %d %.3f %d %.3f %d %.3f\n", family, static_cast<int>(o.end), o.runs,
+                o.gpu_seconds, o.runs_to_cause, o.gpu_seconds_to_cause, o.oracle_runs, o.oracle_gpu_seconds);
+  return line;
+}
+
+// Run the bisections numbered `worker`, `worker + workers`, ... and write one line each to `fd`.
+void work(const std::vector<Family>& all, int per_family, unsigned long long seed, int worker, int workers, int fd,
+          const std::string& scratch, const std::string& python) {
+  const int silent = ::open("/dev/null", O_WRONLY);
+  ::dup2(silent, 1);
+  ::dup2(silent, 2);
+  const char* keep = std::getenv("BENCH_KEEP");
+  const int jobs = static_cast<int>(all.size()) * per_family;
+  for (int job = worker; job < jobs; job += workers) {
+    const std::size_t f = static_cast<std::size_t>(job / per_family);
+    std::mt19937_64 rng(seed * 1000003ULL + static_cast<unsigned long long>(job));
+    // Place the causes anew each bisection: a random relabelling of the deltas.
+    Family family = all[f];
+    std::vector<std::size_t> perm(family.deltas);
+    std::iota(perm.begin(), perm.end(), std::size_t{0});
+    std::shuffle(perm.begin(), perm.end(), rng);
+    for (DeltaSet& cause : family.causes) {
+      for (std::size_t& d : cause) {
+        d = perm[d % family.deltas];
+      }
+      std::sort(cause.begin(), cause.end());
+    }
+    const std::string dir = (keep != nullptr ? std::string(keep) : scratch) + "/job" + std::to_string(job);
+    Outcome outcome = bisect_once(family, rng, dir, python);
+    std::mt19937_64 oracle_rng(seed * 7919ULL + static_cast<unsigned long long>(job));
+    oracle_floor(family, oracle_rng, outcome);
+    if (keep == nullptr) {
+      std::error_code ignored;
+      fs::remove_all(dir, ignored);
+    }
+    const std::string line = encode(f, outcome);
+    if (::write(fd, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
+      std::_Exit(3);
+    }
+  }
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const int per_family = argc > 1 ? std::atoi(argv[1]) : 200;
   const unsigned long long seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 20261201;
-  const int threads = argc > 3 ? std::atoi(argv[3]) : 1;
-  // BENCH_FAMILY=TEXT: only the families whose name contains TEXT (for a quick look at one).
+  const int workers = std::max(argc > 3 ? std::atoi(argv[3]) : 1, 1);
   std::vector<Family> all = families();
   if (const char* only = std::getenv("BENCH_FAMILY"); only != nullptr && *only != '\0') {
     std::erase_if(all, [&](const Family& f) { return f.name.find(only) == std::string::npos; });
   }
-  std::vector<Tally> tallies(all.size());
-  std::atomic<int> next{0};
-  const int jobs = static_cast<int>(all.size()) * per_family;
-  auto work = [&] {
-    for (int job = next++; job < jobs; job = next++) {
-      const std::size_t f = static_cast<std::size_t>(job / per_family);
-      std::mt19937_64 rng(seed * 1000003ULL + static_cast<unsigned long long>(job));
-      // Place the causes anew each run: a random relabelling of the deltas.
-      Family family = all[f];
-      std::vector<std::size_t> perm(family.deltas);
-      std::iota(perm.begin(), perm.end(), std::size_t{0});
-      std::shuffle(perm.begin(), perm.end(), rng);
-      for (DeltaSet& cause : family.causes) {
-        for (std::size_t& d : cause) {
-          d = perm[d % family.deltas];
-        }
-        std::sort(cause.begin(), cause.end());
-      }
-      int runs = 0;
-      const End end = bisect_once(family, rng, runs);
-      Tally& t = tallies[f];
-      t.total += 1;
-      t.runs += runs;
-      t.refused += end == End::refused ? 1 : 0;
-      t.right += end == End::found_right ? 1 : 0;
-      t.wrong += end == End::found_wrong ? 1 : 0;
-      t.open += end == End::not_found ? 1 : 0;
+  const std::string python = python_version();
+  // A run folder on tmpfs: the journal's fdatasync per record would otherwise be most of the time.
+  std::string scratch_template = fs::is_directory("/dev/shm") ? "/dev/shm/envbisect-bench-families-XXXXXX"
+                                                               : "/tmp/envbisect-bench-families-XXXXXX";
+  const char* made = ::mkdtemp(scratch_template.data());
+  if (made == nullptr) {
+    std::perror("mkdtemp");
+    return 1;
+  }
+  const std::string scratch = made;
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) {
+    std::perror("pipe");
+    return 1;
+  }
+  std::fflush(stdout);
+  // Processes, not threads: the run loop owns the process's stdout and its signal handlers.
+  std::vector<pid_t> children;
+  for (int w = 0; w < workers; ++w) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::close(pipe_fds[0]);
+      work(all, per_family, seed, w, workers, pipe_fds[1], scratch, python);
+      std::_Exit(0);
     }
-  };
-  std::vector<std::thread> pool;
-  for (int i = 0; i < std::max(threads, 1); ++i) {
-    pool.emplace_back(work);
+    children.push_back(pid);
   }
-  for (std::thread& t : pool) {
-    t.join();
+  ::close(pipe_fds[1]);
+  std::vector<Tally> tallies(all.size());
+  std::string buffer;
+  char chunk[4096];
+  for (ssize_t n; (n = ::read(pipe_fds[0], chunk, sizeof chunk)) > 0;) {
+    buffer.append(chunk, static_cast<std::size_t>(n));
   }
-  std::printf("%-24s %6s %8s %7s %7s %9s %9s\n", "family", "runs", "refused", "right", "wrong", "no-cause",
-              "runs/bis");
-  long null_total = 0, null_blame = 0, total = 0, right = 0, wrong = 0;
-  for (std::size_t f = 0; f < all.size(); ++f) {
-    const Tally& t = tallies[f];
-    std::printf("%-24s %6d %8d %7d %7d %9d %9.1f\n", all[f].name.c_str(), t.total.load(), t.refused.load(),
-                t.right.load(), t.wrong.load(), t.open.load(),
-                t.total > 0 ? static_cast<double>(t.runs.load()) / t.total.load() : 0.0);
-    if (all[f].null) {
+  int failed_workers = 0;
+  for (pid_t pid : children) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    failed_workers += WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+  }
+  std::error_code ignored;
+  fs::remove_all(scratch, ignored);
+  std::istringstream lines(buffer);
+  std::size_t f = 0;
+  int end = 0, runs = 0, runs_to_cause = 0, oracle_runs = 0;
+  double gpu = 0, gpu_to_cause = 0, oracle_gpu = 0;
+  while (lines >> f >> end >> runs >> gpu >> runs_to_cause >> gpu_to_cause >> oracle_runs >> oracle_gpu) {
+    Tally& t = tallies.at(f);
+    const auto e = static_cast<Outcome::End>(end);
+    t.total += 1;
+    t.runs += runs;
+    t.refused += e == Outcome::End::refused ? 1 : 0;
+    t.right += e == Outcome::End::found_right ? 1 : 0;
+    t.wrong += e == Outcome::End::found_wrong ? 1 : 0;
+    t.open += e == Outcome::End::not_found ? 1 : 0;
+    if (runs_to_cause >= 0 && e == Outcome::End::found_right) {
+      t.verified += 1;
+      t.runs_to_cause += runs_to_cause;
+      t.gpu_to_cause += gpu_to_cause;
+    }
+    if (oracle_runs > 0) {
+      t.with_oracle += 1;
+      t.oracle_runs += oracle_runs;
+      t.oracle_gpu += oracle_gpu;
+    }
+  }
+  std::printf("%-22s %5s %7s %6s %6s %8s %8s %8s %8s %8s %8s\n", "family", "runs", "refused", "right", "wrong",
+              "no-cause", "runs/bis", "to-cause", "gpu-s", "oracle", "orc-gpu-s");
+  long null_total = 0, null_blame = 0, total = 0, right = 0, wrong = 0, race_total = 0, race_open = 0;
+  long race_verified = 0, race_runs = 0;
+  double race_gpu = 0, worst_runs_ratio = 0, worst_gpu_ratio = 0;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const Tally& t = tallies[i];
+    auto mean = [](double sum, int n) { return n > 0 ? sum / n : 0.0; };
+    const double to_cause = mean(static_cast<double>(t.runs_to_cause), t.verified);
+    const double gpu_cause = mean(t.gpu_to_cause, t.verified);
+    const double orc = mean(static_cast<double>(t.oracle_runs), t.with_oracle);
+    const double orc_gpu = mean(t.oracle_gpu, t.with_oracle);
+    std::printf("%-22s %5d %7d %6d %6d %8d %8.1f %8.1f %8.0f %8.1f %8.0f\n", all[i].name.c_str(), t.total, t.refused,
+                t.right, t.wrong, t.open, mean(static_cast<double>(t.runs), t.total), to_cause, gpu_cause, orc, orc_gpu);
+    if (all[i].null) {
       null_total += t.total;
       null_blame += t.wrong;
-    } else {
-      total += t.total;
-      right += t.right;
-      wrong += t.wrong;
+      continue;
+    }
+    total += t.total;
+    right += t.right;
+    wrong += t.wrong;
+    if (all[i].race) {
+      race_total += t.total;
+      race_open += t.open + t.refused;
+      race_verified += t.verified;
+      race_runs += t.runs_to_cause;
+      race_gpu += t.gpu_to_cause;
+      if (t.verified > 0 && orc > 0) {
+        worst_runs_ratio = std::max(worst_runs_ratio, to_cause / orc);
+        worst_gpu_ratio = std::max(worst_gpu_ratio, gpu_cause / orc_gpu);
+      }
     }
   }
-  std::printf("null_blame_rate: %.4f\n", null_total > 0 ? static_cast<double>(null_blame) / null_total : 0.0);
-  std::printf("confident_wrong_rate: %.4f\n", total > 0 ? static_cast<double>(wrong) / total : 0.0);
-  std::printf("right_rate: %.4f\n", total > 0 ? static_cast<double>(right) / total : 0.0);
+  auto rate = [](long part, long whole) { return whole > 0 ? static_cast<double>(part) / whole : 0.0; };
+  std::printf("null_blame_rate: %.4f\n", rate(null_blame, null_total));
+  std::printf("confident_wrong_rate: %.4f\n", rate(wrong, total));
+  std::printf("right_rate: %.4f\n", rate(right, total));
+  std::printf("race_undecided_rate: %.4f\n", rate(race_open, race_total));
+  std::printf("runs_to_verified_cause: %.1f\n", race_verified > 0 ? static_cast<double>(race_runs) / race_verified : 0.0);
+  std::printf("gpu_seconds_to_verified_cause: %.0f\n", race_verified > 0 ? race_gpu / race_verified : 0.0);
+  std::printf("runs_to_verified_cause_vs_oracle: %.2f\n", worst_runs_ratio);
+  std::printf("gpu_seconds_to_verified_cause_vs_oracle: %.2f\n", worst_gpu_ratio);
+  if (failed_workers > 0) {
+    std::fprintf(stderr, "bench_verdict_families: %d worker(s) failed\n", failed_workers);
+    return 1;
+  }
   return 0;
 }

@@ -442,7 +442,8 @@ void write_cause_first(Judge& judge, const Evaluator& evaluator, const PlannedRu
             << std::flush;
 }
 
-ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mode, const RunLock* held) {
+ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mode, const RunLock* held,
+                 Runner* machine) {
   // Validate every input first; nothing is written before this passes.
   PlannedRun plan = plan_run(options);
   const EnvState& good = plan.good;
@@ -463,6 +464,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
 
   // The executor first: a bad option is refused before anything is written.
   Execution execution = make_execution(execution_for(options, recipe, good, bad));
+  Runner& spawner = machine != nullptr ? *machine : *execution.runner;
 
   // Record the run so `resume` can continue it.
   std::optional<RunLock> own_lock;
@@ -489,14 +491,14 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   std::optional<StoreInUse> store_in_use;
   if (mode == Mode::run) {
     end_stale_processes(run_dir, std::cerr);
-    recording.emplace(*execution.runner, run_dir, static_cast<std::uint64_t>(options.max_log_mb) << 20);
+    recording.emplace(spawner, run_dir, static_cast<std::uint64_t>(options.max_log_mb) << 20);
     if (options.builder == "store" && execution.staging == nullptr) {
       // `store gc` keeps the shared environments while this is held.
       store_in_use.emplace(options.store_dir.empty() ? default_store_dir() : options.store_dir);
     }
   }
-  Runner& runner = recording ? static_cast<Runner&>(*recording) : *execution.runner;
-  journal.append(start_record(run_doc, deltas, previous, mode == Mode::run ? execution.runner.get() : nullptr, run_dir));
+  Runner& runner = recording ? static_cast<Runner&>(*recording) : spawner;
+  journal.append(start_record(run_doc, deltas, previous, mode == Mode::run ? &spawner : nullptr, run_dir));
 
   RunSetup setup{good, bad, deltas, recipe, sha256_hex(read_file(options.recipe_path)), wheel_dirs, run_dir,
                  mode == Mode::replay ? MissingAttempt::refuse : MissingAttempt::run,
@@ -571,6 +573,10 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   after.probes = probe_when_it_bites(judge, stages, isolation, cause_state, options, rate_probes, after);
   return finish_run(judge, evaluator, plan, options, isolation, after, preflight, started,
                     FinishAt{mode, previous, run_dir, journal, muted, stopped_before_probes});
+}
+
+ExitCode run_on(const RunOptions& options, Runner& machine) {
+  return execute(options, {}, Mode::run, nullptr, &machine);
 }
 
 ExitCode run_run(const RunOptions& options) {
