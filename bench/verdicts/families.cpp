@@ -242,7 +242,7 @@ private:
 // Return the interpreter's "3.11".
 std::string python_version() {
   std::string version = "3";
-  if (FILE* pipe = ::popen("python3 -c 'import sys; print(\"%d.%d\" % sys.version_info[:2])'", "r")) {
+  if (FILE* pipe = ::popen("/usr/bin/python3 -c 'import sys; print(\"%d.%d\" % sys.version_info[:2])'", "r")) {
     char buffer[32] = {};
     if (std::fgets(buffer, sizeof buffer, pipe) != nullptr) {
       version = std::string(buffer);
@@ -391,12 +391,25 @@ void oracle_floor(const Family& family, std::mt19937_64& rng, Outcome& out) {
   if (!pre.distinguishable) {
     return;
   }
-  const bool deterministic = envbisect::stats::looks_deterministic(g, b, policy);
+  // The oracle knows what the truth is: a race whose rates are not all 0 or 1 is decided on failure
+  // rates even where its first anchor runs looked deterministic.
+  auto rate_of = [&](const Point& p) {
+    const Race& r = *family.race;
+    const int t = std::clamp(p.threads, 1, 3);
+    return p.warm ? r.warm[t] : r.cold[t];
+  };
+  bool deterministic = envbisect::stats::looks_deterministic(g, b, policy);
+  if (family.race) {
+    deterministic = true;
+    for (const Point* p : std::vector<const Point*>{&good, &bad, &with_cause, &without_cause}) {
+      deterministic = deterministic && (rate_of(*p) == 0.0 || rate_of(*p) == 1.0);
+    }
+  }
   while (!deterministic && static_cast<int>(g.size()) < pre.anchor_runs_wanted) {
     draw(good, g);
     draw(bad, b);
   }
-  const bool by_rate = !deterministic && pre.by_failure && !pre.by_metric;
+  const bool by_rate = !deterministic && (family.race || (pre.by_failure && !pre.by_metric));
   const auto h = envbisect::stats::rate_hypotheses(g.failure_count(), g.size(), b.failure_count(), b.size());
   for (const Point* p : std::vector<const Point*>{&with_cause, &without_cause}) {
     SampleSet c;
@@ -504,6 +517,8 @@ std::vector<Family> families() {
   // Thread races on one GPU (reports/2026-12-02-h200-1gpu-final pooled: 2 threads 5 of 20, 3 threads
   // warm 16 of 32, 3 threads cold 35 of 35), a machine where the race bites half as often, one where it
   // bites at 3 threads only, and one that needs the cold cache; each alone and among 4 more differences.
+// Without the cold cache each race bites half as often as the bad anchor: the rate the run's sequential
+// test promises to call bad (stats/rate.hpp), so an answer naming {caches, threads} is wrong.
   auto race = [&](std::string name, Race r) {
     for (std::size_t decoys : {std::size_t{0}, std::size_t{4}}) {
       Family f;
@@ -515,7 +530,7 @@ std::vector<Family> families() {
     }
   };
   race("race gpu", Race{{0, 0, 0.25, 0.5}, {0, 0, 0.5, 1.0}, false});
-  race("race half rate", Race{{0, 0, 0.1, 0.25}, {0, 0, 0.2, 0.6}, false});
+  race("race half rate", Race{{0, 0, 0.125, 0.25}, {0, 0, 0.25, 0.5}, false});
   race("race 3 threads", Race{{0, 0, 0, 0.3}, {0, 0, 0, 0.6}, false});
   race("race needs cold", Race{{0, 0, 0, 0}, {0, 0, 0.5, 1.0}, true});
   return out;

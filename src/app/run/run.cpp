@@ -127,6 +127,14 @@ stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& 
   judge.set_one_run(pass_fail || deterministic);
   // Anchors told apart by failures alone: runs that disagree later make failure rates decide.
   judge.set_rate_fallback(!pass_fail && preflight.by_failure && !preflight.by_metric);
+  if (!judge.one_run() && judge.rate_fallback()) {
+    // A bad anchor that fails in some runs only, with nothing else to tell it from good: the failure is
+    // the regression, and a candidate carrying it at a lower rate (a race on fewer threads) is still
+    // bad, not a part of a cause. The sequential test on failure counts decides from the start.
+    std::cout << "anchors differ only in failures, and bad fails in some runs: failure rates decide (a "
+                 "sequential test, every run counts)\n";
+    judge.start_rate_mode("anchors differ only in failures, bad fails in some runs");
+  }
   if (judge.one_run() && !pass_fail) {
     std::cout << "anchors look deterministic (every good run passed, every bad run failed): one "
                  "run per candidate, the boundary re-run at the end\n";

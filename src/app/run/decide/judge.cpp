@@ -259,6 +259,11 @@ std::optional<stats::Assessment> Judge::assess_until_decided(const Candidate& ca
   return assessment;
 }
 
+void Judge::start_rate_mode(const std::string& why) {
+  m_rate_mode = true;
+  m_journal.append({{"type", "mode"}, {"mode", "rate"}, {"why", why}});
+}
+
 std::optional<stats::Assessment> Judge::replicate(const Candidate& candidate, stats::Assessment assessment,
                                                   int& replicated) {
   // Intermediate against anchor runs made minutes ago is also what drift looks like: replicate it in

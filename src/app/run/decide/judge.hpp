@@ -64,6 +64,10 @@ public:
   // counts (anchors that differ only in failures) rather than the statistics of every channel.
   void set_rate_fallback(bool rate_fallback) { m_rate_fallback = rate_fallback; }
 
+  // Decide on failure rates (the sequential test) from here on: anchors that differ only in failures
+  // and fail at a rate, not every time. Journaled with `why`.
+  void start_rate_mode(const std::string& why);
+
   // Return whether the anchors differ only in failures (set_rate_fallback()).
   bool rate_fallback() const { return m_rate_fallback; }
 

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# A race the anchors already show as a rate: 3 workers with a cold cache fail every other run, 1 with
+# a warm cache never; 3 workers with a warm cache fail one run in four. Anchors that differ only in
+# failures and fail in some runs must make failure rates decide from the first candidate (one sequential
+# test, every run counts), so the answer is the race itself, {threads/workers} -- the cold cache only
+# raises its rate -- and never {caches/c, threads/workers}, which the statistics' "partial cause" for a
+# rarer failure would give.
+source "$(dirname "$0")/common.sh"
+[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+race_bench cache <<'PY'
+if threads == 3 and not warm:
+    fail = count_run("cold-3") % 2 == 1
+elif threads == 3:
+    fail = count_run("warm-3") % 4 == 1
+PY
+state() {
+  system_state "\"threads\": {\"workers\": $1}, \"caches\": {\"c\": {\"role\": \"inductor\", \"state\": \"$2\"}}"
+}
+state 1 warm >"$T/good.json"
+state 3 cold >"$T/bad.json"
+rc=0
+"$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --out "$T/run" --no-probe >"$T/out.txt" 2>"$T/err.txt" || rc=$?
+[[ $rc -eq 0 ]] || { echo "expected exit 0, got $rc"; cat "$T/out.txt" "$T/err.txt"; exit 1; }
+expect_contains "$T/out.txt" "anchors differ only in failures"
+"$PY" - "$T/run/result.json" "$T/run/journal.jsonl" <<'PY'
+import json, sys
+result = json.load(open(sys.argv[1]))
+journal = [json.loads(l) for l in open(sys.argv[2])]
+assert result["found"] and [d["name"] for d in result["cause"]] == ["workers"], result["cause"]
+types = [r["type"] for r in journal]
+modes = [r for r in journal if r["type"] == "mode"]
+assert [m["mode"] for m in modes] == ["rate"], modes
+assert types.index("mode") < types.index("decision"), "rates must decide from the first candidate"
+assert result["mode"] == "rate", result["mode"]
+PY
+[[ -n "${SHOW:-}" ]] && cat "$T/out.txt"; true
