@@ -1,6 +1,7 @@
 #include "app/run/refine/after_cause.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "app/run/decide/hold.hpp"
 #include "app/run/refine/probes.hpp"
@@ -58,7 +59,20 @@ AfterIsolation verify_cause(Judge& judge, const StageContext& stages, const std:
     }
     return judge.decide(candidate, "verify", label);
   };
-  after.boundary = verify_boundary(stages, axes, isolation, after.refinements, cause_state, rerun, good_runs);
+  // A cause of several members says each alone is good. Against a member that carries the failure at
+  // the rate the sequential test calls bad (half the bad anchor's), its passes must leave that claim
+  // at most a fifth of the test's error level likely to be wrong: 8 passes where bad always failed.
+  int part_runs = good_runs;
+  const stats::SampleSet good = judge.samples(judge.good());
+  const stats::SampleSet bad = judge.samples(judge.bad());
+  const stats::RateHypotheses h =
+      stats::rate_hypotheses(good.failure_count(), good.size(), bad.failure_count(), bad.size());
+  if (good_runs > 0 && h.usable) {
+    const double level = judge.policy().rate_alpha / 5.0;
+    part_runs = std::max(good_runs, static_cast<int>(std::ceil(std::log(level) / std::log(1.0 - h.p_high))));
+  }
+  after.boundary =
+      verify_boundary(stages, axes, isolation, after.refinements, cause_state, rerun, good_runs, part_runs);
   return after;
 }
 

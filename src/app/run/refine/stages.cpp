@@ -126,12 +126,14 @@ nlohmann::json refine_cause(const StageContext& context, const std::vector<Axis>
 
 nlohmann::json verify_boundary(const StageContext& context, const std::vector<Axis>& axes, const Isolation& isolation,
                                const nlohmann::json& refinements, const EnvState& cause_state,
-                               const RerunCandidate& rerun, int good_runs) {
-  // Each candidate re-run, with the verdict the answer says it has.
+                               const RerunCandidate& rerun, int good_runs, int part_runs) {
+  // Each candidate re-run, with the verdict the answer says it has (and, for a good side, the runs it
+  // must pass; 0: the good side's count).
   struct Check {
     Candidate candidate;
     std::string label;
     Verdict expected;
+    int runs = 0;
   };
   std::vector<Check> to_check;
   // refine_cause() journals one entry per axis of the cause, in axis order.
@@ -195,7 +197,8 @@ nlohmann::json verify_boundary(const StageContext& context, const std::vector<Ax
           std::find(held.begin(), held.end(), step.applied) == held.end()) {
         held.push_back(step.applied);
         to_check.push_back({context.evaluator.candidate(step.applied),
-                            "part of the cause " + describe_set(context.deltas, step.applied), Verdict::good});
+                            "part of the cause " + describe_set(context.deltas, step.applied), Verdict::good,
+                            std::max(good_runs, part_runs)});
       }
     }
   }
@@ -209,7 +212,8 @@ nlohmann::json verify_boundary(const StageContext& context, const std::vector<Ax
     std::cout << "verify: one more run of each boundary candidate:\n";
   }
   for (const Check& check : to_check) {
-    const Verdict verdict = rerun(check.candidate, check.label, check.expected == Verdict::good ? good_runs : 0);
+    const Verdict verdict =
+        rerun(check.candidate, check.label, check.expected != Verdict::good ? 0 : check.runs > 0 ? check.runs : good_runs);
     ok = ok && verdict == check.expected;
     checks.push_back({{"label", check.label}, {"expected", to_string(check.expected)},
                       {"verdict", to_string(verdict)}});

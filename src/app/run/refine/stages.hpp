@@ -47,12 +47,14 @@ using RerunCandidate = std::function<Verdict(const Candidate&, const std::string
 // and the first bad point of the first refined axis, else bad minus the causes and good plus the
 // cause. The bad side gets one more run; the good side one more, or, with `good_runs` > 0 (one-run
 // mode chosen because the anchors looked deterministic), runs until it has passed as many as the good
-// anchor did, and bad minus the causes is then held to that count too. Return {checks: [{label,
-// expected, verdict}], ok, of, good_runs} (ok: each came back as expected; of: "refinement" or
-// "causes", which pair was run); print one line per check.
+// anchor did, and bad minus the causes is then held to that count too. The parts of a cause of several
+// members the search found good must pass `part_runs` (at least `good_runs`): "each alone is good" is
+// the claim an interaction rests on. Return {checks: [{label, expected, verdict}], ok, of, good_runs}
+// (ok: each came back as expected; of: "refinement" or "causes", which pair was run); print one line
+// per check.
 nlohmann::json verify_boundary(const StageContext& context, const std::vector<Axis>& axes, const Isolation& isolation,
                                const nlohmann::json& refinements, const EnvState& cause_state,
-                               const RerunCandidate& rerun, int good_runs);
+                               const RerunCandidate& rerun, int good_runs, int part_runs);
 
 // Print the end of a run: the cause and its verification (or why none was isolated), where it bites
 // inside its axes and across the probes.
