@@ -109,7 +109,7 @@ stats::Preflight Judge::judge_anchors(bool by_exit_status) {
   return p;
 }
 
-stats::Assessment Judge::assess_rate(const Candidate& candidate) {
+stats::Assessment Judge::assess_rate(const Candidate& candidate, double alpha_each) {
   const stats::SampleSet runs = samples(candidate);
   const stats::SampleSet good = samples(m_good);
   const stats::SampleSet bad = samples(m_bad);
@@ -147,7 +147,7 @@ stats::Assessment Judge::assess_rate(const Candidate& candidate) {
   const stats::RateHypotheses h =
       stats::rate_hypotheses(good.failure_count(), good.size(), bad.failure_count(), bad.size());
   const stats::RateInterval interval = stats::rate_interval(failures, counted);
-  const double alpha = m_options.policy.rate_alpha;
+  const double alpha = alpha_each > 0 ? alpha_each : m_options.policy.rate_alpha;
   const stats::RateCall call =
       h.usable ? stats::sprt_rate(failures, counted, h.p_low, h.p_high, alpha, alpha) : stats::RateCall::undecided;
   const std::string words = stats::rate_words(interval) + "; sequential test of " +

@@ -77,6 +77,10 @@ public:
   // Judge the candidate on the runs in view, as decide() would, without measuring or journaling.
   stats::Assessment assess_now(const Candidate& candidate);
 
+  // Judge the candidate on its failure counts by the sequential test at error level `alpha` each way
+  // (the run's own level is policy().rate_alpha), without measuring or journaling.
+  stats::Assessment assess_rate_at(const Candidate& candidate, double alpha) { return assess_rate(candidate, alpha); }
+
   // Return whether `runs` runs of the candidate fit in the budget: the runs it does not hold yet at the
   // mean run time so far, plus a build at the mean build time when its environment is not ready. When
   // they do not, the budget is spent from here on: print why, once, and return false.
@@ -130,7 +134,7 @@ public:
   const Candidate& bad() const { return m_bad; }
 
 private:
-  stats::Assessment assess_rate(const Candidate& candidate);
+  stats::Assessment assess_rate(const Candidate& candidate, double alpha = -1);
   std::optional<stats::Assessment> assess_until_decided(const Candidate& candidate, const std::string& label);
   std::optional<stats::Assessment> replicate(const Candidate& candidate, stats::Assessment assessment, int& replicated);
   void record_decision(const Candidate& candidate, const std::string& stage, const std::string& label,

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 
 #include "app/run/decide/hold.hpp"
 #include "app/run/refine/probes.hpp"
 #include "app/run/refine/rate_probes.hpp"
 #include "stats/rate.hpp"
+#include "store/journal.hpp"
 
 namespace envbisect {
 
@@ -74,6 +76,42 @@ AfterIsolation verify_cause(Judge& judge, const StageContext& stages, const std:
   after.boundary =
       verify_boundary(stages, axes, isolation, after.refinements, cause_state, rerun, good_runs, part_runs);
   return after;
+}
+
+bool parts_hold_on_rates(Judge& judge, const StageContext& stages, const Isolation& isolation) {
+  if (!judge.rate_mode() || !isolation.found || isolation.cause.size() < 2 || judge.stop_reached()) {
+    return true;
+  }
+  const double level = judge.policy().rate_alpha / 5.0;
+  bool hold = true;
+  json parts = json::array();
+  std::vector<DeltaSet> held;
+  for (const SearchStep& step : isolation.steps) {
+    const bool part = !step.applied.empty() && step.applied.size() < isolation.cause.size() &&
+                      std::includes(isolation.cause.begin(), isolation.cause.end(), step.applied.begin(),
+                                    step.applied.end());
+    if (step.assumed || step.verdict != Verdict::good || !part ||
+        std::find(held.begin(), held.end(), step.applied) != held.end()) {
+      continue;
+    }
+    held.push_back(step.applied);
+    const Candidate candidate = stages.evaluator.candidate(step.applied);
+    stats::Assessment call = judge.assess_rate_at(candidate, level);
+    while (!call.decided && judge.see_affordable(candidate, judge.seen_runs(candidate) + 1)) {
+      call = judge.assess_rate_at(candidate, level);
+    }
+    const std::string label = "part of the cause " + describe_set(stages.deltas, step.applied);
+    std::cout << "  " << (call.decided ? std::string(to_string(call.verdict)) : std::string("undecided")) << "  "
+              << label << "  (" << judge.seen_runs(candidate) << " runs, at " << level * 100 << " % error)\n";
+    parts.push_back({{"label", label}, {"candidate", candidate.hash}, {"runs", judge.seen_runs(candidate)},
+                     {"verdict", call.decided ? std::string(to_string(call.verdict)) : std::string("undecided")},
+                     {"reason", call.reason}});
+    hold = hold && !(call.decided && call.verdict == Verdict::bad);
+  }
+  if (!parts.empty()) {
+    stages.journal.append({{"type", "parts"}, {"level", level}, {"parts", parts}, {"hold", hold}});
+  }
+  return hold;
 }
 
 json probe_when_it_bites(Judge& judge, const StageContext& stages, const Isolation& isolation,

@@ -32,6 +32,12 @@ AfterIsolation verify_cause(Judge& judge, const StageContext& stages, const std:
                             const Isolation& isolation, const EnvState& cause_state, bool threads_to_probes,
                             int preflight_runs);
 
+// On failure rates, a cause of several members says each member alone is good, which the search
+// decided at the rate test's own error level. Hold each such part to a fifth of that level (runs added
+// until the stricter test decides, within the budget); journal a "parts" record and return false when
+// a part turns out to carry the failure: the search must then ask its questions again.
+bool parts_hold_on_rates(Judge& judge, const StageContext& stages, const Isolation& isolation);
+
 // Probe where the verified cause bites (the run's options permitting): with `rate_probes` (anchors
 // told apart by failures alone) as failure rates with intervals per cell (rate_probes.hpp), never
 // through the judge, so no cell can take the verified cause back; else thread counts bisected or

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Failure rates decide from the anchors (3 workers with a cold cache fail every other run, 1 worker
+# never). Three workers with a warm cache pass their first 11 runs and fail from then on: the sequential
+# test at its own 5 % calls them good, and the search would name the interaction {caches, threads}.
+# "Each part alone is good" is held to a fifth of that level: the part's further runs fail, the
+# search asks again with every run kept, and the answer is {threads/workers}.
+source "$(dirname "$0")/common.sh"
+[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+race_bench cache <<'PY'
+if threads == 3 and not warm:
+    fail = count_run("cold-3") % 2 == 1
+elif threads == 3:
+    fail = count_run("warm-3") >= 12
+PY
+state() {
+  system_state "\"threads\": {\"workers\": $1}, \"caches\": {\"c\": {\"role\": \"inductor\", \"state\": \"$2\"}}"
+}
+state 1 warm >"$T/good.json"
+state 3 cold >"$T/bad.json"
+rc=0
+"$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --out "$T/run" --no-probe >"$T/out.txt" 2>"$T/err.txt" || rc=$?
+[[ $rc -eq 0 ]] || { echo "expected exit 0, got $rc"; cat "$T/out.txt" "$T/err.txt"; exit 1; }
+expect_contains "$T/out.txt" "a part of the cause carries the failure after all"
+"$PY" - "$T/run/result.json" "$T/run/journal.jsonl" <<'PY'
+import json, sys
+result = json.load(open(sys.argv[1]))
+journal = [json.loads(l) for l in open(sys.argv[2])]
+assert result["found"] and [d["name"] for d in result["cause"]] == ["workers"], result["cause"]
+parts = [r for r in journal if r["type"] == "parts"]
+assert parts and not parts[0]["hold"], parts
+PY
+[[ -n "${SHOW:-}" ]] && cat "$T/out.txt"; true
