@@ -96,3 +96,30 @@ TEST_CASE("result.json names a cause only when it is found and a guess leads cou
   CHECK(found["cause"][0]["name"] == "workers");
   CHECK(found["could_be"].empty());
 }
+
+TEST_CASE("noise and load reach the terminal as one line each, however many decisions they cover",
+          "[run_result]") {
+  // On a loaded machine 14 of 17 verdict lines ended in "noisy: CV ... > 10 %".
+  report::Answer answer;
+  answer.noise = "16 of 17 decisions noisy, CV 13–50 %";
+  answer.load = "14 of 17 decisions ran at a higher load than the anchors";
+  const std::vector<std::string> lines = caveat_lines(answer);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0].rfind("noise: 16 of 17 decisions noisy, CV 13–50 %", 0) == 0);
+  CHECK(lines[1].rfind("load: 14 of 17 decisions ran at a higher load than the anchors", 0) == 0);
+  CHECK(caveat_lines(report::Answer{}).empty());
+
+  Recipe recipe;
+  recipe.metric = "m";
+  const std::vector<Delta> deltas;
+  const std::vector<nlohmann::json> log;
+  Isolation isolation;
+  const Findings findings{deltas, recipe, isolation, nlohmann::json::array(), nlohmann::json::array(), nullptr,
+                          nullptr, {}, {}, log, false, 5, 4, 20, 0, 60.0, nullptr};
+  std::ostringstream out;
+  print_summary(out, findings, {{"outcome", "not_found"}}, "/runs/x", 5, lines);
+  const std::string printed = out.str();
+  CHECK(printed.find("\nnoise: 16 of 17") != std::string::npos);
+  CHECK(printed.find("\nload: 14 of 17") != std::string::npos);
+  CHECK(printed.find("noise: ") < printed.find("decided 4 candidates"));  // with the result, before the counters
+}

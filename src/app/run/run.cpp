@@ -395,10 +395,12 @@ ExitCode finish_run(Judge& judge, Evaluator& evaluator, const PlannedRun& plan, 
   write_file_atomic(at.run_dir + "/result.json", result.dump(2) + "\n");
   at.journal.append({{"type", "result"}, {"result", result}});
   // The postmortem is rendered from the journal alone, so `envbisect report` gives the same bytes.
-  report::write_reports(at.run_dir);
+  const std::optional<report::Answer> answer = report::write_reports(at.run_dir);
 
   at.muted.restore();  // the result is what -q prints
-  print_summary(std::cout, findings, result, at.run_dir, judge.seen_runs(judge.good()));
+  // Noise and load as the report words them, one line each.
+  print_summary(std::cout, findings, result, at.run_dir, judge.seen_runs(judge.good()),
+                answer ? caveat_lines(*answer) : std::vector<std::string>());
   // Exit 0 only for a verified cause whose refinements all ended on one first bad point.
   if (result["outcome"] == "retracted") {
     return ExitCode::indistinct;
