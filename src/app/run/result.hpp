@@ -57,6 +57,11 @@ nlohmann::json cause_effect(const std::vector<double>& from, const std::vector<d
 // there, and what it cost.
 nlohmann::json result_json(const Findings& findings);
 
+// Return result.json's text for `result`: the answer first (found, outcome, cause, verified, effect,
+// what it could be and how to settle it), then where it bites (refinements, probes), then how the run
+// got there and what it cost; every key of `result` once, any key not named here last, sorted.
+std::string result_file_text(const nlohmann::json& result);
+
 // Return the run's caveats as the terminal prints them, one line each: the noise of its decisions
 // and anchors ("noise: 16 of 17 decisions noisy, CV 13–50 % ..."), then the decisions that ran at a
 // higher load than the anchors ("load: 14 of 17 decisions ..."); none when the answer has neither.

@@ -392,7 +392,7 @@ ExitCode finish_run(Judge& judge, Evaluator& evaluator, const PlannedRun& plan, 
     at.journal.append({{"type", "result"}, {"result", result}});
     return compare_replay(at.previous, judge.verdict_log(), result, at.run_dir);
   }
-  write_file_atomic(at.run_dir + "/result.json", result.dump(2) + "\n");
+  write_file_atomic(at.run_dir + "/result.json", result_file_text(result));
   at.journal.append({{"type", "result"}, {"result", result}});
   // The postmortem is rendered from the journal alone, so `envbisect report` gives the same bytes.
   const std::optional<report::Answer> answer = report::write_reports(at.run_dir);
@@ -429,7 +429,7 @@ void write_cause_first(Judge& judge, const Evaluator& evaluator, const PlannedRu
     return;
   }
   result["probes_pending"] = true;
-  write_file_atomic(run_dir + "/result.json", result.dump(2) + "\n");
+  write_file_atomic(run_dir + "/result.json", result_file_text(result));
   journal.append({{"type", "verified_cause"}, {"deltas", result["cause"]}, {"seconds", seconds}, {"runs", evaluator.attempts_run()}});
   std::vector<std::string> names;
   for (const json& delta : result["cause"]) {
