@@ -225,17 +225,19 @@ ReportModel load_report_model(const std::string& run_dir_arg) {
   return model;
 }
 
-void write_reports(const std::string& run_dir) {
+std::optional<Answer> write_reports(const std::string& run_dir) {
   try {
     ReportModel model = load_report_model(run_dir);
     write_file_atomic(model.run_dir + "/report.md", render_markdown(model));
     write_file_atomic(model.run_dir + "/report.html", render_html(model));
     write_file_atomic(model.run_dir + "/report.json", render_json(model));
+    return answer_of(model);
   } catch (const Error& error) {
     spdlog::warn("the report could not be written: {}", error.what());
   } catch (const std::exception& error) {
     spdlog::warn("the report could not be written: {}", error.what());
   }
+  return std::nullopt;
 }
 
 }  // namespace envbisect::report

@@ -177,8 +177,18 @@ std::string figure(const std::string& svg, const std::string& caption) {
 }
 
 std::string plots_section(const ReportModel& model) {
-  std::string body = figure(svg_metric_per_candidate(model),
-                            "Every run per candidate against the anchors' ranges (shaded) and medians (dashed).") +
+  const std::string strip = svg_metric_per_candidate(model);
+  // A chart left out is said, never silently: with no metric in any run (pass/fail, or every run
+  // failed) there is no axis to draw the decisions' runs on.
+  const std::string not_drawn =
+      strip.empty() && !model.decisions.empty()
+          ? "<p class=\"muted\" id=\"plot-metric-not-drawn\">Runs per candidate: not drawn, since no run produced a "
+            "metric (exit statuses decided); the " + count_noun(static_cast<long long>(model.decisions.size()), "decision") +
+                " are in the timeline.</p>\n"
+          : "";
+  std::string body = not_drawn +
+                     figure(strip, "Every run per candidate against the anchors' ranges (shaded) and medians (dashed); "
+                                   "under each column its decisions' numbers; crosses are runs without a metric.") +
                      figure(svg_anchor_distributions(model), "The anchors' samples.") +
                      figure(svg_search_progress(model), "Benchmark runs over time; dots are decisions.") +
                      figure(svg_probe_grid(model), "Where the cause bites: verdict and median per probed value.");

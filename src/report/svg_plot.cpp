@@ -140,6 +140,23 @@ std::pair<double, double> metric_range(const std::vector<double>& values) {
   return {lo, hi};
 }
 
+// Return the labels under a candidate's column, one a line: its anchor role, then the number of every
+// decision about it (a candidate asked again in a re-check or a verification keeps one column, and
+// each of its decisions is named under it); "?" for a candidate of an earlier session only.
+std::vector<std::string> tick_lines(const ReportModel& model, const CandidateView& view) {
+  std::vector<std::string> lines;
+  if (view.role == "good-anchor" || view.role == "bad-anchor") {
+    lines.push_back(view.role == "good-anchor" ? "good" : "bad");
+  }
+  for (int index : view.decisions) {
+    lines.push_back("#" + std::to_string(model.decisions[index].n));
+  }
+  if (lines.empty()) {
+    lines.push_back("?");
+  }
+  return lines;
+}
+
 std::string y_axis(const Scale& y, double left, double right, const std::string& title, double title_y) {
   std::string out;
   for (double tick : nice_ticks(y.d0, y.d1)) {
@@ -162,12 +179,18 @@ std::string svg_metric_per_candidate(const ReportModel& model) {
   if (all.empty() || model.candidates.empty()) {
     return "";
   }
+  // Every decision is named under its candidate's column: the axis grows a line per label.
+  std::size_t label_lines = 1;
+  for (const CandidateView& view : model.candidates) {
+    label_lines = std::max(label_lines, tick_lines(model, view).size());
+  }
+  const double extra = 12.0 * static_cast<double>(label_lines - 1);
   const double left = 70;
   const double top = 28;
-  const double bottom_pad = 46;
+  const double bottom_pad = 46 + extra;
   const int count = static_cast<int>(model.candidates.size());
   const int width = std::max(640, 90 + 34 * count);
-  const int height = 320;
+  const int height = 320 + static_cast<int>(extra);
   const double right = width - 16;
   auto [lo, hi] = metric_range(all);
   Scale y{lo, hi, height - bottom_pad, top};
@@ -203,12 +226,11 @@ std::string svg_metric_per_candidate(const ReportModel& model) {
     const CandidateView& view = model.candidates[i];
     double cx = left + slot * (i + 0.5);
     std::string cls = verdict_class(model, view);
-    std::string tick = view.role == "good-anchor"  ? "good"
-                       : view.role == "bad-anchor" ? "bad"
-                       : view.decisions.empty()    ? "?"
-                                                   : "#" + std::to_string(model.decisions[view.decisions.front()].n);
+    const std::vector<std::string> ticks = tick_lines(model, view);
     out += "<g class=\"candidate\"><title>" + html_escape(view.label + ": " + cls) + "</title>\n";
-    out += text(cx, height - bottom_pad + 16, tick, "middle");
+    for (std::size_t line_index = 0; line_index < ticks.size(); ++line_index) {
+      out += text(cx, height - bottom_pad + 16 + 12.0 * static_cast<double>(line_index), ticks[line_index], "middle");
+    }
     int k = 0;
     for (int index : view.attempts) {
       const Attempt& attempt = model.attempts[index];
@@ -232,7 +254,7 @@ std::string svg_metric_per_candidate(const ReportModel& model) {
     out += "</g>\n";
   }
   out += line(left, height - bottom_pad, right, height - bottom_pad, "axis");
-  out += text((left + right) / 2, height - 10, "candidate (anchors, then decision number)", "middle", "label axis-title");
+  out += text((left + right) / 2, height - 10, "candidate (anchors, then decision numbers)", "middle", "label axis-title");
   return out + "</svg>\n";
 }
 

@@ -28,3 +28,14 @@ assert cold[1] == "good" and cold[2] == "bad" and cold[4] == "bad", r["probes"]
 assert set(warm) == {1, 2} and set(warm.values()) == {"good"}, r["probes"]
 assert all(p["measured"] == (not p["verdict"].startswith("inferred")) for p in r["probes"]), r["probes"]
 PY
+# The file opens with the answer: `head` shows whether it was found, the cause and its verification.
+"$PY" - "$T/run/result.json" <<'PY'
+import json, sys
+keys = list(json.load(open(sys.argv[1])))
+assert keys[:4] == ["found", "outcome", "cause", "verified"], keys
+PY
+head -n 3 "$T/run/result.json" | grep -q '"outcome": "found"'
+# The strip chart names every decision under its candidate's column (re-checked candidates included).
+decisions=$(grep -c '"type":"decision"' "$T/run/journal.jsonl")
+named=$(sed -n '/id="plot-metric"/,/<\/svg>/p' "$T/run/report.html" | grep -o '>#[0-9]*</text>' | sort -u | wc -l)
+[[ "$decisions" -gt 12 && "$named" == "$decisions" ]] || { echo "strip chart names $named of $decisions decisions"; exit 1; }

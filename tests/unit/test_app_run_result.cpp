@@ -96,3 +96,68 @@ TEST_CASE("result.json names a cause only when it is found and a guess leads cou
   CHECK(found["cause"][0]["name"] == "workers");
   CHECK(found["could_be"].empty());
 }
+
+TEST_CASE("result.json opens with the answer and keeps every key", "[run_result]") {
+  // nlohmann::json sorts its keys: the file opened with "anchor_runs", "anchors", "attempts_reused",
+  // and the cause came after a screenful of bookkeeping.
+  Recipe recipe;
+  recipe.metric = "m";
+  Delta cache;
+  cache.dimension = Dimension::caches;
+  cache.name = "c";
+  const std::vector<Delta> deltas = {cache};
+  const std::vector<nlohmann::json> log;
+  Isolation isolation;
+  isolation.outcome = IsolationOutcome::found;
+  isolation.found = isolation.verified_forward = isolation.verified_reverse = true;
+  isolation.cause = {0};
+  isolation.causes = {{0}};
+  stats::Preflight anchors;
+  anchors.distinguishable = true;
+  const nlohmann::json effect = {{"of", "cause"}, {"ratio", 0.2}, {"low", 0.19}, {"high", 0.21}, {"words", "5x slower"}};
+  const Findings findings{deltas, recipe, isolation, nlohmann::json::array(), nlohmann::json::array(), nullptr,
+                          effect, anchors, anchors, log, false, 5, 4, 20, 0, 60.0, nullptr};
+  nlohmann::json result = result_json(findings);
+  result["probes_pending"] = true;
+  result["zz_later_key"] = 1;  // a key the order does not name still comes out, last
+  const std::string text = result_file_text(result);
+  const nlohmann::ordered_json parsed = nlohmann::ordered_json::parse(text);
+  std::vector<std::string> keys;
+  for (const auto& item : parsed.items()) {
+    keys.push_back(item.key());
+  }
+  REQUIRE(keys.size() >= 6);
+  CHECK(std::vector<std::string>(keys.begin(), keys.begin() + 6) ==
+        std::vector<std::string>{"found", "outcome", "cause", "verified", "rereads_anchors", "effect"});
+  CHECK(keys.back() == "zz_later_key");
+  CHECK(keys.size() == result.size());
+  CHECK(nlohmann::json::parse(text) == result);  // the same document, only in another order
+  CHECK(text.rfind("{\n  \"found\": true,\n  \"outcome\": \"found\",\n  \"cause\": [", 0) == 0);
+}
+
+TEST_CASE("noise and load reach the terminal as one line each, however many decisions they cover",
+          "[run_result]") {
+  // On a loaded machine 14 of 17 verdict lines ended in "noisy: CV ... > 10 %".
+  report::Answer answer;
+  answer.noise = "16 of 17 decisions noisy, CV 13–50 %";
+  answer.load = "14 of 17 decisions ran at a higher load than the anchors";
+  const std::vector<std::string> lines = caveat_lines(answer);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0].rfind("noise: 16 of 17 decisions noisy, CV 13–50 %", 0) == 0);
+  CHECK(lines[1].rfind("load: 14 of 17 decisions ran at a higher load than the anchors", 0) == 0);
+  CHECK(caveat_lines(report::Answer{}).empty());
+
+  Recipe recipe;
+  recipe.metric = "m";
+  const std::vector<Delta> deltas;
+  const std::vector<nlohmann::json> log;
+  Isolation isolation;
+  const Findings findings{deltas, recipe, isolation, nlohmann::json::array(), nlohmann::json::array(), nullptr,
+                          nullptr, {}, {}, log, false, 5, 4, 20, 0, 60.0, nullptr};
+  std::ostringstream out;
+  print_summary(out, findings, {{"outcome", "not_found"}}, "/runs/x", 5, lines);
+  const std::string printed = out.str();
+  CHECK(printed.find("\nnoise: 16 of 17") != std::string::npos);
+  CHECK(printed.find("\nload: 14 of 17") != std::string::npos);
+  CHECK(printed.find("noise: ") < printed.find("decided 4 candidates"));  // with the result, before the counters
+}

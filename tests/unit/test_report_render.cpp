@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -8,6 +9,7 @@
 #include "report/render.hpp"
 #include "report/report_model.hpp"
 #include "report/report_text.hpp"
+#include "report/svg_plot.hpp"
 #include "core/delta.hpp"
 #include "report/delta_table.hpp"
 #include "util/strings.hpp"
@@ -382,4 +384,49 @@ TEST_CASE("the report names the host and flags decisions taken under a higher lo
   REQUIRE(flags.size() == 1);
   CHECK(flags[0].find("ran at load 4.00, the anchors at 0.50") != std::string::npos);
   CHECK(render_markdown(model).find("- higher load than the anchors: decision") != std::string::npos);
+}
+
+TEST_CASE("the strip chart names every decision, and says so when it cannot be drawn", "[report]") {
+  // The demo's chart showed #7 and #8 but not #9 and #12, their candidates asked again in the re-check,
+  // nor a decision about an anchor's own candidate (bad minus a cause that is every difference).
+  std::vector<json> asked_again = records();
+  std::size_t at = 0;
+  while (asked_again[at]["type"] != "probe") {
+    ++at;
+  }
+  asked_again.insert(asked_again.begin() + static_cast<std::ptrdiff_t>(at),
+                     json{{"type", "decision"}, {"n", 4}, {"stage", "recheck"}, {"label", "{packages/torch}"},
+                      {"applied", {1}}, {"candidate", "cccccccccccccccc0000"}, {"verdict", "bad"}, {"runs", 1},
+                      {"median", 21.0}, {"reason", "bad"}});
+  asked_again.insert(asked_again.begin() + static_cast<std::ptrdiff_t>(at) + 1,
+                     json{{"type", "decision"}, {"n", 5}, {"stage", "verify"}, {"label", "bad - cause"},
+                      {"applied", json::array()}, {"candidate", "aaaaaaaaaaaaaaaa0000"}, {"verdict", "good"},
+                      {"runs", 2}, {"median", 102.0}, {"reason", "good"}});
+  const ReportModel model = model_from_journal(asked_again, json::object(), "/runs/x");
+  REQUIRE(model.decisions.size() == 5);
+  const std::string svg = svg_metric_per_candidate(model);
+  std::set<int> named;
+  const std::regex tick(">#([0-9]+)</text>");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), tick); it != std::sregex_iterator(); ++it) {
+    named.insert(std::stoi((*it)[1].str()));
+  }
+  CHECK(named == std::set<int>{1, 2, 3, 4, 5});
+  // Each candidate keeps one column: #4 under #1's, #5 under the good anchor's.
+  CHECK(svg.find(">#1</text>") < svg.find(">#4</text>"));
+  CHECK(svg.find(">good</text>") < svg.find(">#5</text>"));
+  CHECK(svg.find(">#5</text>") < svg.find(">bad</text>"));
+  CHECK(render_html(model).find("id=\"plot-metric-not-drawn\"") == std::string::npos);
+
+  // No run produced a metric (a pass/fail run): no chart, and the report says why.
+  std::vector<json> exit_status_only = records();
+  for (json& record : exit_status_only) {
+    if (record["type"] == "attempt") {
+      record["metric"] = nullptr;
+    }
+  }
+  const ReportModel pass_fail = model_from_journal(exit_status_only, json::object(), "/runs/x");
+  CHECK(svg_metric_per_candidate(pass_fail).empty());
+  const std::string html = render_html(pass_fail);
+  CHECK(html.find("id=\"plot-metric\"") == std::string::npos);
+  CHECK(html.find("Runs per candidate: not drawn, since no run produced a metric") != std::string::npos);
 }

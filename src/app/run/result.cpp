@@ -180,8 +180,42 @@ json result_json(const Findings& findings) {
   return result;
 }
 
+std::string result_file_text(const json& result) {
+  // A reader (or `head`) meets the answer before the bookkeeping: nlohmann::json sorts its keys, so the
+  // file is written from an ordered copy.
+  static constexpr const char* k_order[] = {
+      "found", "outcome", "cause", "verified", "rereads_anchors", "effect", "could_be", "settle", "note",
+      "probes_pending", "budget", "refinements", "probes", "boundary_rerun", "causes", "final_anchors",
+      "checksum_mismatches", "different_failures", "mode", "metric", "unit", "anchors", "anchor_runs", "decisions",
+      "evaluations", "attempts_run", "attempts_reused", "seconds", "steps"};
+  nlohmann::ordered_json ordered = nlohmann::ordered_json::object();
+  for (const char* key : k_order) {
+    if (result.contains(key)) {
+      ordered[key] = nlohmann::ordered_json(result[key]);
+    }
+  }
+  for (const auto& [key, value] : result.items()) {
+    if (!ordered.contains(key)) {
+      ordered[key] = nlohmann::ordered_json(value);
+    }
+  }
+  return ordered.dump(2) + "\n";
+}
+
+std::vector<std::string> caveat_lines(const report::Answer& answer) {
+  // One line each, however many decisions they cover; the report lists every decision.
+  std::vector<std::string> lines;
+  if (!answer.noise.empty()) {
+    lines.push_back("noise: " + answer.noise + " — details in the report");
+  }
+  if (!answer.load.empty()) {
+    lines.push_back("load: " + answer.load + " — details in the report");
+  }
+  return lines;
+}
+
 void print_summary(std::ostream& out, const Findings& findings, const json& result, const std::string& run_dir,
-                   int good_runs) {
+                   int good_runs, const std::vector<std::string>& caveats) {
   const bool retracted = result["outcome"] == "retracted";
   const bool boundary_ok = findings.boundary.is_null() || findings.boundary.value("ok", false);
   if (!findings.budget.is_null()) {
@@ -250,6 +284,9 @@ void print_summary(std::ostream& out, const Findings& findings, const json& resu
           << effect["to_runs"] << " with the " << (effect["of"] == "cause" ? "cause" : "bad anchor");
     }
     out << "\n";
+  }
+  for (const std::string& line : caveats) {
+    out << line << "\n";
   }
   char elapsed[32];
   std::snprintf(elapsed, sizeof elapsed, "%.0f s", findings.seconds);

@@ -8,6 +8,7 @@
 
 #include "core/delta.hpp"
 #include "core/recipe.hpp"
+#include "report/answer.hpp"
 #include "search/isolate.hpp"
 #include "stats/effect.hpp"
 #include "stats/verdict.hpp"
@@ -56,9 +57,20 @@ nlohmann::json cause_effect(const std::vector<double>& from, const std::vector<d
 // there, and what it cost.
 nlohmann::json result_json(const Findings& findings);
 
-// Print the end of a run to `out`: the cause (or why none is reported), its effect, the counters and
-// where the result and the report are. `good_runs` is how many runs of the good anchor were judged.
+// Return result.json's text for `result`: the answer first (found, outcome, cause, verified, effect,
+// what it could be and how to settle it), then where it bites (refinements, probes), then how the run
+// got there and what it cost; every key of `result` once, any key not named here last, sorted.
+std::string result_file_text(const nlohmann::json& result);
+
+// Return the run's caveats as the terminal prints them, one line each: the noise of its decisions
+// and anchors ("noise: 16 of 17 decisions noisy, CV 13–50 % ..."), then the decisions that ran at a
+// higher load than the anchors ("load: 14 of 17 decisions ..."); none when the answer has neither.
+std::vector<std::string> caveat_lines(const report::Answer& answer);
+
+// Print the end of a run to `out`: the cause (or why none is reported), its effect, the `caveats`
+// (caveat_lines()), the counters and where the result and the report are. `good_runs` is how many
+// runs of the good anchor were judged.
 void print_summary(std::ostream& out, const Findings& findings, const nlohmann::json& result,
-                   const std::string& run_dir, int good_runs);
+                   const std::string& run_dir, int good_runs, const std::vector<std::string>& caveats = {});
 
 }  // namespace envbisect

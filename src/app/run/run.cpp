@@ -400,13 +400,15 @@ ExitCode finish_run(Judge& judge, Evaluator& evaluator, const PlannedRun& plan, 
     at.journal.append({{"type", "result"}, {"result", result}});
     return compare_replay(at.previous, judge.verdict_log(), result, at.run_dir);
   }
-  write_file_atomic(at.run_dir + "/result.json", result.dump(2) + "\n");
+  write_file_atomic(at.run_dir + "/result.json", result_file_text(result));
   at.journal.append({{"type", "result"}, {"result", result}});
   // The postmortem is rendered from the journal alone, so `envbisect report` gives the same bytes.
-  report::write_reports(at.run_dir);
+  const std::optional<report::Answer> answer = report::write_reports(at.run_dir);
 
   at.muted.restore();  // the result is what -q prints
-  print_summary(std::cout, findings, result, at.run_dir, judge.seen_runs(judge.good()));
+  // Noise and load as the report words them, one line each.
+  print_summary(std::cout, findings, result, at.run_dir, judge.seen_runs(judge.good()),
+                answer ? caveat_lines(*answer) : std::vector<std::string>());
   // Exit 0 only for a verified cause whose refinements all ended on one first bad point.
   if (result["outcome"] == "retracted") {
     return ExitCode::indistinct;
@@ -435,7 +437,7 @@ void write_cause_first(Judge& judge, const Evaluator& evaluator, const PlannedRu
     return;
   }
   result["probes_pending"] = true;
-  write_file_atomic(run_dir + "/result.json", result.dump(2) + "\n");
+  write_file_atomic(run_dir + "/result.json", result_file_text(result));
   journal.append({{"type", "verified_cause"}, {"deltas", result["cause"]}, {"seconds", seconds}, {"runs", evaluator.attempts_run()}});
   std::vector<std::string> names;
   for (const json& delta : result["cause"]) {

@@ -331,7 +331,9 @@ void Judge::record_decision(const Candidate& candidate, const std::string& stage
     std::cout << ": " << assessment.reason;
   }
   std::cout << ")";
-  if (noisy) {
+  // Noise is one line at the end of the run (print_summary), not a tail on each verdict; --explain
+  // and the journal keep it per decision.
+  if (noisy && m_options.explain) {
     std::cout << "  noisy: CV " << std::lround(cv * 1000) / 10.0 << " % > " << stats::k_noisy_cv * 100 << " %";
   }
   std::cout << "\n" << std::flush;
