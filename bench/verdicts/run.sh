@@ -27,7 +27,8 @@ else
          "$root/src/stats/pass_fail.cpp" "$root/src/core/outcome.cpp")
   g++ -std=c++20 -O2 -I"$root/src" "$root/bench/verdicts/simulate.cpp" "${stats[@]}" -o "$dir/bench_verdicts"
   g++ -std=c++20 -O2 -pthread -I"$root/src" "$root/bench/verdicts/families.cpp" "${stats[@]}" \
-    "$root/src/search/isolate.cpp" "$root/src/search/kary.cpp" "$root/src/search/bisect.cpp" -o "$dir/families"
+    "$root/src/search/isolate.cpp" "$root/src/search/verify.cpp" "$root/src/search/informed.cpp" \
+    "$root/src/search/kary.cpp" "$root/src/search/bisect.cpp" -o "$dir/families"
   exe="$dir/bench_verdicts" fam="$dir/families"
 fi
 "$exe" "$decisions" "$seed"
