@@ -328,11 +328,19 @@ std::string join_parts(const std::vector<std::string>& parts, const std::string&
 // the old one removed needs the new one): the cause becomes both, measured whole on top of good, and
 // the neighbour's verdict is the reverse check's. The cause alone stays named in the note;
 // the coupled delta is in the cause because the evidence cannot take it out, never as needed on its own.
+// Both facts must be learnt apart from the skipped set: with one delta left, its neighbour is the good
+// anchor and it alone on top of good is the skipped set itself, so none is asked and nothing coupled.
 // Return the reverse verdict: skip when no neighbour tried was testable.
 Verdict revert_with_neighbour(Isolator& isolator, const IsolateOptions& options, DeltaSet& reverted, DeltaSet& remaining,
                               Isolation& result, bool& monotone, std::vector<std::string>& notes) {
   const DeltaSet cause = result.causes.back();
   const SetName name = [&](const DeltaSet& set) { return isolator.name(set); };
+  if (remaining.size() < 2) {
+    // One delta left: its only neighbour is the good anchor and "it alone on top of good" is the
+    // skipped set itself, so neither question would learn anything (a failing mix looks the same).
+    notes.push_back("bad minus " + name(reverted) + " is untestable: other causes not ruled out");
+    return Verdict::skip;
+  }
   const SearchAsk ask = [&](const DeltaSet& applied, const std::string& why) { return isolator.ask(applied, why); };
   const std::optional<RevertNeighbour> neighbour = testable_reverse_neighbour(cause, remaining, options, ask, name);
   if (!neighbour) {

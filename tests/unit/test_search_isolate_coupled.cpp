@@ -103,6 +103,20 @@ TEST_CASE("isolate reverts the caller's partners first when bad minus a cause is
   CHECK(hinted.asked.count(DeltaSet{1, 2, 3, 4, 5, 6, 7, 8}) == 1);  // bad minus {0}, keeping old
 }
 
+TEST_CASE("isolate couples nothing when the rename is the whole difference", "[search][isolate]") {
+  // Only packages/new added (0) and packages/old removed (1): bad minus {0} is {1} alone, its only
+  // neighbour the good anchor. No question could show {1} untestable apart from {0} rather than a
+  // failing mix, so the answer stays "{0}, or the rename".
+  RenameWorld world{0, 1, {}};
+  const Isolation result = envbisect::isolate(2, [&](const DeltaSet& s) { return world(s); });
+  INFO(result.note);
+  CHECK(result.outcome == IsolationOutcome::ambiguous);
+  CHECK(result.coupled == std::vector<DeltaSet>{{}});
+  CHECK(result.could_be == std::vector<DeltaSet>{{0}, {0, 1}});
+  CHECK(result.note == "bad minus {0} is untestable: other causes not ruled out");
+  CHECK(result.evaluations == 2);
+}
+
 TEST_CASE("isolate couples only a difference that is untestable apart", "[search][isolate]") {
   // Bad minus {3} alone is untestable (for a reason of its own); bad minus {0,3} is good, but {0} alone
   // on top of good is testable: no coupling, so the reverse check stays open, never found with {0}.
