@@ -2,6 +2,7 @@
 
 #include "search/informed.hpp"
 #include "search/kary.hpp"
+#include "search/verify.hpp"
 
 #include <algorithm>
 #include <iterator>
@@ -309,17 +310,6 @@ private:
   std::vector<DeltaSet> m_unstable;
 };
 
-// How a re-measurement came out, for a note: " was not good again when re-measured", or for a skip
-// (the budget, or runs that were all untestable) " could not be measured again (skip)"; with no
-// `expected`, " was bad when re-measured".
-std::string remeasured(Verdict again, const std::string& expected) {
-  if (again == Verdict::skip) {
-    return " could not be measured again (skip)";
-  }
-  return expected.empty() ? " was " + std::string(to_string(again)) + " when re-measured"
-                          : " was not " + expected + " again when re-measured";
-}
-
 std::string join_parts(const std::vector<std::string>& parts, const std::string& separator) {
   std::string out;
   for (const std::string& part : parts) {
@@ -331,40 +321,68 @@ std::string join_parts(const std::vector<std::string>& parts, const std::string&
   return out;
 }
 
-// Measure again what a verified answer rests on: each cause (bad), each cause without one member (not
-// bad: every member needed) and bad minus the causes (good); a re-measurement that disagrees unverifies
-// the answer and says why in `notes`.
-void recheck_answer(Isolator& isolator, const IsolateOptions& options, const DeltaSet& all, const DeltaSet& reverted,
-                    Isolation& result, std::vector<std::string>& notes) {
-  for (std::size_t i = 0; i < result.causes.size(); ++i) {
-    const Verdict again = result.causes[i] != all ? options.recheck(result.causes[i]) : Verdict::bad;
-    if (again != Verdict::bad) {
-      result.verified_forward = false;
-      result.cause_verdicts[i] = Verdict::unstable;
-      notes.push_back("cause " + isolator.name(result.causes[i]) + remeasured(again, "bad"));
-    }
+// Bad minus the causes (`remaining`) was untestable: ask its nearest testable neighbour, which reverts
+// one more delta with the last cause (git bisect's answer to an untestable midpoint). When one answers
+// and that delta is untestable alone on top of good as well, the two are untestable apart, as a renamed
+// package's removal and addition are (bad without the new package still needs the old one, good with
+// the old one removed needs the new one): the cause becomes both, measured whole on top of good, and
+// the neighbour's verdict is the reverse check's. The cause alone stays named in the note;
+// the coupled delta is in the cause because the evidence cannot take it out, never as needed on its own.
+// Both facts must be learnt apart from the skipped set: with one delta left, its neighbour is the good
+// anchor and it alone on top of good is the skipped set itself, so none is asked and nothing coupled.
+// Return the reverse verdict: skip when no neighbour tried was testable.
+Verdict revert_with_neighbour(Isolator& isolator, const IsolateOptions& options, DeltaSet& reverted, DeltaSet& remaining,
+                              Isolation& result, bool& monotone, std::vector<std::string>& notes) {
+  const DeltaSet cause = result.causes.back();
+  const SetName name = [&](const DeltaSet& set) { return isolator.name(set); };
+  if (remaining.size() < 2) {
+    // One delta left: its only neighbour is the good anchor and "it alone on top of good" is the
+    // skipped set itself, so neither question would learn anything (a failing mix looks the same).
+    notes.push_back("bad minus " + name(reverted) + " is untestable: other causes not ruled out");
+    return Verdict::skip;
   }
-  // A cause of several members is minimal only if each member is needed: without it, good again.
-  for (const DeltaSet& cause : result.causes) {
-    for (std::size_t k = 0; cause.size() > 1 && k < cause.size() && result.verified_forward; ++k) {
-      // Partial causes united into one: without one of them the rest is partial (not bad) at most.
-      const DeltaSet without = subtract(cause, DeltaSet{cause[k]});
-      const Verdict again = options.recheck(without);
-      // A re-measurement that could not be made (skip) leaves the member's need unconfirmed too.
-      if (again == Verdict::skip ||
-          (result.united ? again == Verdict::bad : (again == Verdict::bad || again == Verdict::intermediate))) {
-        result.verified_forward = false;
-        result.could_be.push_back(without);
-        notes.push_back(isolator.name(without) + remeasured(again, "") + ": " + isolator.name(DeltaSet{cause[k]}) +
-                        " may not be needed");
-      }
-    }
+  const SearchAsk ask = [&](const DeltaSet& applied, const std::string& why) { return isolator.ask(applied, why); };
+  const std::optional<RevertNeighbour> neighbour = testable_reverse_neighbour(cause, remaining, options, ask, name);
+  if (!neighbour) {
+    notes.push_back("bad minus " + name(reverted) + " is untestable, and so is each neighbour tried (bad minus it and " +
+                    "one more difference): other causes not ruled out");
+    return Verdict::skip;
   }
-  const DeltaSet rest = subtract(all, reverted);
-  if (const Verdict again = rest.empty() ? Verdict::good : options.recheck(rest); again != Verdict::good) {
-    result.verified_reverse = false;
-    notes.push_back("bad minus " + isolator.name(reverted) + remeasured(again, "good"));
+  const DeltaSet partner{neighbour->delta};
+  // Untestable apart means the partner cannot be measured without the cause either: alone on top of
+  // good it is untestable too (a package removed with its successor not yet there). A partner testable
+  // alone is no coupling: the untestable reverse check then has another reason, not ruled out.
+  const Verdict apart = isolator.ask(partner, "is " + name(partner) + " testable apart from " + name(cause) + ": " +
+                                                  name(partner) + " alone on top of good");
+  if (apart != Verdict::skip) {
+    notes.push_back("bad minus " + name(reverted) + " is untestable; bad minus " + name(unite(reverted, partner)) +
+                    " is " + std::string(to_string(neighbour->verdict)) + ", but " + name(partner) +
+                    " alone on top of good is " + std::string(to_string(apart)) +
+                    " (testable apart): other causes not ruled out");
+    return Verdict::skip;
   }
+  const DeltaSet joined = unite(cause, partner);
+  const Verdict together = isolator.ask(joined, "measure the cause with the difference it is untestable apart from: " +
+                                                    name(joined) + " on top of good");
+  notes.push_back("bad minus " + name(reverted) + " is untestable and bad minus " + name(unite(reverted, partner)) +
+                  " is " + std::string(to_string(neighbour->verdict)) + ": " + name(cause) + " and " + name(partner) +
+                  " are untestable apart (bad cannot do without " + name(cause) + " unless without " + name(partner) +
+                  " too, nor good take " + name(partner) + " without " + name(cause) +
+                  ": a renamed package, or a package and one it needs), so the cause is " + name(joined) +
+                  " as one; " + name(cause) + " alone on top of good is " +
+                  std::string(to_string(result.cause_verdicts.back())));
+  if (together == Verdict::good) {
+    monotone = false;
+    notes.push_back("cause " + name(joined) + " evaluated good: the effect is not monotone in the deltas");
+  } else if (!is_testable(together)) {
+    notes.push_back("cause " + name(joined) + " is untestable (" + std::string(to_string(together)) + ")");
+  }
+  result.causes.back() = joined;
+  result.cause_verdicts.back() = together;
+  result.coupled.back() = unite(result.coupled.back(), partner);
+  reverted = unite(reverted, partner);
+  remaining = subtract(remaining, partner);
+  return neighbour->verdict;
 }
 
 // Set the outcome: not found (no monotone answer), ambiguous (what the answer rests on was not all
@@ -474,6 +492,7 @@ Isolation isolate(std::size_t delta_count, const Oracle& oracle, const IsolateOp
         isolator.ask(cause, "verify cause " + std::to_string(round) + " forward: " + isolator.name(cause) + " alone on top of good");
     result.causes.push_back(cause);
     result.cause_verdicts.push_back(forward);
+    result.coupled.emplace_back();
     // Every cause is a set the search already judged bad, so this is normally a memo hit; it can only
     // disagree if the memo was bypassed, and then the world is not what the search assumed.
     if (forward == Verdict::good) {
@@ -486,8 +505,15 @@ Isolation isolate(std::size_t delta_count, const Oracle& oracle, const IsolateOp
     }
     reverted = unite(reverted, cause);
     remaining = subtract(remaining, cause);
-    const Verdict reverse = isolator.ask(remaining, "verify reverse: bad minus " + isolator.name(reverted) + " = " +
-                                                        isolator.name(remaining) + " on top of good");
+    Verdict reverse = isolator.ask(remaining, "verify reverse: bad minus " + isolator.name(reverted) + " = " +
+                                                  isolator.name(remaining) + " on top of good");
+    if (reverse == Verdict::skip && monotone && counts_as_bad(forward)) {
+      // Untestable, not noisy (unstable is not asked around): the nearest testable neighbour answers.
+      reverse = revert_with_neighbour(isolator, options, reverted, remaining, result, monotone, notes);
+      if (reverse == Verdict::skip) {
+        break;
+      }
+    }
     if (reverse == Verdict::good) {
       result.verified_reverse = true;
       break;
@@ -525,6 +551,11 @@ Isolation isolate(std::size_t delta_count, const Oracle& oracle, const IsolateOp
       notes.push_back("the partial causes " + isolator.name(reverted) + " are bad together: one cause");
       result.causes = {reverted};
       result.cause_verdicts = {Verdict::bad};
+      DeltaSet coupled;
+      for (const DeltaSet& part : result.coupled) {
+        coupled = unite(coupled, part);
+      }
+      result.coupled = {coupled};
       result.united = true;
     } else {
       notes.push_back("the partial causes " + isolator.name(reverted) + " together are only " +
@@ -539,7 +570,7 @@ Isolation isolate(std::size_t delta_count, const Oracle& oracle, const IsolateOp
   // Replicate what the answer rests on, once, with more runs: a verdict reached on a few runs (an
   // outlier, an unlucky anchor) must not become a cause.
   if (options.recheck && monotone && result.verified_forward && result.verified_reverse) {
-    recheck_answer(isolator, options, all, reverted, result, notes);
+    recheck_answer(options, all, reverted, result, notes, [&](const DeltaSet& set) { return isolator.name(set); });
   }
   result.forward_is_anchor = result.cause == all;
   result.reverse_is_anchor = reverted == all;

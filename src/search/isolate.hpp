@@ -37,6 +37,10 @@ struct IsolateOptions {
   // more before the answer is trusted: the verdict after more runs. A cause that is then not bad, or
   // a reverse set that is not good, makes the outcome ambiguous. Unset: the memo's verdicts stand.
   std::function<Verdict(const DeltaSet&)> recheck;
+  // When bad minus a cause is untestable, the deltas to revert with the cause first (a renamed
+  // package's other half: where the cause adds a package, the deltas that remove one); may be empty.
+  // The other deltas follow in order. Unset: order alone.
+  std::function<DeltaSet(const DeltaSet&)> partners;
 };
 
 // What the isolation can honestly claim.
@@ -50,7 +54,7 @@ enum class IsolationOutcome {
 struct Isolation {
   IsolationOutcome outcome = IsolationOutcome::not_found;
   bool found = false;      // outcome == found
-  DeltaSet cause;          // minimal: applying it to good gives bad; removing any member does not
+  DeltaSet cause;          // minimal: applying it to good gives bad; removing any member not coupled does not
   bool verified_forward = false;   // good + cause evaluated bad
   bool verified_reverse = false;   // bad - (all causes) evaluated good
   std::string note;        // why not found / caveats ("could be any of ...")
@@ -58,6 +62,7 @@ struct Isolation {
   int evaluations = 0;     // questions actually asked (assumed anchors and memo hits excluded)
   std::vector<DeltaSet> causes;           // independent causes in the order found; causes[0] == cause
   std::vector<Verdict> cause_verdicts;    // forward verdict of each cause alone on top of good
+  std::vector<DeltaSet> coupled;          // per cause: members in it only as untestable apart from the rest (isolate())
   std::vector<DeltaSet> ambiguous;        // groups skips kept whole: "could be any of" these
   std::vector<DeltaSet> could_be;         // when ambiguous: the candidate causes it could be, smallest first
   std::string settle;                     // when ambiguous: which candidates to re-measure, and how
@@ -78,7 +83,11 @@ struct Isolation {
 // Honest outcomes: boxed in by untestable mixes, minimality unproven because a smaller set was
 // untestable, or a verification that could not be made is `ambiguous` (never found); causes that are
 // each only intermediate, with bad minus all of them good, are measured together on top of good and
-// reported as one cause when that is bad. Pure: calls only `oracle`, never twice for the same set.
+// reported as one cause when that is bad. An untestable (skip) reverse check asks its nearest testable
+// neighbour, bad minus the cause and one more delta (options.partners first); when that one answers and
+// the delta is untestable alone on top of good too, the two are untestable apart (a renamed package's
+// removal and addition): the cause becomes both, measured whole, `coupled` names the delta and the note
+// says the cause alone was bad. Pure: calls only `oracle`, never twice for the same set.
 Isolation isolate(std::size_t delta_count, const Oracle& oracle);
 
 // Same as isolate(delta_count, oracle), with explicit options.

@@ -151,6 +151,15 @@ json result_json(const Findings& findings) {
   for (const DeltaSet& cause : isolation.causes) {
     result["causes"].push_back(deltas_json(findings.deltas, cause));
   }
+  // Per cause, its members that are in it only because they are untestable apart from the rest (a
+  // renamed package's other half): never shown needed on their own. Present when any cause has one.
+  const auto has_members = [](const DeltaSet& set) { return !set.empty(); };
+  if (std::any_of(isolation.coupled.begin(), isolation.coupled.end(), has_members)) {
+    result["coupled"] = json::array();
+    for (const DeltaSet& coupled : isolation.coupled) {
+      result["coupled"].push_back(deltas_json(findings.deltas, coupled));
+    }
+  }
   if (!result["found"].get<bool>()) {
     // A guess is no answer: `cause` only when found, so a script reading it never takes a guess for
     // one; what the search isolated without verifying it leads `could_be`.
@@ -165,6 +174,7 @@ json result_json(const Findings& findings) {
     }
     result["cause"] = json::array();
     result["causes"] = json::array();
+    result.erase("coupled");
   }
   for (const SearchStep& step : isolation.steps) {
     result["steps"].push_back({{"applied", step.applied}, {"verdict", to_string(step.verdict)}, {"why", step.why}});
@@ -184,7 +194,7 @@ std::string result_file_text(const json& result) {
   // A reader (or `head`) meets the answer before the bookkeeping: nlohmann::json sorts its keys, so the
   // file is written from an ordered copy.
   static constexpr const char* k_order[] = {
-      "found", "outcome", "cause", "verified", "rereads_anchors", "effect", "could_be", "settle", "note",
+      "found", "outcome", "cause", "coupled", "verified", "rereads_anchors", "effect", "could_be", "settle", "note",
       "probes_pending", "budget", "refinements", "probes", "boundary_rerun", "causes", "final_anchors",
       "checksum_mismatches", "different_failures", "mode", "metric", "unit", "anchors", "anchor_runs", "decisions",
       "evaluations", "attempts_run", "attempts_reused", "seconds", "steps"};

@@ -25,6 +25,7 @@
 #include "app/run/decide/judge.hpp"
 #include "app/run/plan/budget.hpp"
 #include "app/run/plan/plan.hpp"
+#include "app/run/plan/units.hpp"
 #include "app/run/refine/after_cause.hpp"
 #include "app/run/result.hpp"
 #include "app/run/refine/stages.hpp"
@@ -197,6 +198,8 @@ Isolation search_cause(Judge& judge, Evaluator& evaluator, const std::vector<Del
     }
     return "{" + join(names, ", ") + "}";
   };
+  // Bad without an added package may still need a removed one back (a rename): revert those first.
+  isolate_options.partners = [&](const DeltaSet& unit_set) { return rename_partners(deltas, units, unit_set); };
   // With k slots each bisection step's k sets get their first runs side by side, then are decided.
   isolate_options.slots = static_cast<std::size_t>(options.execution.slots);
   isolate_options.prefetch = [&](const std::vector<DeltaSet>& unit_sets) {
@@ -268,6 +271,9 @@ Isolation search_cause(Judge& judge, Evaluator& evaluator, const std::vector<Del
   isolation.cause = expand(isolation.cause);
   for (DeltaSet& cause : isolation.causes) {
     cause = expand(cause);
+  }
+  for (DeltaSet& coupled : isolation.coupled) {
+    coupled = expand(coupled);
   }
   for (SearchStep& step : isolation.steps) {
     step.applied = expand(step.applied);

@@ -112,4 +112,33 @@ std::vector<std::vector<std::size_t>> plan_units(const std::vector<Delta>& delta
   return units_from_metadata(deltas, good, bad, metadata);
 }
 
+std::vector<std::size_t> rename_partners(const std::vector<Delta>& deltas,
+                                         const std::vector<std::vector<std::size_t>>& units,
+                                         const std::vector<std::size_t>& unit_set) {
+  // Which kinds of package change the set holds: an addition looks for a removal, and the other way.
+  auto is_package = [&](std::size_t index, bool added) {
+    const Delta& delta = deltas[index];
+    return delta.dimension == Dimension::packages && (added ? !delta.good && delta.bad : delta.good && !delta.bad);
+  };
+  bool adds = false;
+  bool removes = false;
+  for (std::size_t unit : unit_set) {
+    for (std::size_t index : units[unit]) {
+      adds = adds || is_package(index, true);
+      removes = removes || is_package(index, false);
+    }
+  }
+  std::vector<std::size_t> out;
+  for (std::size_t unit = 0; unit < units.size(); ++unit) {
+    const bool member = std::binary_search(unit_set.begin(), unit_set.end(), unit);
+    const bool other_half = std::any_of(units[unit].begin(), units[unit].end(), [&](std::size_t index) {
+      return (adds && is_package(index, false)) || (removes && is_package(index, true));
+    });
+    if (!member && other_half) {
+      out.push_back(unit);
+    }
+  }
+  return out;
+}
+
 }  // namespace envbisect

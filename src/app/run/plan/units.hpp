@@ -33,4 +33,11 @@ std::vector<std::vector<std::size_t>> plan_units(const std::vector<Delta>& delta
                                                  const EnvState& bad, const std::vector<std::string>& wheel_dirs,
                                                  const std::vector<std::string>& uv_caches);
 
+// Return the units that may be the other half of a renamed package in `unit_set` (unit indices): where
+// the set adds a package (absent in good), the units that remove one (absent in bad), and the other way
+// round; ascending. isolate() reverts them first when bad minus the set is untestable (IsolateOptions::partners).
+std::vector<std::size_t> rename_partners(const std::vector<Delta>& deltas,
+                                         const std::vector<std::vector<std::size_t>>& units,
+                                         const std::vector<std::size_t>& unit_set);
+
 }  // namespace envbisect

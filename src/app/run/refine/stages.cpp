@@ -249,16 +249,23 @@ void print_outcome(std::ostream& out, const std::vector<Delta>& deltas, const Is
     }
     return;
   }
-  out << "cause (" << isolation.cause.size() << (isolation.cause.size() == 1 ? " difference" : " differences, together")
+  // Members in the cause only because they are untestable apart from it (a rename's other half) say so.
+  const DeltaSet coupled = isolation.coupled.empty() ? DeltaSet{} : isolation.coupled.front();
+  out << "cause (" << isolation.cause.size()
+      << (isolation.cause.size() == 1 ? " difference"
+          : coupled.empty()            ? " differences, together"
+                                       : " differences, untestable apart")
       << "):\n";
   for (std::size_t index : isolation.cause) {
-    out << "  " << describe(deltas[index]) << "\n";
+    const bool partner = std::find(coupled.begin(), coupled.end(), index) != coupled.end();
+    out << "  " << describe(deltas[index]) << (partner ? "  (cannot be tested apart from the rest)" : "") << "\n";
   }
   if (isolation.forward_is_anchor) {
     // good + everything is the bad anchor and bad - everything the good one: re-reading them proves nothing.
     out << "not a verification: the cause is every difference, so good + cause is the bad anchor and bad - cause the "
            "good anchor, re-read"
-        << (isolation.cause.size() > 1 ? "; each member is needed because the smaller sets the search measured were good"
+        << (isolation.cause.size() > 1 && coupled.empty()
+                ? "; each member is needed because the smaller sets the search measured were good"
                                        : "")
         << "\n";
   } else {
