@@ -1,0 +1,93 @@
+#include "app/run/decide/preflight.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <optional>
+
+#include "app/measure/diagnosis.hpp"
+#include "app/run/result.hpp"
+#include "report/load.hpp"
+#include "stats/effect.hpp"
+#include "stats/pass_fail.hpp"
+#include "store/journal.hpp"
+#include "util/error.hpp"
+#include "util/words.hpp"
+
+namespace envbisect {
+
+stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& journal, const std::string& run_dir,
+                                   Mode mode, const stats::VerdictPolicy& policy, bool pass_fail) {
+  // Two runs of each anchor show a mistake in the inputs (an anchor that cannot be built, a recipe
+  // every run fails the same way) before the remaining anchor runs are spent on it.
+  judge.measure_anchors(std::min(2, policy.anchor_runs));
+  if (const std::optional<std::string> problem =
+          anchors_input_error(evaluator.attempts(judge.good()), evaluator.attempts(judge.bad()))) {
+    journal.append({{"type", "stopped"}, {"why", "input_error"}, {"message", *problem}});
+    if (mode == Mode::run) {
+      report::write_reports(run_dir);
+    }
+    throw Error(with_hint(*problem, anchors_input_hint(evaluator.attempts(judge.good()), evaluator.recipe_metric())),
+                ExitCode::bad_input);
+  }
+  judge.measure_anchors(policy.anchor_runs);
+  stats::Preflight preflight = judge.judge_anchors(pass_fail);
+  // The preflight knows each channel's cap (failures may extend the anchors past the metric's).
+  while (!pass_fail && !preflight.distinguishable && preflight.more_runs_would_help) {
+    judge.measure_anchors(judge.anchor_runs() + 1);
+    preflight = judge.judge_anchors(false);
+  }
+  // Anchors close for their spread get more runs before the search leans on them; anchors that look
+  // deterministic do not (one run per candidate follows, and runs that disagree later switch to
+  // failure rates or statistics with every run kept).
+  const bool deterministic = !pass_fail && preflight.distinguishable &&
+                             stats::looks_deterministic(judge.samples(judge.good()), judge.samples(judge.bad()), policy);
+  if (!pass_fail && !deterministic && preflight.distinguishable &&
+      preflight.anchor_runs_wanted > judge.anchor_runs()) {
+    judge.measure_anchors(preflight.anchor_runs_wanted);
+    preflight = judge.judge_anchors(false);
+  }
+  const int anchor_runs = judge.anchor_runs();
+  journal.append({{"type", "preflight"}, {"anchor_runs", anchor_runs}, {"preflight", preflight_to_json(preflight)}});
+  std::cout << "anchors (" << anchor_runs << (anchor_runs == 1 ? " run" : " runs") << " each"
+            << (pass_fail ? ", pass/fail" : ", interleaved") << "): " << preflight.message << "\n";
+  // Noisy anchors make every verdict need more runs, and a small effect invisible: say so (a warning:
+  // stderr, after the line above).
+  std::cout << std::flush;
+  for (const auto& [name, cv] : {std::pair{"good", preflight.good_cv}, std::pair{"bad", preflight.bad_cv}}) {
+    if (!pass_fail && cv > stats::k_noisy_cv) {
+      std::cerr << "envbisect: warning: the " << name << " anchor's runs are noisy (CV " << std::lround(cv * 1000) / 10.0
+                << " % > " << stats::k_noisy_cv * 100 << " %): verdicts need more runs and small effects can hide; "
+                   "a quieter machine or a longer benchmark helps\n";
+    }
+  }
+  std::cout << std::flush;
+  if (!preflight.distinguishable) {
+    if (mode == Mode::run) {
+      report::write_reports(run_dir);
+    }
+    throw Error(preflight.message, ExitCode::indistinct);
+  }
+  // Anchors that pass every time and fail every time need no statistics: one run per candidate from
+  // here on, as a pass/fail test, and the boundary re-run at the end. A candidate whose runs disagree,
+  // or that fails unlike any bad anchor run, sends the run back to statistics (Judge).
+  judge.set_one_run(pass_fail || deterministic);
+  // Anchors told apart by failures alone: runs that disagree later make failure rates decide.
+  judge.set_rate_fallback(!pass_fail && preflight.by_failure && !preflight.by_metric);
+  if (!judge.one_run() && judge.rate_fallback()) {
+    // A bad anchor that fails in some runs only, with nothing else to tell it from good: the failure is
+    // the regression, and a candidate carrying it at a lower rate (a race on fewer threads) is still
+    // bad, not a part of a cause. The sequential test on failure counts decides from the start.
+    std::cout << "anchors differ only in failures, and bad fails in some runs: failure rates decide (a "
+                 "sequential test, every run counts)\n";
+    judge.start_rate_mode("anchors differ only in failures, bad fails in some runs");
+  }
+  if (judge.one_run() && !pass_fail) {
+    std::cout << "anchors look deterministic (every good run passed, every bad run failed): one "
+                 "run per candidate, the boundary re-run at the end\n";
+    journal.append({{"type", "mode"}, {"mode", "pass-fail"}, {"why", "anchors look deterministic"}});
+  }
+  return preflight;
+}
+
+}  // namespace envbisect

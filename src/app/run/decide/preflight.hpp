@@ -1,0 +1,22 @@
+#pragma once
+
+#include <string>
+
+#include "app/run/decide/judge.hpp"
+#include "app/run/execute.hpp"
+#include "stats/verdict.hpp"
+
+namespace envbisect {
+
+class Journal;
+
+// Measure the anchors, interleaved so drift on a shared machine hits both alike; add pairs while the
+// preflight says more runs could tell them apart. Throw Error (bad input) when the anchors show a
+// mistake in the inputs, Error (indistinct) when they cannot be told apart; either way the reports
+// are written first (a run, not a replay). Decide how candidates are judged from here on: one run each
+// (anchors that look deterministic), failure rates (anchors that differ only in failures, bad failing
+// in some runs) or statistics.
+stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& journal, const std::string& run_dir,
+                                   Mode mode, const stats::VerdictPolicy& policy, bool pass_fail);
+
+}  // namespace envbisect
