@@ -146,7 +146,8 @@ PlannedRun plan_run(RunOptions& options) {
   plan.restore = restore_packages(RestoreRequest{options.good_path, options.bad_path, options.wheel_dirs,
                                                  options.uv_caches, options.store_dir, options.index_urls,
                                                  options.find_links, options.offline, options.index_timeout_s,
-                                                 options.max_download_gib, options.dry_run},
+                                                 options.download_timeout_s, options.max_download_gib,
+                                                 options.dry_run},
                                   plan.good, plan.bad);
   options.wheel_dirs = plan.restore.wheel_dirs;
   // A pass/fail test (the recipe says so, or --deterministic) is judged by exit status, one run each.
