@@ -168,7 +168,9 @@ std::string http_download(const std::string& url, const std::string& temp_path, 
     const bool too_large = sink.too_large || code == CURLE_FILESIZE_EXCEEDED;
     double took = 0;
     curl_easy_getinfo(h, CURLINFO_TOTAL_TIME, &took);
-    const bool too_long = code == CURLE_OPERATION_TIMEDOUT && took >= static_cast<double>(limits.download_timeout_s);
+    // libcurl's clock and its total time differ by milliseconds ("after 3000 ms", 2.9997 s): a margin.
+    const bool too_long =
+        code == CURLE_OPERATION_TIMEDOUT && took + 0.5 >= static_cast<double>(limits.download_timeout_s);
     throw_failure(url, "download failed", code,
                   too_large  ? "larger than " + std::to_string(limits.max_download_bytes) +
                                    " bytes (the download limit; raise it with --max-download-gib)"
