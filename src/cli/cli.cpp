@@ -164,6 +164,10 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& run, std::string& run_budge
                       "Seconds an index page may take in all, and that any index transfer may stay under 1 KiB/s, "
                       "before it is given up (default 60)")
       ->check(CLI::Range(1, 3600));
+  run_cmd->add_option("--download-timeout", run.download_timeout_s,
+                      "Seconds one file downloaded from an index may take in all, however fast it trickles, before "
+                      "it is given up (default 3600: 2.5 GB at 0.7 MB/s)")
+      ->check(CLI::Range(1, 7 * 24 * 3600));
   run_cmd->add_option("--max-download-gib", run.max_download_gib,
                       "Largest file downloaded from an index, in GiB (default 8)")
       ->check(CLI::Range(1, 4096));

@@ -22,7 +22,7 @@ std::string value_name(const CLI::Option& option) {
       {"store", "DIR"}, {"results", "DIR"}, {"checkpoints", "DIR"}, {"venv", "DIR"}, {"rootfs", "DIR"},
       {"remote-root", "DIR"}, {"find-links", "DIR|URL"}, {"index-url", "URL"}, {"journal", "FILE"},
       {"ssh-config", "FILE"}, {"remote-bundle", "FILE"}, {"isolation-base", "DIR|IMAGE"},
-      {"index-timeout", "SECONDS"}, {"run-seconds", "SECONDS"}, {"budget", "DURATION"}, {"repeats", "N"},
+      {"index-timeout", "SECONDS"}, {"download-timeout", "SECONDS"}, {"run-seconds", "SECONDS"}, {"budget", "DURATION"}, {"repeats", "N"},
       {"max-runs", "N"}, {"anchor-runs", "N"}, {"slots", "N"}, {"jobs", "N"}, {"slurm-gpus", "N"},
       {"max-log-mb", "MIB"}, {"older-than", "DAYS"}, {"cell", "INDEX"}, {"via", "COMMAND"}, {"prefix", "COMMAND"},
       {"python", "PYTHON"}, {"host", "USER@HOST"}, {"repo", "NAME=PATH"}, {"as-of", "TIME"}, {"at", "REVISION"},

@@ -159,14 +159,24 @@ std::string http_download(const std::string& url, const std::string& temp_path, 
   curl_easy_setopt(h, CURLOPT_FAILONERROR, 1L);
   // Refused up front when the server announces a larger size; write_file stops any other.
   curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(limits.max_download_bytes));
+  // A whole-transfer deadline: the stall rule alone lets a server trickling just above
+  // min_bytes_per_s hold a download (and the run) for days.
+  curl_easy_setopt(h, CURLOPT_TIMEOUT, limits.download_timeout_s);
   const CURLcode code = curl_easy_perform(h);
   const bool closed = std::fclose(file) == 0;
   if (code != CURLE_OK) {
     const bool too_large = sink.too_large || code == CURLE_FILESIZE_EXCEEDED;
+    double took = 0;
+    curl_easy_getinfo(h, CURLINFO_TOTAL_TIME, &took);
+    // libcurl's clock and its total time differ by milliseconds ("after 3000 ms", 2.9997 s): a margin.
+    const bool too_long =
+        code == CURLE_OPERATION_TIMEDOUT && took + 0.5 >= static_cast<double>(limits.download_timeout_s);
     throw_failure(url, "download failed", code,
-                  too_large ? "larger than " + std::to_string(limits.max_download_bytes) +
-                                  " bytes (the download limit; raise it with --max-download-gib)"
-                            : failure(code, error_buffer));
+                  too_large  ? "larger than " + std::to_string(limits.max_download_bytes) +
+                                   " bytes (the download limit; raise it with --max-download-gib)"
+                  : too_long ? failure(code, error_buffer) + ": not done in " + std::to_string(limits.download_timeout_s) +
+                                   " s (the whole-download limit; raise it with --download-timeout)"
+                             : failure(code, error_buffer));
   }
   if (!closed) {
     throw Error(temp_path + ": cannot write the download file", ExitCode::environment);

@@ -9,6 +9,7 @@ namespace envbisect {
 struct HttpLimits {
   long connect_timeout_s = 30;  // to open the connection
   long page_timeout_s = 60;     // the whole transfer of an index page, connection included
+  long download_timeout_s = 3600;  // the whole transfer of one downloaded file, connection included
   long stall_timeout_s = 60;    // a page or download slower than min_bytes_per_s over this long is given up
   long min_bytes_per_s = 1024;  // the rate below which a transfer counts as stalled
   long max_redirects = 10;
@@ -31,9 +32,9 @@ struct HttpPage {
 HttpPage http_get_page(const std::string& url, const HttpLimits& limits);
 
 // Download `url` into the new file `temp_path` and return the sha256 of its bytes. Throw Error
-// (bad_input) naming the URL (credentials redacted) when the download fails, stalls, passes
-// max_download_bytes or the status is not 200, Error (interrupted) on SIGINT/SIGTERM; the caller
-// removes temp_path.
+// (bad_input) naming the URL (credentials redacted) when the download fails, stalls, takes longer than
+// download_timeout_s in all (however fast it trickles), passes max_download_bytes or the status is not
+// 200, Error (interrupted) on SIGINT/SIGTERM; the caller removes temp_path.
 std::string http_download(const std::string& url, const std::string& temp_path, const HttpLimits& limits);
 
 }  // namespace envbisect

@@ -203,16 +203,21 @@ std::unique_ptr<AttemptCgroup> AttemptCgroup::create() {
 }
 
 AttemptCgroup::~AttemptCgroup() {
-  kill_cgroup(m_path);
   ::close(m_procs_fd);
-  // An emptied cgroup may stay busy for a moment while its last exits are accounted.
-  for (int tries = 0; tries < 100 && ::rmdir(m_path.c_str()) != 0 && errno == EBUSY; ++tries) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  end_attempt_cgroup(m_path);
 }
 
 std::size_t AttemptCgroup::kill_all() {
   return kill_cgroup(m_path);
+}
+
+std::size_t end_attempt_cgroup(const std::string& path) {
+  const std::size_t killed = kill_cgroup(path);
+  // An emptied cgroup may stay busy for a moment while its last exits are accounted.
+  for (int tries = 0; tries < 100 && ::rmdir(path.c_str()) != 0 && errno == EBUSY; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return killed;
 }
 
 std::size_t end_stale_cgroup(const std::string& path) {

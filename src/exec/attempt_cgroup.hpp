@@ -52,6 +52,11 @@ private:
   int m_procs_fd = -1;
 };
 
+// SIGKILL every process in the attempt cgroup at `path` (one AttemptCgroup::create made), wait up to a
+// second for it to empty and remove it; return how many pids it listed. For the group watchdog, which
+// ends the attempt cgroups of an envbisect that died, whatever group or session their processes moved to.
+std::size_t end_attempt_cgroup(const std::string& path);
+
 // End the attempt cgroup at `path` left by a killed session (every process in it, then the folder),
 // when it is an envbisect attempt cgroup under this machine's containment root. Return how many
 // processes were in it.

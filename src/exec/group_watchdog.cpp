@@ -12,10 +12,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
-#include <set>
+#include <map>
+#include <mutex>
 #include <string>
 
 #include <spdlog/spdlog.h>
+
+#include "exec/attempt_cgroup.hpp"
 
 namespace envbisect {
 
@@ -25,7 +28,8 @@ namespace {
 std::atomic<int> g_watchdog_fd{-1};
 std::atomic<pid_t> g_watchdog_pid{0};
 
-// The watchdog's whole life: read "+PGID\n" / "-PGID\n" until the socket closes, then kill what is left.
+// The watchdog's whole life: read "+PGID[ CGROUP]\n" / "-PGID\n" until the socket closes, then kill
+// what is left: each group, and each attempt cgroup with everything in it.
 [[noreturn]] void watch(int fd) {
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) {
     std::signal(sig, SIG_IGN);
@@ -40,7 +44,7 @@ std::atomic<pid_t> g_watchdog_pid{0};
       ::close(other);
     }
   }
-  std::set<pid_t> groups;
+  std::map<pid_t, std::string> groups;  // group -> its attempt cgroup, "" when none
   std::string pending;
   char buffer[4096];
   for (;;) {
@@ -59,30 +63,48 @@ std::atomic<pid_t> g_watchdog_pid{0};
       if (line.size() < 2) {
         continue;
       }
-      const pid_t pgid = static_cast<pid_t>(std::strtol(line.c_str() + 1, nullptr, 10));
+      char* end = nullptr;
+      const pid_t pgid = static_cast<pid_t>(std::strtol(line.c_str() + 1, &end, 10));
       if (line[0] == '+') {
-        groups.insert(pgid);
+        groups[pgid] = *end == ' ' ? std::string(end + 1) : std::string();
       } else {
         groups.erase(pgid);
       }
     }
   }
-  for (pid_t pgid : groups) {
+  for (const auto& [pgid, cgroup] : groups) {
     ::kill(-pgid, SIGKILL);
+    if (!cgroup.empty()) {
+      end_attempt_cgroup(cgroup);  // what left the group (setpgid, setsid) is still in the cgroup
+    }
   }
   ::_exit(0);
 }
 
-void send_line(char sign, pid_t pgid) {
+void send_line(char sign, pid_t pgid, const std::string& cgroup) {
   const int fd = g_watchdog_fd.load();
   if (fd < 0) {
     return;
   }
-  char line[32];
-  const int size = std::snprintf(line, sizeof line, "%c%d\n", sign, static_cast<int>(pgid));
-  // One short send is atomic on a stream socket between threads; MSG_NOSIGNAL: a dead watchdog must
-  // not take us with it.
-  while (::send(fd, line, static_cast<std::size_t>(size), MSG_NOSIGNAL) < 0 && errno == EINTR) {
+  std::string line = sign + std::to_string(pgid);
+  if (!cgroup.empty() && cgroup.find('\n') == std::string::npos) {
+    line += " " + cgroup;
+  }
+  line += "\n";
+  // One send per line under a lock: a line longer than a socket buffer's atomic write must not
+  // interleave with another thread's. MSG_NOSIGNAL: a dead watchdog must not take us with it.
+  static std::mutex sending;
+  const std::lock_guard<std::mutex> hold(sending);
+  std::size_t sent = 0;
+  while (sent < line.size()) {
+    const ssize_t n = ::send(fd, line.data() + sent, line.size() - sent, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      return;
+    }
+    sent += static_cast<std::size_t>(n);
   }
 }
 
@@ -129,12 +151,12 @@ void start_group_watchdog() {
   std::atexit(stop_watchdog);
 }
 
-void watchdog_register(pid_t pgid) {
-  send_line('+', pgid);
+void watchdog_register(pid_t pgid, const std::string& cgroup) {
+  send_line('+', pgid, cgroup);
 }
 
 void watchdog_unregister(pid_t pgid) {
-  send_line('-', pgid);
+  send_line('-', pgid, "");
 }
 
 }  // namespace envbisect

@@ -320,7 +320,7 @@ ProcessResult LocalRunner::run(const ProcessSpec& spec) {
   result.spawned = true;
   // At this point the child runs `program` in process group `pid`, and dies if we do; the watchdog
   // ends the rest of its group if we die.
-  watchdog_register(pid);
+  watchdog_register(pid, cgroup ? cgroup->path() : std::string());
   if (spec.on_spawn) {
     if (std::optional<ProcessIdentity> identity = identify_process(pid)) {
       identity->cgroup = cgroup ? cgroup->path() : std::string();

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <set>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -28,49 +29,63 @@ namespace {
 // The tail of a log file: enough for an excerpt, bounded for a benchmark that printed megabytes.
 constexpr std::size_t k_excerpt_bytes = 8192;
 
-// Where an attempt's logs may be read from: the run directory, symlinks resolved. A journal is only
-// data: one that names /etc/passwd or /dev/zero must not put that file into a report.
+// Where an attempt's logs may be read from: the run directory, opened beneath it with no symbolic link
+// at any level (the folder itself may be named through one). A journal is only data: one that names
+// /etc/passwd or /dev/zero, or a log planted as a link, must not put another file into a report.
 class LogReader {
 public:
-  explicit LogReader(const std::string& run_dir) {
+  explicit LogReader(const std::string& run_dir) : m_dir(run_dir) {
     std::error_code error;
     m_root = std::filesystem::canonical(run_dir, error).string();
   }
 
   // Return the last k_excerpt_bytes of the regular file at `path` when it lies inside the run
-  // directory; nothing (and a note, for a file outside it or not a regular file) otherwise.
+  // directory and no link leads to it; nothing (and a note, for a file outside it, a link or not a
+  // regular file) otherwise.
   std::optional<std::string> tail(const std::string& path) {
     if (path.empty() || m_root.empty()) {
       return std::nullopt;
     }
-    std::error_code error;
-    const std::string real = std::filesystem::canonical(path, error).string();
-    if (error) {
-      return std::nullopt;  // gone: the report says the logs are no longer there
+    const std::string normal = std::filesystem::path(path).lexically_normal().string();
+    std::string relative;
+    for (const std::string& root : {m_dir, m_root}) {
+      if (normal.size() > root.size() + 1 && normal.compare(0, root.size() + 1, root + "/") == 0) {
+        relative = normal.substr(root.size() + 1);
+        break;
+      }
     }
-    if (real.compare(0, m_root.size() + 1, m_root + "/") != 0) {
-      refuse(path, "lies outside the run directory");
+    std::error_code error;
+    if (relative.empty()) {
+      if (std::filesystem::exists(path, error)) {
+        refuse(path, "lies outside the run directory");
+      }
+      return std::nullopt;  // or gone: the report says the logs are no longer there
+    }
+    UniqueFd fd;
+    try {
+      fd.reset(open_run_beneath(m_dir, relative, O_RDONLY));
+    } catch (const Error& refused) {
+      // A refusal is a note of the report, not its end.
+      const bool link = std::string_view(refused.what()).find("symbolic link") != std::string_view::npos;
+      refuse(path, link ? "is or passes through a symbolic link" : "is not a regular file");
       return std::nullopt;
     }
-    const UniqueFd fd(::open(real.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW));
     if (!fd.valid()) {
       return std::nullopt;
     }
     struct stat info {};
-    std::optional<std::string> text;
-    if (::fstat(fd.get(), &info) == 0 && S_ISREG(info.st_mode)) {
-      // Read from the end: a 500 MB log costs one excerpt.
-      const off_t start = info.st_size > static_cast<off_t>(k_excerpt_bytes) ? info.st_size - static_cast<off_t>(k_excerpt_bytes) : 0;
-      std::string buffer(k_excerpt_bytes, '\0');
-      const ssize_t n = ::pread(fd.get(), buffer.data(), buffer.size(), start);
-      if (n >= 0) {
-        buffer.resize(static_cast<std::size_t>(n));
-        text = buffer;
-      }
-    } else {
-      refuse(path, "is not a regular file");
+    if (::fstat(fd.get(), &info) != 0) {
+      return std::nullopt;
     }
-    return text;
+    // Read from the end: a 500 MB log costs one excerpt.
+    const off_t start = info.st_size > static_cast<off_t>(k_excerpt_bytes) ? info.st_size - static_cast<off_t>(k_excerpt_bytes) : 0;
+    std::string buffer(k_excerpt_bytes, '\0');
+    const ssize_t n = ::pread(fd.get(), buffer.data(), buffer.size(), start);
+    if (n < 0) {
+      return std::nullopt;
+    }
+    buffer.resize(static_cast<std::size_t>(n));
+    return buffer;
   }
 
   // Return one note per refused path, for the report's loader notes.
@@ -83,7 +98,8 @@ private:
     }
   }
 
-  std::string m_root;
+  std::string m_dir;   // the run directory as named (absolute)
+  std::string m_root;  // and with every link resolved
   std::set<std::string> m_refused;
   std::vector<std::string> m_notes;
 };

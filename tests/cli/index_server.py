@@ -12,6 +12,8 @@ Listens on a free port (written to PORT_FILE once listening) and serves:
   /trickle/...       200 text/html announcing 100 kB, sent one byte every 0.4 s (2.5 bytes/s)
   /deep/<project>/   200 PEP 691 JSON nested 2,000,000 levels deep (2 MB)
   /stall/<file>      200 announcing 10 MB, sending 64 kB, then nothing for 60 seconds
+  /trickle-file/<f>  200 announcing 10 MB, sent 1,500 bytes a second (just above a 1 KiB/s stall rule:
+                     two hours in all)
   anything else      the file under ROOT (404 when absent; a folder serves its index.html)
 Each request's path and Authorization header presence go to LOG_FILE (one line each).
 """
@@ -66,6 +68,18 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             self.wfile.write(b"z" * 65536)
             self.wfile.flush()
             time.sleep(60)
+        elif self.path.startswith("/trickle-file/"):
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(10 << 20))
+            self.end_headers()
+            try:
+                for _ in range(600):
+                    self.wfile.write(b"z" * 1500)
+                    self.wfile.flush()
+                    time.sleep(1)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up, as it should
         elif self.path.startswith("/garbage/"):
             body = b"\x89PNG\r\n\x1a\n this is not a package index"
             self.send_response(200)

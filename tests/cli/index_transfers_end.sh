@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every transfer from an index ends when it should: a page trickled at 2.5 bytes/s ends at
-# --index-timeout (the whole transfer, not only a stall below 1 byte/s); a PEP 691 page nested two
+# --index-timeout (the whole transfer, not only a stall below 1 byte/s); a wheel trickled at 1.5 KiB/s
+# (above the 1 KiB/s stall rule) ends at --download-timeout, leaving no partial file; a PEP 691 page nested two
 # million levels deep is refused before it is parsed; Ctrl-C (and TERM) end a page fetch or a wheel
 # download within a second or two, exit 130, with no partial file left; a partial file left by a
 # kill -9 is swept by the next run.
@@ -17,6 +18,8 @@ cat >"$T/index/stalls/fauxtorch/index.html" <<HTML
 <html><body><a href="/stall/fauxtorch-2.11.0%2Bcu128-py3-none-any.whl">a</a>
 <a href="/stall/fauxtorch-2.11.0%2Bcu130-py3-none-any.whl">b</a></body></html>
 HTML
+mkdir -p "$T/index/trickles/fauxtorch"
+sed 's|/stall/|/trickle-file/|' "$T/index/stalls/fauxtorch/index.html" >"$T/index/trickles/fauxtorch/index.html"
 "$PY" "$SRC/tests/cli/index_server.py" "$T/index" "$T/port" "$T/server.log" &
 SERVERS+=($!)
 for _ in $(seq 100); do [[ -s "$T/port" ]] && break; sleep 0.1; done
@@ -35,6 +38,17 @@ run --index-url "$URL/trickle" --index-timeout 3 >"$T/out.txt" 2>"$T/err.txt" ||
 [[ $rc -eq 2 ]] || { cat "$T/err.txt"; echo "trickle: exit $rc"; exit 1; }
 expect_contains "$T/err.txt" "/trickle/fauxtorch/: cannot fetch the index page: timed out"
 (( SECONDS - start < 10 )) || { echo "the trickled page took $((SECONDS - start)) s"; exit 1; }
+
+# A wheel trickled just above the stall rule: ended by the whole-download deadline, nothing kept.
+# (`timeout` bounds the test where no deadline holds: the file would take two hours.)
+start=$SECONDS; rc=0
+timeout -s KILL 60 "$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --store "$T/store" \
+  --uv-cache "$T/no-uv" --out "$T/run" --index-url "$URL/trickles" --download-timeout 3 >"$T/out.txt" 2>"$T/err.txt" ||
+  rc=$?
+[[ $rc -eq 2 ]] || { cat "$T/err.txt"; echo "trickled wheel: exit $rc"; exit 1; }
+expect_contains "$T/err.txt" "not done in 3 s (the whole-download limit; raise it with --download-timeout)"
+(( SECONDS - start < 15 )) || { echo "the trickled wheel took $((SECONDS - start)) s"; exit 1; }
+[[ $(partials) -eq 0 ]] || { find "$T/store" -name '.*.tmp*'; echo "the trickled wheel's partial file was left"; exit 1; }
 
 # A page nested 2,000,000 levels deep: refused by its structure, in bounded memory.
 rc=0

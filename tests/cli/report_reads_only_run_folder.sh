@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# A tampered journal names /etc/passwd, /dev/zero and a symlink out of the run folder as attempt logs,
-# and carries HTML and terminal escapes in an error class and a label: `report` finishes promptly,
-# embeds none of those files (each gets a loader note instead), still shows a real log inside the run
-# folder, and report.md holds no raw HTML from the journal.
+# A tampered journal names /etc/passwd, /dev/zero, a symlink out of the run folder and a symlink to
+# another file inside it as attempt logs, and carries HTML and terminal escapes in an error class and a
+# label: `report` finishes promptly, embeds none of those files (each gets a loader note instead),
+# still shows a real log inside the run folder, and report.md holds no raw HTML from the journal.
 source "$(dirname "$0")/common.sh"
 R="$T/run"
 good=aaaaaaaaaaaaaaaa0000
@@ -10,6 +10,9 @@ bad=bbbbbbbbbbbbbbbb0000
 mkdir -p "$R/attempts/${good:0:16}/0" "$R/attempts/${bad:0:16}/1"
 echo "real log line inside the run folder" >"$R/attempts/${good:0:16}/0/stdout.txt"
 ln -s /etc/passwd "$R/attempts/${bad:0:16}/1/stdout.txt"
+mkdir -p "$R/attempts/${good:0:16}/1"
+echo "INSIDE-BUT-LINKED marker" >"$R/elsewhere-in-run.txt"
+ln -s "$R/elsewhere-in-run.txt" "$R/attempts/${good:0:16}/1/stdout.txt"
 "$PY" - "$R" "$good" "$bad" <<'PY'
 import json, sys
 run, good, bad = sys.argv[1:4]
@@ -24,6 +27,7 @@ records = [
     attempt(good, 0, "/etc/passwd", "/dev/zero"),
     attempt(bad, 0, "/dev/zero", "/etc/passwd", "<img src=x onerror=alert(2)>"),
     attempt(bad, 1, f"{run}/attempts/{bad[:16]}/1/stdout.txt", "/proc/self/environ", "Boom\u001b]0;owned\u0007"),
+    attempt(good, 1, f"{run}/attempts/{good[:16]}/1/stdout.txt", "/dev/null", "Crash"),
     {"type": "decision", "n": 1, "stage": "isolate", "label": "<b>bold</b>", "applied": [0], "candidate": bad,
      "verdict": "bad", "runs": 2, "reason": "<iframe src=//evil>"},
 ]
@@ -41,9 +45,14 @@ done
 expect_contains "$R/report.md" "real log line inside the run folder"
 expect_contains "$R/report.md" "the journal names the log /etc/passwd, which lies outside the run directory: not shown"
 expect_contains "$R/report.md" "the journal names the log /dev/zero, which lies outside the run directory: not shown"
-# The symlink inside the run folder leads out of it: refused like the paths the journal names.
-grep -q "/attempts/${bad:0:16}/1/stdout.txt, which lies outside the run directory" "$R/report.md" ||
+# A symlink inside the run folder is never followed, whether it leads out of the folder or not.
+grep -q "/attempts/${bad:0:16}/1/stdout.txt, which is or passes through a symbolic link" "$R/report.md" ||
   { echo "the symlink out of the run folder was not refused"; exit 1; }
+grep -q "/attempts/${good:0:16}/1/stdout.txt, which is or passes through a symbolic link" "$R/report.md" ||
+  { echo "the symlink to another file of the run folder was not refused"; exit 1; }
+for file in "$R/report.md" "$R/report.html" "$R/report.json"; do
+  not grep -q "INSIDE-BUT-LINKED" "$file"
+done
 # report.md: journal HTML shows as text (entities) outside code spans; no raw tag, no escape byte.
 "$PY" - "$R/report.md" <<'PY'
 import re, sys

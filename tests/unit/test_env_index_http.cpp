@@ -165,3 +165,28 @@ TEST_CASE("partial downloads of writers that no longer run are swept", "[index][
   CHECK(fs::exists(live));
   CHECK(fs::exists(done));
 }
+
+TEST_CASE("a download trickled just above the minimum rate ends at the whole-download deadline", "[index][http]") {
+  TinyServer server([](int client, std::atomic<bool>& stop) {
+    send_text(client, "HTTP/1.0 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 1000000\r\n\r\n");
+    // 400 bytes/s for up to 15 s: four times the minimum rate below, so the stall rule never fires.
+    const std::string chunk(200, 'z');
+    for (int i = 0; i < 30 && !stop.load(); ++i) {
+      if (!send_text(client, chunk)) {
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+  });
+  const test::TempDir dir("http");
+  HttpLimits limits;
+  limits.min_bytes_per_s = 100;
+  limits.stall_timeout_s = 1;
+  limits.download_timeout_s = 2;
+  const auto start = std::chrono::steady_clock::now();
+  CHECK_THROWS_WITH(http_download(server.url("/f/a.whl"), (dir.path / "a.tmp").string(), limits),
+                    Catch::Contains("not done in 2 s") && Catch::Contains("--download-timeout"));
+  const double took = seconds_since(start);
+  CHECK(took >= 1.5);
+  CHECK(took < 5.0);
+}

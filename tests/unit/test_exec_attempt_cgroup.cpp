@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -14,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "exec/group_watchdog.hpp"
 #include "exec/runner.hpp"
 #include "exec_test_support.hpp"
 
@@ -116,4 +119,53 @@ TEST_CASE("a stale attempt cgroup is ended only when it is one of ours", "[exec]
   REQUIRE(cgroup != nullptr);
   CHECK(envbisect::end_stale_cgroup(cgroup->path()) == 0);  // empty: nothing to kill, and removed
   CHECK_FALSE(fs::exists(cgroup->path()));
+}
+
+TEST_CASE("the group watchdog ends an attempt's whole cgroup when envbisect is killed", "[exec][cgroup][watchdog]") {
+  if (!machine_allows_cgroups()) {
+    WARN("no writable cgroup v2 tree here: the process-group watchdog alone is in use (see its own test)");
+    return;
+  }
+  TempDir dir;
+  const std::string pids = (dir.path / "pids").string();
+  const pid_t spawner = ::fork();
+  REQUIRE(spawner >= 0);
+  if (spawner == 0) {
+    // A stand-in for envbisect with its watchdog; the benchmark leaves a process that moved to a group
+    // of its own (neither the group kill nor PDEATHSIG reaches it), then hangs.
+    envbisect::start_group_watchdog();
+    LocalRunner runner;
+    ProcessSpec spec = shell_spec(
+        "python3 -c 'import os,time; os.setpgid(0,0); open(\"" + pids + ".tmp\",\"w\").write(str(os.getpid())); "
+        "os.rename(\"" + pids + ".tmp\", \"" + pids + "\"); time.sleep(300)' & sleep 300");
+    spec.on_spawn = [&pids](const ProcessIdentity& identity) {
+      std::ofstream(pids + ".cgroup") << identity.cgroup;
+    };
+    runner.run(spec);
+    ::_exit(0);
+  }
+  pid_t escapee = 0;
+  for (int i = 0; i < 500 && escapee == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const std::string text = slurp(pids);
+    escapee = text.empty() ? 0 : static_cast<pid_t>(std::stol(text));
+  }
+  REQUIRE(escapee > 0);
+  const std::string cgroup = slurp(pids + ".cgroup");
+  REQUIRE(fs::exists(cgroup));
+  ::kill(spawner, SIGKILL);
+  ::waitpid(spawner, nullptr, 0);
+  // Gone with its cgroup within a few seconds (a loaded machine may take a moment), and the cgroup removed.
+  for (int i = 0; i < 50 && (running(escapee) || fs::exists(cgroup)); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  const bool alive = running(escapee);
+  ::kill(escapee, SIGKILL);  // never left behind, even when the check fails
+  CHECK_FALSE(alive);
+  CHECK_FALSE(fs::exists(cgroup));
+  if (fs::exists(cgroup)) {
+    envbisect::end_attempt_cgroup(cgroup);
+  }
+  while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+  }
 }

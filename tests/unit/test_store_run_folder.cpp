@@ -105,3 +105,50 @@ TEST_CASE("process records verify only under their run's key", "[store][record_s
   CHECK_FALSE(keyless.verify(sealed));
   ::unsetenv("XDG_STATE_HOME");
 }
+
+TEST_CASE("folders below a run folder are taken level by level, never through a link", "[store][run_folder]") {
+  const TempDir dir("runfolder");
+  const std::string run = dir.path.string();
+  const fs::path outside = dir.path / "outside";
+  fs::create_directories(outside / "7");
+  std::ofstream(outside / "7" / "keep") << "precious";
+  CHECK(own_run_subpath(run, "attempts/abc/0") == run + "/attempts/abc/0");
+  CHECK(fs::is_directory(dir.path / "attempts" / "abc" / "0"));
+  // A candidate's folder planted as a link elsewhere: refused by name, nothing made or removed there.
+  fs::create_directory_symlink(outside, dir.path / "attempts" / "def");
+  CHECK_THROWS_WITH(own_run_subpath(run, "attempts/def/7"), Catch::Contains(run + "/attempts/def: is a symbolic link"));
+  CHECK_THROWS_WITH(own_run_subpath(run, "attempts/def/8"), Catch::Contains(run + "/attempts/def: is a symbolic link"));
+  CHECK_FALSE(fs::exists(outside / "8"));
+  CHECK(slurp(outside / "7" / "keep") == "precious");
+  // Up front: resume, replay, report and repro refuse it before reading anything.
+  CHECK_THROWS_WITH(check_run_folder_trust(run), Catch::Contains(run + "/attempts/def: is a symbolic link"));
+  fs::remove(dir.path / "attempts" / "def");
+  check_run_folder_trust(run);
+  // One level further down (an attempt's own folder), and in the other folders envbisect writes below.
+  fs::create_directory_symlink(outside, dir.path / "attempts" / "abc" / "1");
+  CHECK_THROWS_WITH(check_run_folder_trust(run), Catch::Contains(run + "/attempts/abc/1: is a symbolic link"));
+  fs::remove(dir.path / "attempts" / "abc" / "1");
+  fs::create_directories(dir.path / "logs");
+  fs::create_directory_symlink(outside, dir.path / "logs" / "build-0123");
+  CHECK_THROWS_WITH(check_run_folder_trust(run), Catch::Contains(run + "/logs/build-0123: is a symbolic link"));
+  CHECK_THROWS_WITH(own_run_subpath(run, "logs/build-0123"), Catch::Contains("is a symbolic link"));
+  CHECK_THROWS_AS(own_run_subpath(run, "attempts/../outside"), Error);
+}
+
+TEST_CASE("a file below a run folder is opened only when no link leads to it", "[store][run_folder]") {
+  const TempDir dir("runfolder");
+  const std::string run = dir.path.string();
+  fs::create_directories(dir.path / "attempts" / "abc" / "0");
+  std::ofstream(dir.path / "attempts" / "abc" / "0" / "stdout.txt") << "log";
+  std::ofstream(dir.path / "run.json") << "{}";
+  const int fd = open_run_beneath(run, "attempts/abc/0/stdout.txt", O_RDONLY);
+  CHECK(fd >= 0);
+  ::close(fd);
+  // A link inside the folder is refused even when its target stays inside.
+  fs::create_symlink(dir.path / "run.json", dir.path / "attempts" / "abc" / "0" / "stderr.txt");
+  CHECK_THROWS_WITH(open_run_beneath(run, "attempts/abc/0/stderr.txt", O_RDONLY), Catch::Contains("is a symbolic link"));
+  fs::create_directory_symlink(dir.path / "attempts" / "abc", dir.path / "attempts" / "def");
+  CHECK_THROWS_WITH(open_run_beneath(run, "attempts/def/0/stdout.txt", O_RDONLY), Catch::Contains("is a symbolic link"));
+  CHECK(open_run_beneath(run, "attempts/abc/9/stdout.txt", O_RDONLY) == -1);
+  CHECK_THROWS_AS(open_run_beneath(run, "attempts/../run.json", O_RDONLY), Error);
+}

@@ -269,6 +269,7 @@ RestoreInputs restore_packages(const RestoreRequest& request, const EnvState& go
   settings.limits.connect_timeout_s = request.index_timeout_s;
   settings.limits.stall_timeout_s = request.index_timeout_s;
   settings.limits.page_timeout_s = request.index_timeout_s;
+  settings.limits.download_timeout_s = request.download_timeout_s;
   settings.limits.max_download_bytes = static_cast<unsigned long long>(request.max_download_gib) << 30;
   std::vector<std::string> problems;
   // A --find-links folder is a wheel folder; a URL is a page of links to wheels.

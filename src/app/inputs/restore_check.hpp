@@ -67,7 +67,8 @@ struct RestoreRequest {
   std::vector<std::string> index_urls;  // --index-url
   std::vector<std::string> find_links;  // --find-links: folders or URLs of pages of wheel links
   bool offline = false;                 // --offline: no index is asked
-  long index_timeout_s = 60;            // connect, stall and whole-transfer limit of every index request
+  long index_timeout_s = 60;            // connect and stall limit of every index request, whole page transfer
+  long download_timeout_s = 3600;       // --download-timeout: the whole transfer of one downloaded file
   long max_download_gib = 8;            // --max-download-gib: the largest file downloaded from an index
   bool dry_run = false;                 // --dry-run: plan the downloads, fetch nothing
 };

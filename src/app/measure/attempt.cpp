@@ -12,6 +12,7 @@
 #include "env/git_checkout.hpp"
 #include "exec/runner.hpp"
 #include "store/journal.hpp"
+#include "store/run_folder.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
@@ -121,6 +122,8 @@ std::string Evaluator::checkout(const std::string& repo_name, const RepoPin& pin
   if (m_checkout_users[dir] > 0) {
     return dir;  // another slot's attempt runs in it now; checked again before the next use
   }
+  // Never a link planted in the run folder: the checkout would be read and replaced through it.
+  own_run_subpath(m_setup.run_dir, "repos/" + repo_name + "-" + commit.substr(0, 12));
   // A benchmark may write into its checkout (an in-tree build, an edited file, HEAD moved): like an
   // environment, the checkout is checked before each use and made again when it changed, so no attempt
   // measures what an earlier one left there. __pycache__ folders do not count (bytecode Python derives
@@ -166,6 +169,7 @@ std::string Evaluator::warm_snapshot(const Candidate& candidate, const Built& bu
     return it->second;
   }
   std::string dir = m_setup.run_dir + "/warm/" + hash16(key);
+  own_run_subpath(m_setup.run_dir, "warm/" + hash16(key));  // never a planted link's target
   if (!path_exists(dir + "/complete")) {
     remove_tree(dir);
     make_dirs(dir);
@@ -247,11 +251,14 @@ RunResult Evaluator::run_attempt(const Candidate& candidate, const Built& built,
   const Recipe& recipe = m_setup.recipe;
   const EnvState& state = candidate.state;
   bool is_warmup = attempt < 0;
-  std::string attempt_dir = is_warmup ? warmup_dir(candidate)
-                                      : m_setup.run_dir + "/attempts/" + hash16(candidate.hash) + "/" +
-                                            std::to_string(attempt);
-  remove_tree(attempt_dir);
-  make_dirs(attempt_dir);
+  // The run folder is input: a folder above the attempt's planted as a link would take the removal
+  // and every write below, so each level is taken without following one.
+  const std::string parent = is_warmup ? "warm" : "attempts/" + hash16(candidate.hash);
+  const std::string relative = is_warmup ? "warm/scratch-" + hash16(candidate.hash) : parent + "/" + std::to_string(attempt);
+  own_run_subpath(m_setup.run_dir, parent);
+  std::string attempt_dir = m_setup.run_dir + "/" + relative;
+  remove_tree(attempt_dir);  // a link in its place goes, its target stays
+  own_run_subpath(m_setup.run_dir, relative);
   // Caches first: a warm-up run for a warm snapshot may write into a checkout, which is checked after it.
   std::map<std::string, std::string> cache_values;
   std::vector<WarmCache> warm_caches;  // unmounted before the cache folders are removed

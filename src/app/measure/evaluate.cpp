@@ -16,6 +16,7 @@
 #include "env/store.hpp"
 #include "exec/runner.hpp"
 #include "store/journal.hpp"
+#include "store/run_folder.hpp"
 #include "util/error.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
@@ -55,6 +56,15 @@ VenvRequest venv_request(const Candidate& candidate, const RunSetup& setup, cons
   request.env_dir = env_dir;
   request.log_dir = setup.run_dir + "/logs/build-" + hash16(candidate.env_hash);
   return request;
+}
+
+// Return the build-log folder of `env_hash` in `run_dir`, made fresh: a link planted in its place, above
+// it or in it (a log file linked elsewhere) is never written through.
+std::string fresh_log_dir(const std::string& run_dir, const std::string& env_hash) {
+  const std::string relative = "logs/build-" + hash16(env_hash);
+  own_run_subpath(run_dir, "logs");
+  remove_tree(run_dir + "/" + relative);
+  return own_run_subpath(run_dir, relative);
 }
 
 }  // namespace
@@ -251,7 +261,9 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
   }
   built->env_dir = m_setup.run_dir + "/envs/" + hash16(candidate.env_hash);
   std::unique_ptr<FileLock> shared_env_lock;
-  if (m_setup.builder == Builder::store && !candidate.state.python.use_as_is) {
+  if (m_setup.builder != Builder::store && !candidate.state.python.use_as_is) {
+    own_run_subpath(m_setup.run_dir, "envs/" + hash16(candidate.env_hash));  // never a planted link's target
+  } else if (m_setup.builder == Builder::store && !candidate.state.python.use_as_is) {
     // Store-built environments are shared by every run on the machine, keyed by the content of what
     // goes into them (a wheel rebuilt in place gives a new one); a lock makes a concurrent run wait
     // rather than build twice.
@@ -299,12 +311,13 @@ const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
     if (!candidate.state.python.version.empty()) {
       built->venv.reason = interpreter_problem(m_runner, candidate.state.python.interpreter,
                                                candidate.state.python.version,
-                                               m_setup.run_dir + "/logs/build-" + hash16(candidate.env_hash));
+                                               fresh_log_dir(m_setup.run_dir, candidate.env_hash));
     }
     built->venv.ok = built->venv.reason.empty();
     return keep(candidate.env_hash, std::move(built));
   }
   remove_tree(built->env_dir);
+  fresh_log_dir(m_setup.run_dir, candidate.env_hash);
   VenvRequest request = venv_request(candidate, m_setup, built->env_dir);
   spdlog::info("building environment {} ({} packages)", hash16(candidate.env_hash), request.packages.size());
   if (m_progress != nullptr) {

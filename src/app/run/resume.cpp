@@ -162,6 +162,11 @@ RunOptions load_run(const std::string& run_dir, std::vector<json>& records, Mode
   options.anchor_runs = file.number(doc, "/", "anchor_runs", options.anchor_runs, 1, 100);
   options.first_parent = file.flag("first_parent");
   options.max_log_mb = file.number(doc, "/", "max_log_mb", options.max_log_mb, 1, 1 << 20);
+  // The download limits, as the command line checks them; a run.json older than them gets the defaults.
+  options.index_timeout_s = file.number(doc, "/", "index_timeout_s", static_cast<int>(options.index_timeout_s), 1, 3600);
+  options.download_timeout_s =
+      file.number(doc, "/", "download_timeout_s", static_cast<int>(options.download_timeout_s), 1, 7 * 24 * 3600);
+  options.max_download_gib = file.number(doc, "/", "max_download_gib", static_cast<int>(options.max_download_gib), 1, 4096);
   options.deterministic = file.flag("deterministic");
   options.any_change = file.flag("any_change");
   if (doc.contains("execution")) {

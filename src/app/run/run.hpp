@@ -22,6 +22,7 @@ struct RunOptions {
   std::vector<std::string> find_links;  // --find-links: folders (wheel folders) or URLs of pages of wheel links
   bool offline = false;                 // --offline: only the store, wheel folders and uv caches
   long index_timeout_s = 60;            // whole-transfer limit of an index page; stall window of every transfer
+  long download_timeout_s = 3600;       // whole-transfer limit of one file downloaded from an index
   long max_download_gib = 8;            // the largest file downloaded from an index
   std::string out_dir;   // run directory; default runs/<time>
   int repeats = 0;       // first runs per candidate; 0: the recipe's

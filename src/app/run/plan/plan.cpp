@@ -146,7 +146,8 @@ PlannedRun plan_run(RunOptions& options) {
   plan.restore = restore_packages(RestoreRequest{options.good_path, options.bad_path, options.wheel_dirs,
                                                  options.uv_caches, options.store_dir, options.index_urls,
                                                  options.find_links, options.offline, options.index_timeout_s,
-                                                 options.max_download_gib, options.dry_run},
+                                                 options.download_timeout_s, options.max_download_gib,
+                                                 options.dry_run},
                                   plan.good, plan.bad);
   options.wheel_dirs = plan.restore.wheel_dirs;
   // A pass/fail test (the recipe says so, or --deterministic) is judged by exit status, one run each.
@@ -207,6 +208,10 @@ json run_document(const RunOptions& options, const RestoreInputs& restore, const
   run_doc["anchor_runs"] = options.anchor_runs;
   run_doc["first_parent"] = options.first_parent;
   run_doc["max_log_mb"] = options.max_log_mb;
+  // The index limits too: a resumed session runs under the ones the run was given, as its start record says.
+  run_doc["index_timeout_s"] = options.index_timeout_s;
+  run_doc["download_timeout_s"] = options.download_timeout_s;
+  run_doc["max_download_gib"] = options.max_download_gib;
   run_doc["deterministic"] = options.deterministic;
   run_doc["any_change"] = options.any_change;
   run_doc["execution"] = {{"executor", options.execution.executor}, {"host", options.execution.host},
