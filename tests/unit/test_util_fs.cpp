@@ -201,7 +201,7 @@ TEST_CASE("write_file_atomic never writes through a symlink or a hard link", "[u
   CHECK(slurp(dir.path / "env-copy") == "console script");
 }
 
-TEST_CASE("write_file_atomic keeps its mode and leaves nothing behind; a folder in the way is bad input", "[util][fs]") {
+TEST_CASE("write_file_atomic keeps its mode and leaves nothing behind, and a folder in the way is bad input", "[util][fs]") {
   TempDir dir("atomic");
   const fs::path key = dir.path / "run.key";
   envbisect::write_file_atomic(key.string(), "secret", 0600);
