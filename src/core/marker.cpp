@@ -241,18 +241,24 @@ MarkerEnvironment linux_marker_environment(const std::string& python_version, co
   const auto& release = version->release();
   const std::string short_version = std::to_string(release[0]) + "." + std::to_string(release[1]);
   const std::string full_version = short_version + "." + std::to_string(release.size() == 3 ? release[2] : 0);
+  MarkerEnvironment environment = cpython_linux_environment(short_version, full_version, machine);
+  environment.variables["platform_release"] = "";
+  environment.variables["platform_version"] = "";
+  return environment;
+}
+
+MarkerEnvironment cpython_linux_environment(const std::string& python_version, const std::string& python_full_version,
+                                            const std::string& machine) {
   MarkerEnvironment environment;
-  environment.variables = {{"python_version", short_version},
-                           {"python_full_version", full_version},
-                           {"implementation_version", full_version},
+  environment.variables = {{"python_version", python_version},
+                           {"python_full_version", python_full_version},
+                           {"implementation_version", python_full_version},
                            {"implementation_name", "cpython"},
                            {"platform_python_implementation", "CPython"},
                            {"sys_platform", "linux"},
                            {"platform_system", "Linux"},
                            {"os_name", "posix"},
-                           {"platform_machine", machine},
-                           {"platform_release", ""},
-                           {"platform_version", ""}};
+                           {"platform_machine", machine}};
   return environment;
 }
 
@@ -262,6 +268,14 @@ bool evaluate_marker(std::string_view marker, const MarkerEnvironment& environme
     return true;
   }
   return MarkerReader(marker, environment).read_all();
+}
+
+std::optional<bool> marker_holds(std::string_view marker, const MarkerEnvironment& environment) {
+  try {
+    return evaluate_marker(marker, environment);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace envbisect

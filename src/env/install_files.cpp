@@ -26,30 +26,6 @@ constexpr const char* k_per_install_files[] = {"RECORD", "INSTALLER", "REQUESTED
 
 }  // namespace
 
-void write_plain(const std::string& path, const std::string& content, mode_t mode) {
-  // A new file renamed over `path`: never written through a symlink (the venv's bin/python3 points
-  // at the base interpreter) nor through a hard link into the store.
-  const std::string temp = path + ".envbisect-new";
-  ::unlink(temp.c_str());
-  UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
-  if (!fd.valid()) {
-    throw Error(path + ": cannot write: " + std::strerror(errno), ExitCode::environment);
-  }
-  const bool ok = ::write(fd.get(), content.data(), content.size()) == static_cast<ssize_t>(content.size()) &&
-                  ((mode & 0111) == 0 || ::fchmod(fd.get(), mode) == 0);  // past the umask: scripts must be executable
-  fd.reset();
-  if (!ok) {
-    ::unlink(temp.c_str());
-    throw Error(path + ": write failed", ExitCode::environment);
-  }
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    const int error = errno;
-    ::unlink(temp.c_str());
-    throw Error(path + ": cannot write: " + std::strerror(error),
-                error == EISDIR || error == ENOTDIR || error == ENOTEMPTY ? ExitCode::bad_input : ExitCode::environment);
-  }
-}
-
 std::string script_name_problem(const std::string& bin_dir, const std::string& name) {
   if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
       name.find('\0') != std::string::npos) {
@@ -269,7 +245,7 @@ void place_manifest(Placement& at) {
       const std::string text = read_file(source);
       if (text.rfind("#!python", 0) == 0) {
         const std::size_t eol = text.find('\n');
-        write_plain(target, "#!" + at.python + (eol == std::string::npos ? "\n" : text.substr(eol)), 0755);
+        write_file_atomic(target, "#!" + at.python + (eol == std::string::npos ? "\n" : text.substr(eol)), 0755, Flush::no);
         continue;
       }
     }
@@ -302,7 +278,7 @@ void write_entry_point_scripts(Placement& at) {
     if (const std::string problem = script_name_problem(at.env_dir + "/bin", name); !problem.empty()) {
       throw Error(at.who() + ": refusing the " + section + " entry " + problem, ExitCode::bad_input);
     }
-    write_plain(at.env_dir + "/bin/" + name, console_script(at.python, line.substr(eq + 1)), 0755);
+    write_file_atomic(at.env_dir + "/bin/" + name, console_script(at.python, line.substr(eq + 1)), 0755, Flush::no);
     at.script_records.push_back("../../../bin/" + name);
     ++at.placed;
   }
@@ -333,10 +309,10 @@ void write_installed_record(const Placement& at) {
       record += record_line(script, "", "");
     }
   }
-  write_plain(dist_info_dir + "/INSTALLER", "envbisect\n", 0644);
-  write_plain(dist_info_dir + "/REQUESTED", "", 0644);
+  write_file_atomic(dist_info_dir + "/INSTALLER", "envbisect\n", 0644, Flush::no);
+  write_file_atomic(dist_info_dir + "/REQUESTED", "", 0644, Flush::no);
   record += entry.dist_info + "/INSTALLER,,\n" + entry.dist_info + "/REQUESTED,,\n" + entry.dist_info + "/RECORD,,\n";
-  write_plain(dist_info_dir + "/RECORD", record, 0644);
+  write_file_atomic(dist_info_dir + "/RECORD", record, 0644, Flush::no);
 }
 
 }  // namespace

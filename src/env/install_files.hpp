@@ -34,10 +34,6 @@ std::string console_script(const std::string& python, const std::string& referen
 // site-packages, bin/ or the venv root; other paths are returned unchanged.
 std::string installed_record_path(const std::string& path, const std::string& data_dir);
 
-// Write `content` to a new file renamed over `path` (never through a symlink or a hard link) with
-// permission bits `mode`, made exact past the umask when any execute bit is set. Throw Error
-// (bad_input) when `path` is a folder, Error (environment) when it cannot be written.
-void write_plain(const std::string& path, const std::string& content, mode_t mode);
 
 // Return why `name` cannot be a script in the venv folder `bin_dir` ("" when it can): not a plain
 // file name ("", ".", "..", a '/'), an interpreter name (python, python3, python3.11, ...), or the

@@ -214,9 +214,7 @@ Stored fill_store(Store& store, const std::vector<Distribution>& dists, detail::
 // ("3.11.7"), appending to `log` each one whose marker could not be evaluated.
 std::vector<std::string> unmet_in_set(const std::map<std::string, DistMetadata>& metadata, const std::string& version,
                                       const std::string& short_version, std::string& log) {
-  MarkerEnv marker_env;
-  marker_env.python_version = short_version;
-  marker_env.python_full_version = version;
+  const MarkerEnvironment marker_env = cpython_linux_environment(short_version, version);
   std::vector<std::string> ignored;
   std::vector<std::string> unmet = unmet_requirements(metadata, marker_env, &ignored);
   for (const std::string& line : ignored) {

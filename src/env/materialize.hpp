@@ -19,6 +19,10 @@ enum class VerifyInstalled {
 // Whether a distribution's .py files are compiled into its store entry when it is unpacked.
 enum class Bytecode { compile, none };
 
+// How candidate venvs are made: hard links into the content-addressed store (fast, offline), or the
+// installer (uv when on PATH, else pip), which can also use a package index.
+enum class Builder { store, installer };
+
 // Where materializations find and keep distributions.
 struct StoreOptions {
   std::string store_dir;                   // the content-addressed store; "" means default_store_dir()

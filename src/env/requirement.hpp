@@ -31,20 +31,6 @@ struct DistMetadata {
   std::vector<Requirement> requires_dist;
 };
 
-// Where markers are evaluated: the target interpreter's values.
-struct MarkerEnv {
-  std::string python_version;        // "3.11"
-  std::string python_full_version;   // "3.11.7"
-  std::string sys_platform = "linux";
-  std::string platform_system = "Linux";
-  std::string os_name = "posix";
-  std::string platform_machine = "x86_64";
-  std::string implementation_name = "cpython";
-};
-
-// How a marker evaluated: applies, does not apply, or could not be understood (then it is ignored).
-enum class MarkerResult { applies, not_applicable, unknown };
-
 // Return the name normalised per PEP 503 ("Faux_Torch" -> "faux-torch").
 std::string normalise_dist_name(std::string_view name);
 
@@ -55,10 +41,6 @@ std::optional<Requirement> parse_requirement(std::string_view text);
 // Parse a METADATA (or PKG-INFO) text: its Name, Version and Requires-Dist headers; unreadable
 // Requires-Dist lines are kept out and named in `unreadable` when given.
 DistMetadata parse_metadata(std::string_view text, std::vector<std::string>* unreadable = nullptr);
-
-// Evaluate an environment marker made of `VAR OP 'value'` clauses joined by `and`/`or`
-// (no parentheses). A marker naming `extra` does not apply (no extras are ever requested).
-MarkerResult evaluate_marker(std::string_view marker, const MarkerEnv& env);
 
 // Return whether `version` satisfies every clause of `requirement` (PEP 440: `==` without a local
 // label matches any local label, `==X.*` prefixes, `~=`, ordered comparisons on public versions).

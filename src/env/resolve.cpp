@@ -2,16 +2,16 @@
 
 namespace envbisect {
 
-std::vector<std::string> unmet_requirements(const std::map<std::string, DistMetadata>& set, const MarkerEnv& env,
+std::vector<std::string> unmet_requirements(const std::map<std::string, DistMetadata>& set, const MarkerEnvironment& env,
                                             std::vector<std::string>* ignored) {
   std::vector<std::string> lines;
   for (const auto& [name, meta] : set) {
     for (const Requirement& req : meta.requires_dist) {
-      const MarkerResult marker = evaluate_marker(req.marker, env);
-      if (marker == MarkerResult::unknown && ignored != nullptr) {
+      const std::optional<bool> applies = marker_holds(req.marker, env);
+      if (!applies && ignored != nullptr) {
         ignored->push_back(name + " " + meta.version + ": " + req.text + " (marker not evaluated)");
       }
-      if (marker != MarkerResult::applies) {
+      if (!applies.value_or(false)) {
         continue;
       }
       const std::string who = name + " " + meta.version + " requires " + req.text;

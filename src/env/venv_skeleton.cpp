@@ -187,7 +187,7 @@ void copy_skeleton(const std::string& skeleton, const std::string& env_dir) {
     if (path_is_file(path)) {
       const std::string text = read_file(path);
       if (text.find(origin) != std::string::npos) {
-        write_plain(path, replace_all(text, origin, env_dir), 0644);
+        write_file_atomic(path, replace_all(text, origin, env_dir), 0644, Flush::no);
       }
     }
   }

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -113,17 +112,11 @@ std::string wheel_sha256(const std::string& path, const std::string& index_dir) 
     return hash;
   }
   hash = hash_file(path);
-  // Threads of one process share a pid: the temp name carries a counter too.
-  static std::atomic<unsigned> counter{0};
-  const std::string temp = index + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
   try {
     make_dirs(index_dir);
-    write_file_atomic(temp, hash);
-    if (::rename(temp.c_str(), index.c_str()) != 0) {
-      ::unlink(temp.c_str());
-    }
+    write_file_atomic(index, hash);
   } catch (const Error&) {
-    ::unlink(temp.c_str());  // a read-only index only costs hashing again
+    // A read-only index only costs hashing again.
   }
   return hash;
 }

@@ -153,11 +153,10 @@ bool empty(const std::string& path) {
 std::size_t kill_cgroup(const std::string& path) {
   const std::size_t listed = members(path).size();
   // cgroup.kill (Linux 5.14) kills atomically, forks racing the kill included.
-  const int kill_fd = ::open((path + "/cgroup.kill").c_str(), O_WRONLY | O_CLOEXEC);
-  const bool killed = kill_fd >= 0 && ::write(kill_fd, "1", 1) == 1;
-  if (kill_fd >= 0) {
-    ::close(kill_fd);
-  }
+  const bool killed = [&] {
+    const UniqueFd kill_fd(::open((path + "/cgroup.kill").c_str(), O_WRONLY | O_CLOEXEC));
+    return kill_fd.valid() && ::write(kill_fd.get(), "1", 1) == 1;
+  }();
   const auto deadline = std::chrono::steady_clock::now() + k_empty_wait;
   while (!empty(path) && std::chrono::steady_clock::now() < deadline) {
     if (!killed) {
@@ -194,16 +193,16 @@ std::unique_ptr<AttemptCgroup> AttemptCgroup::create() {
   if (::mkdir(path.c_str(), 0755) != 0) {
     return nullptr;
   }
-  const int fd = ::open((path + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) {
+  UniqueFd fd(::open((path + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC));
+  if (!fd.valid()) {
     ::rmdir(path.c_str());
     return nullptr;
   }
-  return std::unique_ptr<AttemptCgroup>(new AttemptCgroup(path, fd));
+  return std::unique_ptr<AttemptCgroup>(new AttemptCgroup(path, std::move(fd)));
 }
 
 AttemptCgroup::~AttemptCgroup() {
-  ::close(m_procs_fd);
+  m_procs_fd.reset();
   end_attempt_cgroup(m_path);
 }
 

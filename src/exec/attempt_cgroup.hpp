@@ -5,6 +5,8 @@
 #include <string>
 #include <utility>
 
+#include "util/fd.hpp"
+
 namespace envbisect {
 
 // How this machine lets envbisect contain what an attempt starts.
@@ -38,7 +40,7 @@ public:
 
   // Return a descriptor of its cgroup.procs open for writing: the child writes "0" to it before
   // execve, which moves it (and everything it will start) into the cgroup.
-  int procs_fd() const { return m_procs_fd; }
+  int procs_fd() const { return m_procs_fd.get(); }
   // Return the cgroup's folder.
   const std::string& path() const { return m_path; }
 
@@ -47,9 +49,10 @@ public:
   std::size_t kill_all();
 
 private:
-  explicit AttemptCgroup(std::string path, int procs_fd) : m_path(std::move(path)), m_procs_fd(procs_fd) {}
+  explicit AttemptCgroup(std::string path, UniqueFd procs_fd)
+      : m_path(std::move(path)), m_procs_fd(std::move(procs_fd)) {}
   std::string m_path;
-  int m_procs_fd = -1;
+  UniqueFd m_procs_fd;
 };
 
 // SIGKILL every process in the attempt cgroup at `path` (one AttemptCgroup::create made), wait up to a

@@ -19,6 +19,7 @@
 #include <spdlog/spdlog.h>
 
 #include "exec/attempt_cgroup.hpp"
+#include "util/fd.hpp"
 
 namespace envbisect {
 
@@ -134,20 +135,20 @@ void start_group_watchdog() {
                  std::strerror(errno));
     return;
   }
+  UniqueFd ours(ends[0]);
+  UniqueFd theirs(ends[1]);
   const pid_t pid = ::fork();
   if (pid < 0) {
     spdlog::warn("no group watchdog (fork: {}): benchmarks' helpers may outlive a killed envbisect",
                  std::strerror(errno));
-    ::close(ends[0]);
-    ::close(ends[1]);
     return;
   }
   if (pid == 0) {
-    watch(ends[1]);
+    watch(theirs.get());  // never returns: the child _exits
   }
-  ::close(ends[1]);
+  theirs.reset();
   g_watchdog_pid.store(pid);
-  g_watchdog_fd.store(ends[0]);
+  g_watchdog_fd.store(ours.release());
   std::atexit(stop_watchdog);
 }
 

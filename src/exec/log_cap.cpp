@@ -92,48 +92,39 @@ void CappedLog::finish() {
 
 // One pipe from the child into one log file.
 struct ChildOutput::Stream {
-  int read_fd = -1;
-  int write_fd = -1;   // the child's end, closed here once the child has it
-  int file_fd = -1;
+  UniqueFd read_fd;
+  UniqueFd write_fd;  // the child's end, closed here once the child has it
+  UniqueFd file_fd;
   CappedLog log;
   bool open = true;
-  Stream(int file, std::uint64_t max_bytes) : file_fd(file), log(file, max_bytes) {}
-  ~Stream() {
-    for (int fd : {read_fd, write_fd, file_fd}) {
-      if (fd >= 0) {
-        ::close(fd);
-      }
-    }
-  }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
+  Stream(UniqueFd file, std::uint64_t max_bytes) : file_fd(std::move(file)), log(file_fd.get(), max_bytes) {}
 };
 
 ChildOutput::ChildOutput(const std::string& stdout_path, const std::string& stderr_path, std::uint64_t max_bytes) {
   auto open_stream = [&](const std::string& path) {
-    const int file = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (file < 0) {
+    UniqueFd file(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (!file.valid()) {
       throw Error("cannot open " + path + " for a child's output: " + std::strerror(errno), ExitCode::environment);
     }
-    auto stream = std::make_unique<Stream>(file, max_bytes);
+    auto stream = std::make_unique<Stream>(std::move(file), max_bytes);
     int ends[2];
     if (::pipe2(ends, O_CLOEXEC) != 0) {
       throw Error("cannot make a pipe for " + path + ": " + std::strerror(errno), ExitCode::environment);
     }
-    stream->read_fd = ends[0];
-    stream->write_fd = ends[1];
-    ::fcntl(stream->read_fd, F_SETFL, O_NONBLOCK);
+    stream->read_fd.reset(ends[0]);
+    stream->write_fd.reset(ends[1]);
+    ::fcntl(stream->read_fd.get(), F_SETFL, O_NONBLOCK);
     m_streams.push_back(std::move(stream));
-    return m_streams.back()->write_fd;
+    return m_streams.back()->write_fd.get();
   };
   auto null_fd = [&] {
-    if (m_null < 0) {
-      m_null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
-      if (m_null < 0) {
+    if (!m_null.valid()) {
+      m_null.reset(::open("/dev/null", O_WRONLY | O_CLOEXEC));
+      if (!m_null.valid()) {
         throw Error(std::string("cannot open /dev/null: ") + std::strerror(errno), ExitCode::environment);
       }
     }
-    return m_null;
+    return m_null.get();
   };
   m_child_out = stdout_path.empty() ? null_fd() : open_stream(stdout_path);
   m_child_err = stderr_path.empty()         ? null_fd()
@@ -141,18 +132,11 @@ ChildOutput::ChildOutput(const std::string& stdout_path, const std::string& stde
                                              : open_stream(stderr_path);
 }
 
-ChildOutput::~ChildOutput() {
-  if (m_null >= 0) {
-    ::close(m_null);
-  }
-}
+ChildOutput::~ChildOutput() = default;
 
 void ChildOutput::close_child_ends() {
   for (const auto& stream : m_streams) {
-    if (stream->write_fd >= 0) {
-      ::close(stream->write_fd);
-      stream->write_fd = -1;
-    }
+    stream->write_fd.reset();
   }
 }
 
@@ -162,7 +146,7 @@ bool ChildOutput::drain(Stream& stream) {
     if (!stream.open) {
       return false;
     }
-    const ssize_t got = ::read(stream.read_fd, buffer, sizeof buffer);
+    const ssize_t got = ::read(stream.read_fd.get(), buffer, sizeof buffer);
     if (got > 0) {
       stream.log.write(buffer, static_cast<std::size_t>(got));
     } else if (got == 0) {
@@ -181,7 +165,7 @@ void ChildOutput::pump(int wake_fd, std::chrono::milliseconds timeout) {
   }
   for (const auto& stream : m_streams) {
     if (stream->open) {
-      entries.push_back(pollfd{stream->read_fd, POLLIN, 0});
+      entries.push_back(pollfd{stream->read_fd.get(), POLLIN, 0});
     }
   }
   if (entries.empty()) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "util/fd.hpp"
+
 namespace envbisect {
 
 // The default cap on each output file of one spawned process (64 MiB).
@@ -74,7 +76,7 @@ private:
   std::vector<std::unique_ptr<Stream>> m_streams;
   int m_child_out = -1;
   int m_child_err = -1;
-  int m_null = -1;
+  UniqueFd m_null;
 };
 
 }  // namespace envbisect

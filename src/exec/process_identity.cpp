@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "util/strings.hpp"
+#include "util/fd.hpp"
 #include "util/fs.hpp"
 
 namespace envbisect {
@@ -20,16 +21,15 @@ namespace {
 // Return the text of a small /proc file, read with read(2) (a process may vanish mid-read).
 std::string read_proc(const std::string& path) {
   std::string text;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) {
     return text;
   }
   char buffer[1024];
   ssize_t got = 0;
-  while ((got = ::read(fd, buffer, sizeof buffer)) > 0) {
+  while ((got = ::read(fd.get(), buffer, sizeof buffer)) > 0) {
     text.append(buffer, static_cast<std::size_t>(got));
   }
-  ::close(fd);
   return text;
 }
 

@@ -31,6 +31,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "util/fd.hpp"
+
 namespace envbisect {
 
 namespace {
@@ -129,16 +131,7 @@ struct LaunchedChild::State {
   std::optional<Process> process;  // after `context`: destroyed first
   // Our own pidfd for the child: 1.81's pidfd handle keeps its descriptor private (it declares
   // native_handle_type but no native_handle()).
-  int pidfd = -1;
-
-  State() = default;
-  ~State() {
-    if (pidfd >= 0) {
-      ::close(pidfd);
-    }
-  }
-  State(const State&) = delete;
-  State& operator=(const State&) = delete;
+  UniqueFd pidfd;
 };
 
 LaunchedChild::LaunchedChild(const LaunchPlan& plan) : m_state(std::make_unique<State>()) {
@@ -205,13 +198,13 @@ LaunchedChild::LaunchedChild(const LaunchPlan& plan) : m_state(std::make_unique<
   }
   // At this point the child runs the program, in process group `pid`.
   m_pid = static_cast<pid_t>(m_state->process->id());
-  m_state->pidfd = static_cast<int>(::syscall(SYS_pidfd_open, m_pid, 0));  // close-on-exec always
+  m_state->pidfd.reset(static_cast<int>(::syscall(SYS_pidfd_open, m_pid, 0)));  // close-on-exec always
 }
 
 LaunchedChild::~LaunchedChild() = default;  // v2's process SIGKILLs and reaps a child never reaped
 
 int LaunchedChild::pidfd() const {
-  return m_state->pidfd;
+  return m_state->pidfd.get();
 }
 
 std::optional<int> LaunchedChild::reap(std::string& error) {

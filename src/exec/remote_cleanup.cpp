@@ -2,6 +2,7 @@
 
 #include "exec/process_launch.hpp"
 #include "exec/runner.hpp"
+#include "util/fd.hpp"
 #include "util/strings.hpp"
 
 #include <spdlog/spdlog.h>
@@ -27,23 +28,23 @@ bool run_cleanup_command(const std::vector<std::string>& argv, const std::map<st
     spdlog::warn("cleanup: {} not found", argv[0]);
     return false;
   }
-  const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
-  if (null < 0) {
+  UniqueFd null(::open("/dev/null", O_RDWR | O_CLOEXEC));
+  if (!null.valid()) {
     return false;
   }
   LaunchPlan plan;
   plan.program = program;
   plan.argv = argv;
   plan.env = env;
-  plan.stdin_fd = null;
-  plan.stdout_fd = null;
-  plan.stderr_fd = null;
+  plan.stdin_fd = null.get();
+  plan.stdout_fd = null.get();
+  plan.stderr_fd = null.get();
   // Its own group and default signal handling (a second Ctrl-C must not stop the cleanup), and it
   // finishes even when envbisect is killed meanwhile: the remote work must still be cancelled.
   plan.die_with_parent = DieWithParent::no;
   spdlog::debug("cleanup: {}", display_argv(argv));
   LaunchedChild child(plan);
-  ::close(null);
+  null.reset();
   if (!child.started()) {
     spdlog::debug("cleanup: cannot start {}: {}", program, child.error());
     return false;

@@ -154,16 +154,15 @@ std::vector<pid_t> escaped_children() {
     // read(2), not an ifstream: a process that exits meanwhile makes read fail with ESRCH, which
     // libstdc++'s filebuf turns into an exception whatever the stream's exception mask.
     std::string stat;
-    const int fd = ::open(("/proc/" + name + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
+    const UniqueFd fd(::open(("/proc/" + name + "/stat").c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd.valid()) {
       continue;
     }
     char buffer[1024];
     ssize_t got = 0;
-    while ((got = ::read(fd, buffer, sizeof buffer)) > 0) {
+    while ((got = ::read(fd.get(), buffer, sizeof buffer)) > 0) {
       stat.append(buffer, static_cast<std::size_t>(got));
     }
-    ::close(fd);
     // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so parse after the last ')'.
     const std::size_t close = stat.rfind(')');
     if (close == std::string::npos) {

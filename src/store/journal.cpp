@@ -121,34 +121,19 @@ void cut_torn_tail(const std::string& path, const JournalContents& contents) {
     return;
   }
   // Through a descriptor of the regular file itself, never a path a link could redirect.
-  const int fd = open_run_path(path, O_WRONLY);
-  if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(contents.whole_bytes)) != 0) {
+  const UniqueFd fd(open_run_path(path, O_WRONLY));
+  if (!fd.valid() || ::ftruncate(fd.get(), static_cast<off_t>(contents.whole_bytes)) != 0) {
     const int error = errno;
-    if (fd >= 0) {
-      ::close(fd);
-    }
     throw Error(path + ": cannot cut the torn journal tail: " + std::strerror(error), ExitCode::environment);
   }
-  ::close(fd);
 }
 
 Journal::Journal(const std::string& path) : m_path(path) {
   // O_APPEND: every record lands at the end even if another writer slipped past the run folder's lock.
   // O_NOFOLLOW beneath its folder: a link (dangling or not) in its place is refused, never written through.
-  m_fd = open_run_path(path, O_WRONLY | O_CREAT | O_APPEND);
-  try {
-    // The next record must start on a line of its own, right after the last whole record.
-    cut_torn_tail(path, read_journal(path));
-  } catch (...) {
-    ::close(m_fd);
-    throw;
-  }
-}
-
-Journal::~Journal() {
-  if (m_fd >= 0) {
-    ::close(m_fd);
-  }
+  m_fd.reset(open_run_path(path, O_WRONLY | O_CREAT | O_APPEND));
+  // The next record must start on a line of its own, right after the last whole record.
+  cut_torn_tail(path, read_journal(path));
 }
 
 void Journal::append(const nlohmann::json& record) {
@@ -158,7 +143,7 @@ void Journal::append(const nlohmann::json& record) {
   const std::lock_guard<std::mutex> lock(m_mutex);
   std::size_t done = 0;
   while (done < line.size()) {
-    const ssize_t n = ::write(m_fd, line.data() + done, line.size() - done);
+    const ssize_t n = ::write(m_fd.get(), line.data() + done, line.size() - done);
     if (n < 0) {
       if (errno == EINTR) {
         continue;
@@ -167,7 +152,7 @@ void Journal::append(const nlohmann::json& record) {
     }
     done += static_cast<std::size_t>(n);
   }
-  ::fdatasync(m_fd);
+  ::fdatasync(m_fd.get());
 }
 
 }  // namespace envbisect

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/fd.hpp"
+
 namespace envbisect {
 
 // The records of a journal file, and what follows the last whole record (a crash mid-write).
@@ -40,7 +42,6 @@ public:
   // only when it is a regular file (Error bad_input naming it otherwise). A torn tail is cut off first
   // (see read_journal); damage before the last whole record throws Error (bad_input).
   explicit Journal(const std::string& path);
-  ~Journal();
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
 
@@ -53,7 +54,7 @@ public:
 
 private:
   std::string m_path;
-  int m_fd = -1;
+  UniqueFd m_fd;
   std::mutex m_mutex;
 };
 

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "util/error.hpp"
+#include "util/fd.hpp"
 #include "util/fs.hpp"
 #include "util/hash.hpp"
 
@@ -40,16 +41,15 @@ std::string real_path(const std::string& path) {
 
 // Read exactly the key from `path`; "" when it is missing, not ours, readable by others or short.
 std::string read_key(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) {
+  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (!fd.valid()) {
     return "";
   }
   struct stat info {};
   std::string key(k_key_bytes, '\0');
-  const bool trusted = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_uid == ::geteuid() &&
+  const bool trusted = ::fstat(fd.get(), &info) == 0 && S_ISREG(info.st_mode) && info.st_uid == ::geteuid() &&
                        (info.st_mode & 077) == 0;
-  const bool whole = trusted && ::read(fd, key.data(), key.size()) == static_cast<ssize_t>(key.size());
-  ::close(fd);
+  const bool whole = trusted && ::read(fd.get(), key.data(), key.size()) == static_cast<ssize_t>(key.size());
   return whole ? key : "";
 }
 
@@ -69,13 +69,10 @@ RecordSeal::RecordSeal(const std::string& run_dir, CreateKey create)
     throw Error("cannot make a run key: getrandom: " + std::string(std::strerror(errno)), ExitCode::environment);
   }
   // A new file renamed into place, never written through a link; an unusable key file is replaced.
-  const std::string temp = m_key_path + ".tmp" + std::to_string(::getpid());
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0 || ::write(fd, key.data(), key.size()) != static_cast<ssize_t>(key.size()) || ::fsync(fd) != 0 ||
-      ::close(fd) != 0 || std::rename(temp.c_str(), m_key_path.c_str()) != 0) {
-    const int error = errno;
-    ::unlink(temp.c_str());
-    throw Error(m_key_path + ": cannot write the run's key: " + std::strerror(error), ExitCode::environment);
+  try {
+    write_file_atomic(m_key_path, key, 0600);
+  } catch (const Error& error) {
+    throw Error("cannot write the run's key: " + std::string(error.what()), ExitCode::environment);
   }
   m_key = key;
 }

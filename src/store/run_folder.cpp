@@ -153,8 +153,8 @@ int open_run_beneath(const std::string& dir, const std::string& relative, int fl
     }
     throw Error(dir + ": cannot open the folder: " + std::strerror(errno), ExitCode::environment);
   }
-  const int fd = open_beneath(dirfd.get(), relative, flags | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, mode);
-  if (fd < 0) {
+  UniqueFd fd(open_beneath(dirfd.get(), relative, flags | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, mode));
+  if (!fd.valid()) {
     const int error = errno;
     if (error == ENOENT && (flags & O_CREAT) == 0) {
       return -1;
@@ -167,13 +167,12 @@ int open_run_beneath(const std::string& dir, const std::string& relative, int fl
                 error == ENXIO || error == EISDIR || error == ENOTDIR ? ExitCode::bad_input : ExitCode::environment);
   }
   struct stat info {};
-  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    ::close(fd);
+  if (::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
     throw Error(path + ": not a regular file; a run folder's files are plain files", ExitCode::bad_input);
   }
   // O_NONBLOCK only kept a fifo from blocking the open; a regular file's I/O ignores it, but clear it.
-  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  return fd;
+  ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
+  return fd.release();
 }
 
 int open_run_path(const std::string& path, int flags, mode_t mode) {
@@ -185,20 +184,19 @@ int open_run_path(const std::string& path, int flags, mode_t mode) {
 }
 
 std::string read_run_path(const std::string& path) {
-  const int fd = open_run_path(path, O_RDONLY);
-  if (fd < 0) {
+  const UniqueFd fd(open_run_path(path, O_RDONLY));
+  if (!fd.valid()) {
     return "";
   }
   std::string text;
   char buffer[1 << 16];
   while (true) {
-    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    const ssize_t got = ::read(fd.get(), buffer, sizeof buffer);
     if (got < 0 && errno == EINTR) {
       continue;
     }
     if (got < 0) {
       const int error = errno;
-      ::close(fd);
       throw Error(path + ": read failed: " + std::strerror(error), ExitCode::environment);
     }
     if (got == 0) {
@@ -206,7 +204,6 @@ std::string read_run_path(const std::string& path) {
     }
     text.append(buffer, static_cast<std::size_t>(got));
   }
-  ::close(fd);
   return text;
 }
 

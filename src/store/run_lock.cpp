@@ -50,25 +50,24 @@ std::string run_dir_busy_message(const std::string& run_dir, const std::string& 
 
 RunLock::RunLock(const std::string& run_dir, const std::string& command) {
   const std::string path = lock_path(run_dir);
-  m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (m_fd < 0) {
+  m_fd.reset(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644));
+  if (!m_fd.valid()) {
     throw Error(path + ": cannot open the run folder's lock: " + std::strerror(errno), ExitCode::environment);
   }
   // A holder that is gone (killed) can leave the lock held for a moment by a child it forked, between
   // fork and exec or dying of its parent's death signal: wait that moment out, never a live holder.
   const auto patience = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  while (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
+  while (::flock(m_fd.get(), LOCK_EX | LOCK_NB) != 0) {
     if (errno == EINTR) {
       continue;
     }
     const int error = errno;
-    std::string holder = error == EWOULDBLOCK ? holder_text(m_fd) : std::string();
+    std::string holder = error == EWOULDBLOCK ? holder_text(m_fd.get()) : std::string();
     if (error == EWOULDBLOCK && holder_gone(holder) && std::chrono::steady_clock::now() < patience) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       continue;
     }
-    ::close(m_fd);
-    m_fd = -1;
+    m_fd.reset();
     if (error == EWOULDBLOCK) {
       throw Error(run_dir_busy_message(run_dir, holder), ExitCode::environment);
     }
@@ -76,30 +75,23 @@ RunLock::RunLock(const std::string& run_dir, const std::string& command) {
   }
   // At this point we own the folder: say who, for the next process that finds it locked.
   const std::string text = "pid " + std::to_string(::getpid()) + " (envbisect " + command + ")\n";
-  if (::ftruncate(m_fd, 0) != 0 || ::pwrite(m_fd, text.data(), text.size(), 0) != static_cast<ssize_t>(text.size())) {
+  if (::ftruncate(m_fd.get(), 0) != 0 || ::pwrite(m_fd.get(), text.data(), text.size(), 0) != static_cast<ssize_t>(text.size())) {
     // The lock holds without the text; only the refusal message of a second user gets vaguer.
   }
 }
 
-RunLock::~RunLock() {
-  if (m_fd >= 0) {
-    ::close(m_fd);  // releases the flock
-  }
-}
-
 std::optional<std::string> run_dir_holder(const std::string& run_dir) {
-  const int fd = ::open(lock_path(run_dir).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) {
+  const UniqueFd fd(::open(lock_path(run_dir).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (!fd.valid()) {
     return std::nullopt;
   }
   std::optional<std::string> holder;
   int status = 0;
-  while ((status = ::flock(fd, LOCK_SH | LOCK_NB)) != 0 && errno == EINTR) {
+  while ((status = ::flock(fd.get(), LOCK_SH | LOCK_NB)) != 0 && errno == EINTR) {
   }
   if (status != 0 && errno == EWOULDBLOCK) {
-    holder = holder_text(fd);
+    holder = holder_text(fd.get());
   }
-  ::close(fd);
   return holder;
 }
 

@@ -5,6 +5,8 @@
 
 #include <sys/types.h>
 
+#include "util/fd.hpp"
+
 namespace envbisect {
 
 // An exclusive flock(2) on RUNDIR/lock held for as long as one `run` or `resume` uses the folder; the
@@ -15,12 +17,11 @@ public:
   // file. Throw Error (environment) naming the holder's pid when another process holds it, or when the
   // lock file cannot be created.
   RunLock(const std::string& run_dir, const std::string& command);
-  ~RunLock();
   RunLock(const RunLock&) = delete;
   RunLock& operator=(const RunLock&) = delete;
 
 private:
-  int m_fd = -1;
+  UniqueFd m_fd;  // closing it releases the flock
 };
 
 // Return the description ("pid 1234 (envbisect run)") of the live process holding `run_dir`'s lock, or

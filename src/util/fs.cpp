@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -142,32 +143,45 @@ std::string clean_path(const std::string& path) {
   return clean;
 }
 
-void write_file_atomic(const std::string& path, const std::string& content) {
-  std::string temp = path + ".tmp." + std::to_string(::getpid());
-  UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+void write_file_atomic(const std::string& path, const std::string& content, mode_t mode, Flush flush) {
+  // Threads of one process share a pid: the temp name carries a counter too. One left by a killed
+  // process of the same pid is replaced.
+  static std::atomic<unsigned> counter{0};
+  const std::string temp = path + ".tmp." + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  ::unlink(temp.c_str());
+  UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
   if (!fd.valid()) {
     throw Error(path + ": cannot write: " + std::strerror(errno), ExitCode::environment);
   }
   std::size_t done = 0;
-  while (done < content.size()) {
-    ssize_t n = ::write(fd.get(), content.data() + done, content.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      int saved = errno;
-      fd.reset();
-      ::unlink(temp.c_str());
-      throw Error(path + ": write failed: " + std::strerror(saved), ExitCode::environment);
+  int error = 0;
+  while (done < content.size() && error == 0) {
+    const ssize_t n = ::write(fd.get(), content.data() + done, content.size() - done);
+    if (n >= 0) {
+      done += static_cast<std::size_t>(n);
+    } else if (errno != EINTR) {
+      error = errno;
     }
-    done += static_cast<std::size_t>(n);
   }
-  ::fsync(fd.get());
-  fd.reset();
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    int saved = errno;
+  // Past the umask: scripts must be executable.
+  if (error == 0 && (mode & 0111) != 0 && ::fchmod(fd.get(), mode) != 0) {
+    error = errno;
+  }
+  if (error == 0 && flush == Flush::yes && ::fsync(fd.get()) != 0) {
+    error = errno;
+  }
+  if (fd.close() != 0 && error == 0) {
+    error = errno;
+  }
+  if (error != 0) {
     ::unlink(temp.c_str());
-    throw Error(path + ": cannot rename into place: " + std::strerror(saved), ExitCode::environment);
+    throw Error(path + ": write failed: " + std::strerror(error), ExitCode::environment);
+  }
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    error = errno;
+    ::unlink(temp.c_str());
+    throw Error(path + ": cannot rename into place: " + std::strerror(error),
+                error == EISDIR || error == ENOTDIR || error == ENOTEMPTY ? ExitCode::bad_input : ExitCode::environment);
   }
 }
 

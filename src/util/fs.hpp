@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <sys/types.h>
 #include <string>
 #include <vector>
 
@@ -27,8 +28,18 @@ std::string read_file_or_empty(const std::string& path);
 // size costs `max_bytes` of memory), or "" when it cannot be read or is not a regular file.
 std::string read_file_tail(const std::string& path, std::size_t max_bytes);
 
-// Write `content` to `path` atomically (temp file in the same folder, fsync, rename).
-void write_file_atomic(const std::string& path, const std::string& content);
+// Whether write_file_atomic flushes the new file's data to disk (fsync) before renaming it into place:
+// no for files that are cheap to make again and written by the thousand (a venv's scripts and RECORDs).
+enum class Flush { yes, no };
+
+// Write `content` to `path` atomically: a new file beside it (a name of its own per process and call,
+// opened without following links) with permission bits `mode` (made exact past the umask when an
+// execute bit is set), flushed unless `flush` says no, then renamed over `path`, so what stood at
+// `path` (a symlink, a hard link into the store) is replaced, never written through. Throw Error
+// naming the path, bad_input when a folder stands at `path`, environment for any other failure;
+// nothing is left behind.
+void write_file_atomic(const std::string& path, const std::string& content, mode_t mode = 0644,
+                       Flush flush = Flush::yes);
 
 // Create `path` and its parents when missing. Throw Error naming the path on failure.
 void make_dirs(const std::string& path);

@@ -50,6 +50,21 @@ TEST_CASE("`extra` holds for the extras the environment names (uv's conflict mar
   CHECK(evaluate_marker("'extra-7-nanochat-gpu' == extra", env));
 }
 
+TEST_CASE("A dependency's marker: simple and parenthesised clauses evaluate, extras never apply, the rest is unknown",
+          "[core][marker]") {
+  const MarkerEnvironment env = cpython_linux_environment("3.11", "3.11.7");
+  CHECK(marker_holds("", env) == true);
+  CHECK(marker_holds("python_version >= \"3.8\"", env) == true);
+  CHECK(marker_holds("python_version < '3.10'", env) == false);
+  CHECK(marker_holds("sys_platform == 'win32' or python_version > '3.9'", env) == true);
+  CHECK(marker_holds("sys_platform == 'linux' and os_name == 'nt'", env) == false);
+  CHECK(marker_holds("extra == 'cuda'", env) == false);
+  CHECK(marker_holds("(os_name == 'nt')", env) == false);
+  CHECK(marker_holds("python_full_version >= '3.11.7' and (os_name == 'nt' or sys_platform == 'linux')", env) == true);
+  CHECK_FALSE(marker_holds("platform_release >= '5'", env).has_value());  // the machine alone knows it
+  CHECK_FALSE(marker_holds("sys_platform = 'linux'", env).has_value());
+}
+
 TEST_CASE("Malformed markers and versions are errors, not guesses", "[core][marker]") {
   const MarkerEnvironment env = linux_marker_environment("3.12");
   CHECK_THROWS_AS(evaluate_marker("sys_platform = 'linux'", env), Error);

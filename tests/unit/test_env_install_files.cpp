@@ -78,34 +78,6 @@ TEST_CASE("RECORD paths of .data files move where the installer put them", "[env
   CHECK(installed_record_path("tool-1.0.data/scripts/x", "") == "tool-1.0.data/scripts/x");
 }
 
-TEST_CASE("write_plain makes scripts executable past the umask and replaces what was there", "[env][install_files]") {
-  TempDir dir("install");
-  const fs::path script = dir.path / "script";
-  const mode_t old_mask = ::umask(0077);
-  envbisect::detail::write_plain(script.string(), "#!/bin/sh\n", 0755);
-  ::umask(old_mask);
-  CHECK((fs::status(script).permissions() & fs::perms::all) == (fs::perms::owner_all | fs::perms::group_read |
-                                                                 fs::perms::group_exec | fs::perms::others_read |
-                                                                 fs::perms::others_exec));
-  envbisect::detail::write_plain(script.string(), "x", 0755);
-  CHECK(slurp(script) == "x");
-  CHECK_THROWS_AS(envbisect::detail::write_plain((dir.path / "no" / "such").string(), "x", 0644), envbisect::Error);
-}
-
-TEST_CASE("write_plain never writes through a symlink or a hard link", "[env][install_files]") {
-  TempDir dir("install");
-  write(dir.path / "interpreter", "the base interpreter");
-  fs::create_symlink(dir.path / "interpreter", dir.path / "python3");
-  envbisect::detail::write_plain((dir.path / "python3").string(), "#!/bin/sh\necho shadow\n", 0755);
-  CHECK(slurp(dir.path / "interpreter") == "the base interpreter");
-  CHECK_FALSE(fs::is_symlink(dir.path / "python3"));
-  write(dir.path / "store-copy", "store bytes");
-  fs::create_hard_link(dir.path / "store-copy", dir.path / "env-copy");
-  envbisect::detail::write_plain((dir.path / "env-copy").string(), "console script", 0755);
-  CHECK(slurp(dir.path / "store-copy") == "store bytes");
-  CHECK(slurp(dir.path / "env-copy") == "console script");
-}
-
 TEST_CASE("script names that would shadow the interpreter or are no file names are refused", "[env][install_files]") {
   TempDir dir("install");
   fs::create_directories(dir.path / "bin");

@@ -1,11 +1,11 @@
+#include "core/marker.hpp"
 #include "env/requirement.hpp"
 #include "env/resolve.hpp"
 #include "env/wheel_source.hpp"
 
 #include <catch2/catch.hpp>
 
-using envbisect::MarkerEnv;
-using envbisect::MarkerResult;
+using envbisect::MarkerEnvironment;
 using envbisect::Version;
 
 namespace {
@@ -50,18 +50,18 @@ TEST_CASE("specifiers follow PEP 440, local labels included", "[env_requirement]
   }
 }
 
-TEST_CASE("markers: simple clauses evaluate, extras never apply, the rest is unknown", "[env_requirement]") {
-  MarkerEnv env;
-  env.python_version = "3.11";
-  env.python_full_version = "3.11.7";
-  CHECK(envbisect::evaluate_marker("", env) == MarkerResult::applies);
-  CHECK(envbisect::evaluate_marker("python_version >= \"3.8\"", env) == MarkerResult::applies);
-  CHECK(envbisect::evaluate_marker("python_version < '3.10'", env) == MarkerResult::not_applicable);
-  CHECK(envbisect::evaluate_marker("sys_platform == 'win32' or python_version > '3.9'", env) == MarkerResult::applies);
-  CHECK(envbisect::evaluate_marker("sys_platform == 'linux' and os_name == 'nt'", env) == MarkerResult::not_applicable);
-  CHECK(envbisect::evaluate_marker("extra == 'cuda'", env) == MarkerResult::not_applicable);
-  CHECK(envbisect::evaluate_marker("(os_name == 'nt')", env) == MarkerResult::unknown);
-  CHECK(envbisect::evaluate_marker("platform_release >= '5'", env) == MarkerResult::unknown);
+TEST_CASE("a Requires-Dist behind a parenthesised marker is checked, not ignored", "[env_requirement]") {
+  std::map<std::string, envbisect::DistMetadata> set;
+  set["faux-transformers"] = envbisect::parse_metadata(
+      "Name: faux-transformers\nVersion: 5.8.1\n"
+      "Requires-Dist: fauxtorch==2.11.0; (python_version >= '3.8' and sys_platform == 'linux')\n");
+  set["fauxtorch"] = envbisect::parse_metadata("Name: fauxtorch\nVersion: 2.10.0\n");
+  const MarkerEnvironment env = envbisect::cpython_linux_environment("3.11", "3.11.7");
+  std::vector<std::string> ignored;
+  const auto unmet = envbisect::unmet_requirements(set, env, &ignored);
+  CHECK(ignored.empty());
+  REQUIRE(unmet.size() == 1);
+  CHECK(unmet[0].find("requires fauxtorch==2.11.0") != std::string::npos);
 }
 
 TEST_CASE("METADATA headers give name, version and Requires-Dist, unmet ones are worded like a resolver",
@@ -79,8 +79,7 @@ TEST_CASE("METADATA headers give name, version and Requires-Dist, unmet ones are
   std::map<std::string, envbisect::DistMetadata> set;
   set["faux-transformers"] = meta;
   set["fauxtorch"] = envbisect::parse_metadata("Name: fauxtorch\nVersion: 2.10.0\n");
-  MarkerEnv env;
-  env.python_version = "3.11";
+  const MarkerEnvironment env = envbisect::cpython_linux_environment("3.11", "");
   auto unmet = envbisect::unmet_requirements(set, env);
   REQUIRE(unmet.size() == 1);
   CHECK(unmet[0] == "faux-transformers 5.8.1 requires fauxtorch==2.11.0, but the candidate has fauxtorch 2.10.0");

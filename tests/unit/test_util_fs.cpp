@@ -172,3 +172,48 @@ TEST_CASE("ascii_lower lowers A-Z only", "[util][strings]") {
   CHECK(envbisect::ascii_lower("\xc3\x89") == "\xc3\x89");  // bytes past ASCII stay as they are
   CHECK(envbisect::ascii_lower("").empty());
 }
+
+TEST_CASE("write_file_atomic makes scripts executable past the umask and replaces what was there", "[util][fs]") {
+  TempDir dir("atomic");
+  const fs::path script = dir.path / "script";
+  const mode_t old_mask = ::umask(0077);
+  envbisect::write_file_atomic(script.string(), "#!/bin/sh\n", 0755);
+  ::umask(old_mask);
+  CHECK((fs::status(script).permissions() & fs::perms::all) == (fs::perms::owner_all | fs::perms::group_read |
+                                                                 fs::perms::group_exec | fs::perms::others_read |
+                                                                 fs::perms::others_exec));
+  envbisect::write_file_atomic(script.string(), "x", 0755);
+  CHECK(slurp(script) == "x");
+  CHECK_THROWS_AS(envbisect::write_file_atomic((dir.path / "no" / "such").string(), "x", 0644), envbisect::Error);
+}
+
+TEST_CASE("write_file_atomic never writes through a symlink or a hard link", "[util][fs]") {
+  TempDir dir("atomic");
+  write(dir.path / "interpreter", "the base interpreter");
+  fs::create_symlink(dir.path / "interpreter", dir.path / "python3");
+  envbisect::write_file_atomic((dir.path / "python3").string(), "#!/bin/sh\necho shadow\n", 0755);
+  CHECK(slurp(dir.path / "interpreter") == "the base interpreter");
+  CHECK_FALSE(fs::is_symlink(dir.path / "python3"));
+  write(dir.path / "store-copy", "store bytes");
+  fs::create_hard_link(dir.path / "store-copy", dir.path / "env-copy");
+  envbisect::write_file_atomic((dir.path / "env-copy").string(), "console script", 0755);
+  CHECK(slurp(dir.path / "store-copy") == "store bytes");
+  CHECK(slurp(dir.path / "env-copy") == "console script");
+}
+
+TEST_CASE("write_file_atomic keeps its mode and leaves nothing behind, and a folder in the way is bad input", "[util][fs]") {
+  TempDir dir("atomic");
+  const fs::path key = dir.path / "run.key";
+  envbisect::write_file_atomic(key.string(), "secret", 0600);
+  envbisect::write_file_atomic(key.string(), "secret 2", 0600, envbisect::Flush::no);
+  CHECK(slurp(key) == "secret 2");
+  CHECK((fs::status(key).permissions() & fs::perms::all) == (fs::perms::owner_read | fs::perms::owner_write));
+  fs::create_directories(dir.path / "taken" / "inside");
+  try {
+    envbisect::write_file_atomic((dir.path / "taken").string(), "x");
+    FAIL("a folder at the path was replaced");
+  } catch (const Error& error) {
+    CHECK(error.code() == envbisect::ExitCode::bad_input);
+  }
+  CHECK(list_dir(dir.path.string()).size() == 2);  // run.key and taken: no temp file left
+}

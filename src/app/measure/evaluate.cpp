@@ -1,7 +1,5 @@
 #include "app/measure/evaluate.hpp"
 
-#include <utime.h>
-
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -12,6 +10,7 @@
 
 #include "app/measure/diagnosis.hpp"
 #include "app/measure/host_context.hpp"
+#include "env/environment.hpp"
 #include "env/git_checkout.hpp"
 #include "env/store.hpp"
 #include "exec/runner.hpp"
@@ -238,139 +237,52 @@ json Evaluator::damage(const std::vector<std::string>& files, const std::string&
 }
 
 const Evaluator::Built& Evaluator::build(const Candidate& candidate) {
-  // No candidate may change what another measures: before each use, an environment is compared
-  // with the identity of its files recorded when it was built, and rebuilt when they changed.
-  json damaged;
-  auto found = m_built.find(candidate.env_hash);
-  if (found != m_built.end()) {
-    const Built& cached = *found->second;
-    if (!cached.checked) {
-      return cached;
-    }
-    const std::vector<std::string> changes = environment_changes(cached.env_dir);
-    if (changes.empty()) {
-      return cached;
-    }
-    damaged = damage(changes, candidate.env_hash);
-    spdlog::warn("environment {} changed since it was built ({}); rebuilding it", hash16(candidate.env_hash),
-                 join(changes, ", "));
+  // An environment made ready in this session is used again, after env/ checked its files (one
+  // whose files were never recorded, built remotely or run as it is, as it is).
+  const auto found = m_built.find(candidate.env_hash);
+  if (found != m_built.end() && !found->second->checked) {
+    return *found->second;
   }
-  auto built = std::make_unique<Built>();
   if (m_remote_build && !candidate.state.python.use_as_is) {
-    return build_remotely(candidate, std::move(built));
+    return build_remotely(candidate, std::make_unique<Built>());
   }
-  built->env_dir = m_setup.run_dir + "/envs/" + hash16(candidate.env_hash);
-  std::unique_ptr<FileLock> shared_env_lock;
-  if (m_setup.builder != Builder::store && !candidate.state.python.use_as_is) {
+  // One walk down into env/: check, place, reuse or build (resolve, store, link, check), record.
+  EnvRequest request{venv_request(candidate, m_setup, m_setup.run_dir + "/envs/" + hash16(candidate.env_hash)),
+                     m_setup.builder, m_setup.store, candidate.state.python.use_as_is, candidate.env_hash,
+                     found == m_built.end() ? std::string() : found->second->env_dir};
+  if (request.as_is) {
+    request.venv.python = candidate.state.python.interpreter;
+    fresh_log_dir(m_setup.run_dir, candidate.env_hash);  // the interpreter check's log
+  } else if (m_setup.builder != Builder::store) {
     own_run_subpath(m_setup.run_dir, "envs/" + hash16(candidate.env_hash));  // never a planted link's target
-  } else if (m_setup.builder == Builder::store && !candidate.state.python.use_as_is) {
-    // Store-built environments are shared by every run on the machine, keyed by the content of what
-    // goes into them (a wheel rebuilt in place gives a new one); a lock makes a concurrent run wait
-    // rather than build twice.
-    std::string root = m_setup.store.store_dir.empty() ? default_store_dir() : m_setup.store.store_dir;
-    built->env_dir = root + "/envs/" + hash16(environment_key(venv_request(candidate, m_setup, ""), m_setup.store));
-    make_dirs(root + "/envs");
-    shared_env_lock = std::make_unique<FileLock>(built->env_dir + ".lock", LockMode::exclusive, LockWait::yes);
   }
-  std::string marker = built->env_dir + "/envbisect-built.json";
-  if (path_exists(marker) && damaged.is_null() && !candidate.state.python.use_as_is) {
-    // Built earlier (by this run, an earlier session of it, or another run): reuse it when intact.
-    json doc = json::parse(read_file(marker), nullptr, false);
-    const std::vector<std::string> changes = doc.is_discarded() ? std::vector<std::string>{} : environment_changes(built->env_dir);
-    if (!doc.is_discarded() && changes.empty()) {
-      // The marker's time is the environment's last use: `store gc` removes environments by it.
-      ::utime(marker.c_str(), nullptr);
-      built->venv.ok = doc.value("ok", false);
-      built->venv.reason = doc.value("reason", "");
-      built->venv.builder = doc.value("builder", "");
-      built->venv.python_path = doc.value("python", "");
-      built->venv.installed = doc.value("installed", std::map<std::string, std::string>{});
-      built->checked = true;
-      m_journal.append({{"type", "build"}, {"env_hash", candidate.env_hash}, {"ok", built->venv.ok},
-                        {"builder", built->venv.builder}, {"python", built->venv.python_path},
-                        {"installed", built->venv.installed}, {"reused", built->env_dir}, {"seconds", 0.0},
-                        {"t", epoch_seconds()}});
-      if (m_progress != nullptr) {
-        m_progress->built(candidate.env_hash, built->venv.ok ? BuildEnd::reused : BuildEnd::failed, 0.0);
-      }
-      return keep(candidate.env_hash, std::move(built));
+  EnvReady ready = ready_environment(m_runner, request, [&] {
+    fresh_log_dir(m_setup.run_dir, candidate.env_hash);
+    if (m_progress != nullptr) {
+      m_progress->building(candidate.env_hash);
     }
-    // Built before identities were recorded: rebuilt without blaming anyone.
-    if (!doc.is_discarded() && changes != std::vector<std::string>{"envbisect-identity"}) {
-      damaged = damage(changes, candidate.env_hash);
-      spdlog::warn("environment {} changed since it was built ({}); rebuilding it", hash16(candidate.env_hash),
-                   join(changes, ", "));
+  });
+  if (ready.end == EnvEnd::unchanged) {
+    return *found->second;
+  }
+  if (ready.end != EnvEnd::as_is) {
+    // The journal says what was built or reused, and who changed an earlier build's files.
+    if (!ready.changes.empty()) {
+      ready.record["damaged"] = damage(ready.changes, candidate.env_hash);
+    }
+    m_journal.append(ready.record);
+    const double seconds = ready.record["seconds"].get<double>();
+    if (ready.end == EnvEnd::built) {
+      m_build_seconds += seconds;
+      ++m_builds;
+    }
+    if (m_progress != nullptr) {
+      m_progress->built(candidate.env_hash,
+                        !ready.venv.ok ? BuildEnd::failed : ready.end == EnvEnd::built ? BuildEnd::built : BuildEnd::reused,
+                        seconds);
     }
   }
-  if (candidate.state.python.use_as_is) {
-    // "venv": "none": the interpreter as it is (a system torch on a GPU box), nothing built; its
-    // version is checked as a build checks it (a state saying 2.7 measured on 3.11 names no cause).
-    built->env_dir = parent_dir(parent_dir(candidate.state.python.interpreter));
-    built->venv.builder = "none";
-    built->venv.python_path = candidate.state.python.interpreter;
-    if (!candidate.state.python.version.empty()) {
-      built->venv.reason = interpreter_problem(m_runner, candidate.state.python.interpreter,
-                                               candidate.state.python.version,
-                                               fresh_log_dir(m_setup.run_dir, candidate.env_hash));
-    }
-    built->venv.ok = built->venv.reason.empty();
-    return keep(candidate.env_hash, std::move(built));
-  }
-  remove_tree(built->env_dir);
-  fresh_log_dir(m_setup.run_dir, candidate.env_hash);
-  VenvRequest request = venv_request(candidate, m_setup, built->env_dir);
-  spdlog::info("building environment {} ({} packages)", hash16(candidate.env_hash), request.packages.size());
-  if (m_progress != nullptr) {
-    m_progress->building(candidate.env_hash);
-  }
-  double start = epoch_seconds();
-  // Hard links into the content-addressed store: each wheel is unpacked once across all runs. The
-  // installer (uv or pip) is the fallback a user can choose, e.g. to reach a package index.
-  try {
-    built->venv = m_setup.builder == Builder::store ? materialize_venv(m_runner, request, m_setup.store)
-                                                    : build_venv(m_runner, request);
-  } catch (const Error& e) {
-    // A wheel that cannot be built into an environment (bad input, not a harness failure) makes
-    // this one candidate untestable; the search goes on.
-    if (e.code() != ExitCode::bad_input) {
-      throw;
-    }
-    remove_tree(built->env_dir);
-    built->venv = VenvResult{};
-    built->venv.builder = m_setup.builder == Builder::store ? "store" : "installer";
-    built->venv.reason = e.what();
-  }
-  if (built->venv.ok) {
-    record_environment_identity(built->env_dir);
-    built->checked = true;
-  }
-  json record = {{"type", "build"}, {"env_hash", candidate.env_hash}, {"ok", built->venv.ok},
-                 {"reason", built->venv.reason}, {"builder", built->venv.builder},
-                 {"python", built->venv.python_path}, {"installed", built->venv.installed},
-                 {"logs", built->venv.log_paths}, {"seconds", epoch_seconds() - start}, {"t", epoch_seconds()}};
-  if (!damaged.is_null()) {
-    record["damaged"] = damaged;
-  }
-  // Two distributions shipping one file: the environment holds only the later one's copy.
-  if (!built->venv.warnings.empty()) {
-    record["warnings"] = built->venv.warnings;
-    for (const std::string& warning : built->venv.warnings) {
-      spdlog::warn("environment {}: {}", hash16(candidate.env_hash), warning);
-    }
-  }
-  m_journal.append(record);
-  m_build_seconds += record["seconds"].get<double>();
-  ++m_builds;
-  if (m_progress != nullptr) {
-    m_progress->built(candidate.env_hash, built->venv.ok ? BuildEnd::built : BuildEnd::failed,
-                      record["seconds"].get<double>());
-  }
-  if (built->venv.ok) {
-    write_file_atomic(marker, record.dump());
-  } else {
-    spdlog::warn("environment {} cannot be built: {}", hash16(candidate.env_hash), built->venv.reason);
-  }
-  return keep(candidate.env_hash, std::move(built));
+  return keep(candidate.env_hash, std::make_unique<Built>(Built{std::move(ready.venv), ready.env_dir, ready.checked}));
 }
 
 const Evaluator::Built& Evaluator::build_remotely(const Candidate& candidate, std::unique_ptr<Built> built) {

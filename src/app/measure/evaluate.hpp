@@ -23,10 +23,6 @@ namespace envbisect {
 class Journal;
 class Runner;
 
-// How candidate venvs are made: hard links into the content-addressed store (fast, offline), or the
-// installer (uv when on PATH, else pip), which can also use a package index.
-enum class Builder { store, installer };
-
 // What to do when a candidate needs an attempt the journal does not hold.
 enum class MissingAttempt { run, refuse };
 
