@@ -396,6 +396,28 @@ void parse_gpus(const json& doc, EnvState& state, Problems& problems) {
   }
 }
 
+// Read `unknown`: the fields the state does not know, each one of k_unknowable_fields, once.
+void parse_unknown(const json& doc, EnvState& state, Problems& problems) {
+  auto it = doc.find("unknown");
+  if (it == doc.end()) {
+    return;
+  }
+  const std::string expected = join(std::vector<std::string>(k_unknowable_fields.begin(), k_unknowable_fields.end()), ", ");
+  if (!it->is_array()) {
+    problems.add("/unknown", "expected a list of fields the state does not know (" + expected + "), got " + json_type_name(*it));
+    return;
+  }
+  for (std::size_t i = 0; i < it->size(); ++i) {
+    const json& field = (*it)[i];
+    const std::string pointer = "/unknown/" + std::to_string(i);
+    if (!field.is_string() || k_unknowable_fields.count(field.get<std::string>()) == 0) {
+      problems.add(pointer, "expected one of " + expected + ", got " + field.dump());
+    } else if (!state.unknown.insert(field.get<std::string>()).second) {
+      problems.add(pointer, field.get<std::string>() + " is listed twice");
+    }
+  }
+}
+
 }  // namespace
 
 EnvState parse_state(const std::string& text, const std::string& source) {
@@ -406,7 +428,7 @@ EnvState parse_state(const std::string& text, const std::string& source) {
     problems.throw_if_any();
   }
   check_fields(doc, "", {"format", "name", "description", "python", "packages", "repos", "caches", "threads", "env",
-                         "data", "gpus", "container"},
+                         "data", "gpus", "container", "unknown"},
                problems);
   EnvState state;
   auto format = doc.find("format");
@@ -431,6 +453,7 @@ EnvState parse_state(const std::string& text, const std::string& source) {
   parse_scalars(doc, state, problems);
   parse_gpus(doc, state, problems);
   parse_container(doc, state, problems);
+  parse_unknown(doc, state, problems);
   problems.throw_if_any();
   // At this point the state is fully valid.
   return state;
@@ -498,6 +521,9 @@ json state_to_json(const EnvState& state) {
   }
   if (!state.container.base.empty()) {
     doc["container"] = {{"base", state.container.base}, {"packages", state.container.packages}};
+  }
+  if (!state.unknown.empty()) {
+    doc["unknown"] = state.unknown;
   }
   return doc;
 }

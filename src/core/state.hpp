@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -72,8 +73,15 @@ struct EnvState {
   std::map<std::string, std::string> data;  // values kept as text: "902087"
   GpuSplit gpus;
   ContainerBase container;
+  // What the state does not know (k_unknowable_fields): compared and run, such a field takes the other
+  // state's value. A state made from a lock or freeze knows its packages and repos, not the machine.
+  std::set<std::string> unknown;
   bool operator==(const EnvState&) const = default;
 };
+
+// The fields a state may list as unknown, as a diff names them.
+inline const std::set<std::string> k_unknowable_fields = {"python/version", "python/interpreter", "caches", "threads",
+                                                           "env", "data", "gpus", "container"};
 
 // Return the PEP 503 normalised form of a distribution name ("Foo_Bar.baz" -> "foo-bar-baz").
 std::string normalize_package_name(const std::string& name);
