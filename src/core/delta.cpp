@@ -30,7 +30,9 @@ std::string_view to_string(Dimension dimension) {
 namespace {
 
 std::string show(const PackagePin& pin) { return pin.version; }
-std::string show(const RepoPin& pin) { return pin.commit; }
+std::string show(const RepoPin& pin) {
+  return pin.subdirectory.empty() ? pin.commit : pin.commit + " (" + pin.subdirectory + ")";
+}
 std::string show(const CacheState& cache) { return cache.state; }
 std::string show(std::int64_t count) { return std::to_string(count); }
 std::string show(const std::string& text) { return text; }
@@ -52,7 +54,9 @@ std::string show_detail(const PackagePin& pin, const PackagePin& other) {
   if (pin.version != other.version) {
     return pin.version;
   }
-  std::string detail = pin.sha256 ? "sha256:" + pin.sha256->substr(0, 12) : pin.wheel.value_or("any wheel");
+  std::string detail = pin.sha256                ? "sha256:" + pin.sha256->substr(0, 12)
+                       : !pin.hashes.empty()     ? "one of " + std::to_string(pin.hashes.size()) + " sha256s"
+                                                 : pin.wheel.value_or("any wheel");
   return pin.version + " (" + detail + ")";
 }
 
@@ -73,8 +77,9 @@ std::string show_container(const ContainerBase& value, const ContainerBase& othe
   return value.base + " (" + join(changed, ", ") + (total > 3 ? ", +" + std::to_string(total - 3) + " more" : "") + ")";
 }
 
-// Two repo pins are the same environment when they name the same commit; paths may differ per file.
-bool same(const RepoPin& a, const RepoPin& b) { return a.commit == b.commit; }
+// Two repo pins are the same environment when they name the same commit and package folder in it;
+// paths may differ per file.
+bool same(const RepoPin& a, const RepoPin& b) { return a.commit == b.commit && a.subdirectory == b.subdirectory; }
 
 // Return the text in lower case (sha256 hex digits, as the wheel sources compare them).
 std::string lower_hex(std::string text) {
@@ -117,7 +122,7 @@ bool same(const PackagePin& a, const PackagePin& b) {
     return true;
   }
   return normal_wheel(a.wheel) == normal_wheel(b.wheel) && a.sha256.has_value() == b.sha256.has_value() &&
-         (!a.sha256 || lower_hex(*a.sha256) == lower_hex(*b.sha256));
+         (!a.sha256 || lower_hex(*a.sha256) == lower_hex(*b.sha256)) && a.hashes == b.hashes;
 }
 template <typename T>
 bool same(const T& a, const T& b) { return a == b; }

@@ -16,6 +16,8 @@ struct PackagePin {
   std::string version;             // as written, e.g. "2.11.0+cu128"
   std::optional<std::string> wheel;   // a wheel file name or path the pin must come from
   std::optional<std::string> sha256;  // the wheel's sha256, hex
+  std::vector<std::string> hashes{};  // or: the sha256s of a lock's files of this build (wheels, sdist), one of
+                                      // which the wheel taken must have; sorted lower-case hex, never with sha256
   bool operator==(const PackagePin&) const = default;
 };
 
@@ -25,6 +27,7 @@ struct RepoPin {
   std::string url;     // optional remote, informational
   std::string commit;  // as parsed: a commit id, tag, branch or revision; once resolved, the full commit id
   std::string ref{};   // once resolved: the text the state gave when it was not the full id; else empty
+  std::string subdirectory{};  // the package's folder inside the repository (a lock's `subdirectory`); "" its root
   bool operator==(const RepoPin&) const = default;
 };
 

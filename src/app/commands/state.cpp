@@ -99,6 +99,8 @@ ExitCode run_state_from(const StateFromOptions& options, std::ostream& out, std:
     }
     if (!package.sha256.empty()) {
       pin.sha256 = package.sha256;
+    } else if (package.hashes.size() > 1) {
+      pin.hashes = package.hashes;  // a requirements line's several files: the wheel taken must be one of them
     }
     state.packages[package.name] = pin;
   }
