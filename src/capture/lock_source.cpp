@@ -32,6 +32,7 @@ RepoPin repo_pin_of(const LockedRepo& repo, const std::string& lock_path, const 
   if (repo.kind == "git" || !repo.url.empty()) {
     pin.url = repo.url;
     pin.commit = repo.commit;
+    pin.subdirectory = repo.subdirectory;
     return pin;
   }
   std::error_code error;

@@ -10,6 +10,7 @@
 
 #include <toml++/toml.h>
 
+#include "core/installer_packages.hpp"
 #include "core/state.hpp"
 #include "core/version.hpp"
 #include "core/wheel_name.hpp"
@@ -234,9 +235,9 @@ void read_editable_line(const std::string& line, const std::string& label, const
 }
 
 // Keep every sha256 of `hashes` (sha256:HEX, one per file: wheels and sdist) on `package`; with one,
-// the state pins that file. Throw Error naming `label` and `where` for a malformed hash.
+// the state pins that file, with several the wheel taken must have one of them. Throw Error naming `label` and `where` for a malformed hash.
 void keep_hashes(const std::vector<std::string>& hashes, const std::string& label, const std::string& where,
-                 LockedPackage& package, LockRead& read) {
+                 LockedPackage& package) {
   std::vector<std::string> sha256s;
   for (const std::string& hash : hashes) {
     std::string hex = sha256_of(hash, label, where);
@@ -249,10 +250,6 @@ void keep_hashes(const std::vector<std::string>& hashes, const std::string& labe
   package.hashes = sha256s;
   if (sha256s.size() == 1) {
     package.sha256 = sha256s.front();
-  } else if (sha256s.size() > 1) {
-    read.notes.push_back(where + ": " + package.name + " lists " + std::to_string(sha256s.size()) +
-                         " hashes (one per file: wheels and sdist); a state holds one sha256 a package, so it "
-                         "pins the version alone and these hashes are not checked");
   }
 }
 
@@ -383,7 +380,15 @@ LockRead read_requirements(const std::string& text, const std::string& label, co
     if (!seen.insert(package.name).second) {
       fail(label, where, package.name + " is pinned twice");
     }
-    keep_hashes(hashes, label, where, package, read);
+    keep_hashes(hashes, label, where, package);
+    // The rule capture applies to pip, setuptools and wheel; a freeze does not say what needs them.
+    if (const std::optional<std::string> why = installer_package_left_out(package.name, NeedsKnown::no, {})) {
+      read.notes.push_back(where + ": " + package.name + " " + package.version + ": " + *why);
+      continue;
+    }
+    if (const std::optional<std::string> note = installer_package_kept_note(package.name, label)) {
+      read.notes.push_back(where + ": " + *note);
+    }
     read.packages.push_back(package);
   }
   if (!logical.empty()) {

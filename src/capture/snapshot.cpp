@@ -6,6 +6,7 @@
 #include <set>
 
 #include "capture/env_vars.hpp"
+#include "core/installer_packages.hpp"
 #include "core/version.hpp"
 #include "util/strings.hpp"
 
@@ -83,11 +84,10 @@ void capture_packages(const CaptureInputs& inputs, Capture& capture, json& captu
       continue;
     }
     const std::string normal = normalize_package_name(key);
-    if ((normal == "pip" || normal == "setuptools" || normal == "wheel" || normal == "distribute") &&
-        needed.count(normal) == 0) {
+    if (const std::optional<std::string> why = installer_package_left_out(normal, NeedsKnown::yes, needed)) {
       captured["packages"][normal] = entry;
       const std::string version = entry.contains("version") && entry["version"].is_string() ? entry["version"].get<std::string>() : "";
-      captured["left_out"].push_back(normal + " " + version + ": the installer's own package, nothing installed needs it");
+      captured["left_out"].push_back(normal + " " + version + ": " + *why);
       continue;
     }
     const std::string name = entry.contains("name") && entry["name"].is_string() ? entry["name"].get<std::string>() : key;

@@ -1,6 +1,7 @@
 #include "core/delta.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include <nlohmann/json.hpp>
 
@@ -29,7 +30,9 @@ std::string_view to_string(Dimension dimension) {
 namespace {
 
 std::string show(const PackagePin& pin) { return pin.version; }
-std::string show(const RepoPin& pin) { return pin.commit; }
+std::string show(const RepoPin& pin) {
+  return pin.subdirectory.empty() ? pin.commit : pin.commit + " (" + pin.subdirectory + ")";
+}
 std::string show(const CacheState& cache) { return cache.state; }
 std::string show(std::int64_t count) { return std::to_string(count); }
 std::string show(const std::string& text) { return text; }
@@ -51,7 +54,9 @@ std::string show_detail(const PackagePin& pin, const PackagePin& other) {
   if (pin.version != other.version) {
     return pin.version;
   }
-  std::string detail = pin.sha256 ? "sha256:" + pin.sha256->substr(0, 12) : pin.wheel.value_or("any wheel");
+  std::string detail = pin.sha256                ? "sha256:" + pin.sha256->substr(0, 12)
+                       : !pin.hashes.empty()     ? "one of " + std::to_string(pin.hashes.size()) + " sha256s"
+                                                 : pin.wheel.value_or("any wheel");
   return pin.version + " (" + detail + ")";
 }
 
@@ -72,8 +77,9 @@ std::string show_container(const ContainerBase& value, const ContainerBase& othe
   return value.base + " (" + join(changed, ", ") + (total > 3 ? ", +" + std::to_string(total - 3) + " more" : "") + ")";
 }
 
-// Two repo pins are the same environment when they name the same commit; paths may differ per file.
-bool same(const RepoPin& a, const RepoPin& b) { return a.commit == b.commit; }
+// Two repo pins are the same environment when they name the same commit and package folder in it;
+// paths may differ per file.
+bool same(const RepoPin& a, const RepoPin& b) { return a.commit == b.commit && a.subdirectory == b.subdirectory; }
 
 // Return the text in lower case (sha256 hex digits, as the wheel sources compare them).
 std::string lower_hex(std::string text) {
@@ -116,7 +122,7 @@ bool same(const PackagePin& a, const PackagePin& b) {
     return true;
   }
   return normal_wheel(a.wheel) == normal_wheel(b.wheel) && a.sha256.has_value() == b.sha256.has_value() &&
-         (!a.sha256 || lower_hex(*a.sha256) == lower_hex(*b.sha256));
+         (!a.sha256 || lower_hex(*a.sha256) == lower_hex(*b.sha256)) && a.hashes == b.hashes;
 }
 template <typename T>
 bool same(const T& a, const T& b) { return a == b; }
@@ -153,14 +159,38 @@ void apply_map(const std::string& name, Map& target, const Map& source) {
   }
 }
 
+// Return whether both states know `field` (one of k_unknowable_fields).
+bool both_know(const EnvState& good, const EnvState& bad, const std::string& field) {
+  return good.unknown.count(field) == 0 && bad.unknown.count(field) == 0;
+}
+
+// Append one map's deltas when both states know that dimension.
+template <typename Map>
+void diff_known_map(Dimension dimension, const EnvState& good, const EnvState& bad, const Map& good_map,
+                    const Map& bad_map, std::vector<Delta>& out) {
+  if (both_know(good, bad, std::string(to_string(dimension)))) {
+    diff_map(dimension, good_map, bad_map, out);
+  }
+}
+
 }  // namespace
+
+std::vector<std::string> taken_from_other(const EnvState& state, const EnvState& other) {
+  std::vector<std::string> out;
+  for (const std::string& field : k_unknowable_fields) {
+    if (state.unknown.count(field) != 0 && other.unknown.count(field) == 0) {
+      out.push_back(field);
+    }
+  }
+  return out;
+}
 
 std::vector<Delta> diff_states(const EnvState& good, const EnvState& bad) {
   std::vector<Delta> out;
-  if (good.python.version != bad.python.version) {
+  if (good.python.version != bad.python.version && both_know(good, bad, "python/version")) {
     out.push_back({Dimension::python, "version", good.python.version, bad.python.version});
   }
-  if (good.python.interpreter != bad.python.interpreter) {
+  if (good.python.interpreter != bad.python.interpreter && both_know(good, bad, "python/interpreter")) {
     out.push_back({Dimension::python, "interpreter", good.python.interpreter, bad.python.interpreter});
   }
   if (good.python.use_as_is != bad.python.use_as_is) {
@@ -178,17 +208,18 @@ std::vector<Delta> diff_states(const EnvState& good, const EnvState& bad) {
       out[i].bad_ref = it->second.ref;
     }
   }
-  diff_map(Dimension::caches, good.caches, bad.caches, out);
-  diff_map(Dimension::threads, good.threads, bad.threads, out);
-  diff_map(Dimension::env, good.env, bad.env, out);
-  diff_map(Dimension::data, good.data, bad.data, out);
-  if (good.gpus.target != bad.gpus.target) {
+  diff_known_map(Dimension::caches, good, bad, good.caches, bad.caches, out);
+  diff_known_map(Dimension::threads, good, bad, good.threads, bad.threads, out);
+  diff_known_map(Dimension::env, good, bad, good.env, bad.env, out);
+  diff_known_map(Dimension::data, good, bad, good.data, bad.data, out);
+  const bool gpus_known = both_know(good, bad, "gpus");
+  if (good.gpus.target != bad.gpus.target && gpus_known) {
     out.push_back({Dimension::gpus, "target", show_gpus(good.gpus.target), show_gpus(bad.gpus.target)});
   }
-  if (good.gpus.drafter != bad.gpus.drafter) {
+  if (good.gpus.drafter != bad.gpus.drafter && gpus_known) {
     out.push_back({Dimension::gpus, "drafter", show_gpus(good.gpus.drafter), show_gpus(bad.gpus.drafter)});
   }
-  if (good.container != bad.container) {
+  if (good.container != bad.container && both_know(good, bad, "container")) {
     // A base is a whole root filesystem: its Debian packages move with it, as one delta.
     std::optional<std::string> from;
     std::optional<std::string> to;
@@ -206,6 +237,29 @@ std::vector<Delta> diff_states(const EnvState& good, const EnvState& bad) {
 EnvState apply_deltas(const EnvState& good, const EnvState& bad, const std::vector<Delta>& deltas,
                       const std::vector<std::size_t>& applied) {
   EnvState out = good;
+  // What good does not know is bad's in every candidate, anchors included: no delta moves it.
+  for (const std::string& field : taken_from_other(good, bad)) {
+    if (field == "python/version") {
+      out.python.version = bad.python.version;
+    } else if (field == "python/interpreter") {
+      out.python.interpreter = bad.python.interpreter;
+    } else if (field == "caches") {
+      out.caches = bad.caches;
+    } else if (field == "threads") {
+      out.threads = bad.threads;
+    } else if (field == "env") {
+      out.env = bad.env;
+    } else if (field == "data") {
+      out.data = bad.data;
+    } else if (field == "gpus") {
+      out.gpus = bad.gpus;
+    } else if (field == "container") {
+      out.container = bad.container;
+    }
+  }
+  out.unknown.clear();
+  std::set_intersection(good.unknown.begin(), good.unknown.end(), bad.unknown.begin(), bad.unknown.end(),
+                        std::inserter(out.unknown, out.unknown.end()));
   for (std::size_t index : applied) {
     const Delta& delta = deltas.at(index);
     switch (delta.dimension) {

@@ -28,10 +28,16 @@ struct Delta {
 // Return the lower-case name of a dimension ("packages", "caches", ...).
 std::string_view to_string(Dimension dimension);
 
-// Return the deltas from good to bad, sorted by dimension then name. Identical states give none.
+// Return the deltas from good to bad, sorted by dimension then name. Identical states give none; a
+// field either state lists as unknown gives none (the other state's value stands for both).
 std::vector<Delta> diff_states(const EnvState& good, const EnvState& bad);
 
-// Return the good state with the deltas at `applied` (indices into `deltas`) taken from bad.
+// Return the fields `state` lists as unknown that `other` knows, in k_unknowable_fields order: compared
+// or run beside `other`, these take its values.
+std::vector<std::string> taken_from_other(const EnvState& state, const EnvState& other);
+
+// Return the good state with the deltas at `applied` (indices into `deltas`) taken from bad; a field
+// good does not know is bad's, one neither knows stays unknown.
 EnvState apply_deltas(const EnvState& good, const EnvState& bad, const std::vector<Delta>& deltas,
                       const std::vector<std::size_t>& applied);
 

@@ -46,6 +46,52 @@ bool is_valid_package_name(const std::string& name) {
 
 namespace {
 
+bool is_hex(const std::string& text);
+
+// Return whether `path` is a non-empty relative path that stays inside its base ("pkgs/a", not "../a").
+bool relative_inside(const std::string& path) {
+  if (path.empty() || path[0] == '/') {
+    return false;
+  }
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    const std::size_t slash = std::min(path.find('/', start), path.size());
+    const std::string part = path.substr(start, slash - start);
+    if (part.empty() || part == "..") {
+      return false;
+    }
+    start = slash + 1;
+  }
+  return true;
+}
+
+// Read a package's `hashes`: sha256s (64 hex digits) of its files, any of which the wheel taken may have.
+void read_hashes(const json& value, const std::string& pointer, PackagePin& pin, Problems& problems) {
+  auto it = value.find("hashes");
+  if (it == value.end()) {
+    return;
+  }
+  if (!it->is_array() || it->empty()) {
+    problems.add(pointer + "/hashes", "expected a list of sha256s (64 hex digits each), got " + it->dump());
+    return;
+  }
+  if (value.contains("sha256")) {
+    problems.add(pointer + "/hashes", "give sha256 (one file) or hashes (any of these files), not both");
+  }
+  for (std::size_t i = 0; i < it->size(); ++i) {
+    const json& hash = (*it)[i];
+    if (!hash.is_string() || hash.get<std::string>().size() != 64 || !is_hex(hash.get<std::string>())) {
+      problems.add(pointer + "/hashes/" + std::to_string(i), "expected 64 hex digits, got " + hash.dump());
+      continue;
+    }
+    std::string hex = hash.get<std::string>();
+    std::transform(hex.begin(), hex.end(), hex.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    pin.hashes.push_back(hex);
+  }
+  std::sort(pin.hashes.begin(), pin.hashes.end());
+  pin.hashes.erase(std::unique(pin.hashes.begin(), pin.hashes.end()), pin.hashes.end());
+}
+
 bool is_hex(const std::string& text) {
   return std::all_of(text.begin(), text.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
 }
@@ -167,7 +213,7 @@ void parse_packages(const json& doc, EnvState& state, Problems& problems) {
     if (value.is_string()) {
       pin.version = value.get<std::string>();
     } else if (value.is_object()) {
-      check_fields(value, pointer, {"version", "wheel", "sha256"}, problems);
+      check_fields(value, pointer, {"version", "wheel", "sha256", "hashes"}, problems);
       pin.version = read_string(value, "version", pointer, problems, true);
       if (value.contains("wheel")) {
         pin.wheel = read_string(value, "wheel", pointer, problems, false);
@@ -178,6 +224,7 @@ void parse_packages(const json& doc, EnvState& state, Problems& problems) {
           problems.add(pointer + "/sha256", "expected 64 hex digits");
         }
       }
+      read_hashes(value, pointer, pin, problems);
       pointer += "/version";
     } else {
       problems.add(pointer, "expected a version string or an object, got " + json_type_name(value));
@@ -261,12 +308,17 @@ void parse_repos(const json& doc, EnvState& state, Problems& problems) {
       problems.add(pointer, "expected an object with path and commit, got " + json_type_name(value));
       continue;
     }
-    check_fields(value, pointer, {"path", "url", "commit"}, problems);
+    check_fields(value, pointer, {"path", "url", "commit", "subdirectory"}, problems);
     RepoPin pin;
     // A repository known by its URL alone (a lock's git source) may leave `path` out; `run` needs one.
     pin.url = read_string(value, "url", pointer, problems, false);
     pin.path = read_string(value, "path", pointer, problems, pin.url.empty());
     pin.commit = read_string(value, "commit", pointer, problems, true);
+    pin.subdirectory = read_string(value, "subdirectory", pointer, problems, false);
+    if (value.contains("subdirectory") && value["subdirectory"].is_string() && !relative_inside(pin.subdirectory)) {
+      problems.add(pointer + "/subdirectory", "expected a folder inside the repository (relative, no '..'), got '" +
+                                                  pin.subdirectory + "'");
+    }
     if (value.contains("commit") && value["commit"].is_string()) {
       if (std::string why = revision_problem(pin.commit); !why.empty()) {
         problems.add(pointer + "/commit", "expected a commit id, tag, branch or revision (v2.3, main~4), " + why);
@@ -396,6 +448,28 @@ void parse_gpus(const json& doc, EnvState& state, Problems& problems) {
   }
 }
 
+// Read `unknown`: the fields the state does not know, each one of k_unknowable_fields, once.
+void parse_unknown(const json& doc, EnvState& state, Problems& problems) {
+  auto it = doc.find("unknown");
+  if (it == doc.end()) {
+    return;
+  }
+  const std::string expected = join(std::vector<std::string>(k_unknowable_fields.begin(), k_unknowable_fields.end()), ", ");
+  if (!it->is_array()) {
+    problems.add("/unknown", "expected a list of fields the state does not know (" + expected + "), got " + json_type_name(*it));
+    return;
+  }
+  for (std::size_t i = 0; i < it->size(); ++i) {
+    const json& field = (*it)[i];
+    const std::string pointer = "/unknown/" + std::to_string(i);
+    if (!field.is_string() || k_unknowable_fields.count(field.get<std::string>()) == 0) {
+      problems.add(pointer, "expected one of " + expected + ", got " + field.dump());
+    } else if (!state.unknown.insert(field.get<std::string>()).second) {
+      problems.add(pointer, field.get<std::string>() + " is listed twice");
+    }
+  }
+}
+
 }  // namespace
 
 EnvState parse_state(const std::string& text, const std::string& source) {
@@ -406,7 +480,7 @@ EnvState parse_state(const std::string& text, const std::string& source) {
     problems.throw_if_any();
   }
   check_fields(doc, "", {"format", "name", "description", "python", "packages", "repos", "caches", "threads", "env",
-                         "data", "gpus", "container"},
+                         "data", "gpus", "container", "unknown"},
                problems);
   EnvState state;
   auto format = doc.find("format");
@@ -431,6 +505,7 @@ EnvState parse_state(const std::string& text, const std::string& source) {
   parse_scalars(doc, state, problems);
   parse_gpus(doc, state, problems);
   parse_container(doc, state, problems);
+  parse_unknown(doc, state, problems);
   problems.throw_if_any();
   // At this point the state is fully valid.
   return state;
@@ -458,7 +533,7 @@ json state_to_json(const EnvState& state) {
     doc["python"] = python;
   }
   for (const auto& [name, pin] : state.packages) {
-    if (!pin.wheel && !pin.sha256) {
+    if (!pin.wheel && !pin.sha256 && pin.hashes.empty()) {
       doc["packages"][name] = pin.version;
       continue;
     }
@@ -469,6 +544,9 @@ json state_to_json(const EnvState& state) {
     if (pin.sha256) {
       entry["sha256"] = *pin.sha256;
     }
+    if (!pin.hashes.empty()) {
+      entry["hashes"] = pin.hashes;
+    }
     doc["packages"][name] = entry;
   }
   for (const auto& [name, pin] : state.repos) {
@@ -478,6 +556,9 @@ json state_to_json(const EnvState& state) {
     }
     if (!pin.url.empty()) {
       entry["url"] = pin.url;
+    }
+    if (!pin.subdirectory.empty()) {
+      entry["subdirectory"] = pin.subdirectory;
     }
     doc["repos"][name] = entry;
   }
@@ -498,6 +579,9 @@ json state_to_json(const EnvState& state) {
   }
   if (!state.container.base.empty()) {
     doc["container"] = {{"base", state.container.base}, {"packages", state.container.packages}};
+  }
+  if (!state.unknown.empty()) {
+    doc["unknown"] = state.unknown;
   }
   return doc;
 }

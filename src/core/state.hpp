@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,8 @@ struct PackagePin {
   std::string version;             // as written, e.g. "2.11.0+cu128"
   std::optional<std::string> wheel;   // a wheel file name or path the pin must come from
   std::optional<std::string> sha256;  // the wheel's sha256, hex
+  std::vector<std::string> hashes{};  // or: the sha256s of a lock's files of this build (wheels, sdist), one of
+                                      // which the wheel taken must have; sorted lower-case hex, never with sha256
   bool operator==(const PackagePin&) const = default;
 };
 
@@ -24,6 +27,7 @@ struct RepoPin {
   std::string url;     // optional remote, informational
   std::string commit;  // as parsed: a commit id, tag, branch or revision; once resolved, the full commit id
   std::string ref{};   // once resolved: the text the state gave when it was not the full id; else empty
+  std::string subdirectory{};  // the package's folder inside the repository (a lock's `subdirectory`); "" its root
   bool operator==(const RepoPin&) const = default;
 };
 
@@ -72,8 +76,15 @@ struct EnvState {
   std::map<std::string, std::string> data;  // values kept as text: "902087"
   GpuSplit gpus;
   ContainerBase container;
+  // What the state does not know (k_unknowable_fields): compared and run, such a field takes the other
+  // state's value. A state made from a lock or freeze knows its packages and repos, not the machine.
+  std::set<std::string> unknown;
   bool operator==(const EnvState&) const = default;
 };
+
+// The fields a state may list as unknown, as a diff names them.
+inline const std::set<std::string> k_unknowable_fields = {"python/version", "python/interpreter", "caches", "threads",
+                                                           "env", "data", "gpus", "container"};
 
 // Return the PEP 503 normalised form of a distribution name ("Foo_Bar.baz" -> "foo-bar-baz").
 std::string normalize_package_name(const std::string& name);

@@ -82,8 +82,9 @@ IndexChoice choose_index_file(const std::vector<IndexFile>& files, std::string_v
       misfits.push_back(file.filename + ": not the pinned file " + base_name(pin.wheel));
       continue;
     }
-    if (!pin.sha256.empty() && !file.sha256.empty() && ascii_lower(pin.sha256) != file.sha256) {
-      misfits.push_back(file.filename + ": the index gives sha256 " + file.sha256 + ", the state pins " + ascii_lower(pin.sha256));
+    if (pin.pins_bytes() && !file.sha256.empty() && !pin.accepts_sha256(file.sha256)) {
+      misfits.push_back(file.filename + ": the index gives sha256 " + file.sha256 + ", the state pins " +
+                        (pin.sha256.empty() ? "one of " + join(pin.hashes, ", ") : ascii_lower(pin.sha256)));
       continue;
     }
     const long score = wheel_tag_score(*wheel, environment);

@@ -342,6 +342,9 @@ std::string environment_key(const VenvRequest& request, const StoreOptions& opti
       }
     }
     key["packages"][name] = {{"version", pinned}, {"wheel", pin.wheel}, {"sha256", pin.sha256}, {"builds", builds}};
+    if (!pin.hashes.empty()) {
+      key["packages"][name]["hashes"] = pin.hashes;  // only then: earlier keys stay as they were
+    }
   }
   return sha256_hex(key.dump());
 }

@@ -92,6 +92,14 @@ bool build_tag_less(const std::string& a, const std::string& b) {
 
 }  // namespace
 
+bool WheelPin::accepts_sha256(const std::string& hex) const {
+  const std::string lower = ascii_lower(hex);
+  if (!sha256.empty()) {
+    return lower == ascii_lower(sha256);
+  }
+  return hashes.empty() || std::find(hashes.begin(), hashes.end(), lower) != hashes.end();
+}
+
 std::string wheel_sha256(const std::string& path, const std::string& index_dir) {
   if (index_dir.empty()) {
     return hash_file(path);
@@ -290,7 +298,7 @@ std::optional<Distribution> find_distribution(const WheelSources& sources, std::
       if (dist.kind != SourceKind::wheel || (!pin.wheel.empty() && base_name(pin.wheel) != base_name(dist.path))) {
         continue;
       }
-      if (!pin.sha256.empty() && wheel_sha256(dist.path, index_dir) != ascii_lower(pin.sha256)) {
+      if (pin.pins_bytes() && !pin.accepts_sha256(wheel_sha256(dist.path, index_dir))) {
         continue;
       }
     }
@@ -403,6 +411,8 @@ std::string describe_missing_pin(const WheelSources& sources, std::string_view n
   }
   if (!pin.sha256.empty()) {
     text += " with sha256 " + ascii_lower(pin.sha256);
+  } else if (!pin.hashes.empty()) {
+    text += " with a sha256 of " + join(pin.hashes, ", ");
   }
   text += sources.wheel_dirs.empty() ? std::string(": no such file: no wheel folder was given (--wheels)")
                                      : ": no such file in the wheel folders (" + join(sources.wheel_dirs, ", ") + ")";

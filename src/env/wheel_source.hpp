@@ -48,9 +48,14 @@ std::vector<Distribution> list_distributions(const WheelSources& sources, std::s
 
 // What a state pins beyond the version: the wheel file (a file name, or a path) and its sha256.
 struct WheelPin {
-  std::string wheel;   // "" when not pinned
-  std::string sha256;  // hex, "" when not pinned
-  bool empty() const { return wheel.empty() && sha256.empty(); }
+  std::string wheel;                // "" when not pinned
+  std::string sha256;               // hex, "" when not pinned
+  std::vector<std::string> hashes{};  // or: the sha256s (lower-case hex) one of which the file must have
+  bool empty() const { return wheel.empty() && sha256.empty() && hashes.empty(); }
+  // Return whether a file whose sha256 is `hex` may be this pin's build (any file when no hash is pinned).
+  bool accepts_sha256(const std::string& hex) const;
+  // Return whether the pin names the file's bytes: a sha256 or hashes.
+  bool pins_bytes() const { return !sha256.empty() || !hashes.empty(); }
 };
 
 // Return the sha256 (lower-case hex) of the file at `path`. When `index_dir` is given, remember it

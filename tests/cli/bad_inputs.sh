@@ -77,6 +77,9 @@ bad_state repo_missing_dir "/repos/dflash/path: $B/no/such/checkout is not a dir
 bad_state repo_url_only "/repos/torchtitan/path: missing: clone https://github.com/pytorch/torchtitan and give its folder as path"
 bad_state cache_state "/caches/inductor/state: expected \"cold\", \"warm\" or a snapshot path, got 'lukewarm'"
 # Names that become folders (RUNDIR/repos/NAME-COMMIT, a snapshot per cache) cannot leave the run folder.
+bad_state unknown_not_a_field "/unknown/0: expected one of caches, container, data, env, gpus, python/interpreter, python/version, threads, got \"packages\""
+bad_state hashes_and_sha256 "/packages/fauxtorch/hashes: give sha256 (one file) or hashes (any of these files), not both"
+bad_state repo_subdirectory_escapes "/repos/dflash/subdirectory: expected a folder inside the repository (relative, no '..'), got '../outside'"
 bad_state repo_name_escapes "/repos/..~1..~1escape: invalid name '../../escape': starts with '.'"
 bad_state cache_name_escapes "/caches/..~1..~1..~1c: invalid name '../../../c': starts with '.'"
 # A captured cache is found beside the state and must exist before the run folder is made.

@@ -3,8 +3,13 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
+#include "capture/lock_source.hpp"
 #include "capture/lockfile.hpp"
+#include "core/delta.hpp"
+#include "core/installer_packages.hpp"
+#include "core/state.hpp"
 #include "util/error.hpp"
 
 using namespace envbisect;
@@ -215,7 +220,8 @@ TEST_CASE("requirements.txt with hashes, and pip freeze output", "[capture][lock
                                    "-e ./vendor/dflash\n";
   const LockRead read = read_lock(LockFormat::requirements, requirements, "requirements.txt", env);
   CHECK(describe(read) == "faux-transformers 5.8.1  \nnumpy 2.3.0  \ntorch 2.11.0+cu128  a\n");
-  CHECK(read.notes.size() == 2);  // two numpy hashes, pywin32 left out
+  REQUIRE(read.notes.size() == 1);  // pywin32 left out; numpy's two hashes are both kept, nothing to say
+  CHECK(read.notes[0].find("pywin32 left out") != std::string::npos);
   // Every hash is kept (one per file: wheels and sdist); the editable folder is a repo of the state.
   CHECK(read.packages[1].hashes == std::vector<std::string>{k_b, k_c});
   REQUIRE(read.repos.size() == 1);
@@ -268,4 +274,42 @@ TEST_CASE("lock formats by file name", "[capture][lockfile]") {
   CHECK(lock_format_of("deploy/pylock.gpu.toml") == LockFormat::pylock);
   CHECK(lock_format_of("requirements.txt") == LockFormat::requirements);
   CHECK(lock_format_of("freeze-2026-11-30.txt") == LockFormat::requirements);
+}
+
+TEST_CASE("pip, setuptools and wheel: one rule for capture and freeze, by what the input says needs them", "[capture][lockfile]") {
+  // A capture knows every Requires-Dist: an installer package nothing needs is left out, one needed stays.
+  CHECK(installer_package_left_out("pip", NeedsKnown::yes, {"torch"}) ==
+        std::optional<std::string>("the installer's own package, nothing installed needs it"));
+  CHECK(installer_package_left_out("setuptools", NeedsKnown::yes, {"setuptools"}) == std::nullopt);
+  CHECK(installer_package_left_out("torch", NeedsKnown::yes, {}) == std::nullopt);
+  // A freeze does not say what needs them: torch on Python 3.12 needs setuptools, so it stays, said so.
+  CHECK(installer_package_left_out("setuptools", NeedsKnown::no, {}) == std::nullopt);
+  const LockRead frozen = read_lock(LockFormat::requirements, "pip==24.0\nsetuptools==80.9.0\ntorch==2.11.0\n", "freeze.txt",
+                                    linux_marker_environment("3.12"));
+  CHECK(frozen.packages.size() == 3);
+  REQUIRE(frozen.notes.size() == 2);
+  CHECK(frozen.notes[0] == "line 1: pip: the installer's own package, kept: freeze.txt does not say whether something "
+                           "installed needs it (a capture of the venv would say)");
+  CHECK(frozen.notes[1].rfind("line 2: setuptools: the installer's own package, kept", 0) == 0);
+}
+
+TEST_CASE("a git source in a folder of its repository keeps the folder in the state's repo", "[capture][lockfile]") {
+  const std::string sha = "0a515c7dd136666e63a698b7fe0f83642a6e0b57";
+  const LockRead read = read_lock(LockFormat::requirements,
+                                  "-e git+https://example.org/mono.git@" + sha + "#egg=core&subdirectory=libs/core\n",
+                                  "freeze.txt", linux_marker_environment("3.12"));
+  REQUIRE(read.repos.size() == 1);
+  CHECK(read.repos[0].subdirectory == "libs/core");
+  EnvState state;
+  state.repos["core"] = repo_pin_of(read.repos[0], "freeze.txt", "HEAD", ".");
+  CHECK(state.repos["core"].subdirectory == "libs/core");
+  const EnvState again = parse_state(state_to_json(state).dump(), "state.json");
+  CHECK(again.repos.at("core").subdirectory == "libs/core");
+  // Another folder at the same commit is another package: a difference.
+  EnvState other = again;
+  other.repos["core"].subdirectory = "libs/extra";
+  const std::vector<Delta> deltas = diff_states(again, other);
+  REQUIRE(deltas.size() == 1);
+  CHECK(deltas[0].good == sha + " (libs/core)");
+  CHECK(deltas[0].bad == sha + " (libs/extra)");
 }

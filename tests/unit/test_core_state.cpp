@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <set>
+
 using namespace envbisect;
 
 namespace {
@@ -257,4 +259,36 @@ TEST_CASE("data numbers are compared as numbers: 1e2, 100.0 and 100 are one valu
   CHECK(diff_states(good, bad).empty());
   const EnvState other = parse_state(R"({"format": 1, "data": {"a": 101, "b": 100, "c": 0.5, "d": true, "e": 0}})", "o");
   REQUIRE(diff_states(good, other).size() == 1);
+}
+
+TEST_CASE("a field one state does not know is no delta, and candidates take the knowing side's value", "[core][delta]") {
+  const EnvState captured = parse_state(R"({"format": 1, "python": {"version": "3.11.7", "interpreter": "/usr/bin/python3.11"},
+    "packages": {"a": "1.0", "b": "2.0"}, "caches": {"inductor": {"role": "inductor", "state": "cold"}},
+    "env": {"CUDA_HOME": "/usr/local/cuda"}, "threads": {"n": 3}})", "captured.json");
+  const EnvState frozen = parse_state(R"({"format": 1, "python": {"version": "3.11"}, "packages": {"a": "1.0", "b": "2.1"},
+    "unknown": ["python/version", "python/interpreter", "caches", "env"]})", "frozen.json");
+  CHECK(frozen.unknown == std::set<std::string>{"caches", "env", "python/interpreter", "python/version"});
+  CHECK(parse_state(state_to_json(frozen).dump(), "again.json") == frozen);
+  CHECK(taken_from_other(frozen, captured) == std::vector<std::string>{"caches", "env", "python/interpreter", "python/version"});
+  CHECK(taken_from_other(captured, frozen).empty());
+  // What both know still differs: the package b, and the threads the freeze did not call unknown.
+  for (const auto& [good, bad] : {std::pair{&captured, &frozen}, std::pair{&frozen, &captured}}) {
+    const std::vector<Delta> deltas = diff_states(*good, *bad);
+    REQUIRE(deltas.size() == 2);
+    CHECK(deltas[0].dimension == Dimension::packages);
+    CHECK(deltas[0].name == "b");
+    CHECK(deltas[1].dimension == Dimension::threads);
+    // Every candidate, anchors included, runs with the capture's interpreter, caches and variables.
+    for (const std::vector<std::size_t>& applied : {std::vector<std::size_t>{}, std::vector<std::size_t>{0, 1}}) {
+      const EnvState candidate = apply_deltas(*good, *bad, deltas, applied);
+      CHECK(candidate.python.version == "3.11.7");
+      CHECK(candidate.python.interpreter == "/usr/bin/python3.11");
+      CHECK(candidate.caches == captured.caches);
+      CHECK(candidate.env == captured.env);
+      CHECK(candidate.unknown.empty());
+    }
+  }
+  CHECK(error_of(R"({"format": 1, "unknown": ["packages", "env", "env"]})") ==
+        "2 problems:\n  good.json: /unknown/0: expected one of caches, container, data, env, gpus, python/interpreter, "
+        "python/version, threads, got \"packages\"\n  good.json: /unknown/2: env is listed twice");
 }

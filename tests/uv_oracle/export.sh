@@ -1,7 +1,7 @@
 #!/bin/sh
 # Write uv's export of every case in cases.txt (NAME REV CASE FLAGS...) under OUT_DIR/NAME/REV/:
-# CASE.txt (requirements-txt), CASE.rc (uv's exit status), CASE.err (its stderr), and
-# default.pylock.toml (the pylock.toml export without flags). uv reads the locks offline, frozen.
+# CASE.txt (requirements-txt), CASE.rc (uv's exit status), CASE.err (its stderr); export_pylock.sh
+# writes the pylock.toml exports beside them. uv reads the locks offline, frozen.
 # usage: export.sh LOCKS_DIR CASES_FILE OUT_DIR        (tests/uv_oracle/README.md)
 set -u
 locks=$(cd "$1" && pwd); cases=$2; out=$3
@@ -18,8 +18,4 @@ while read -r name rev case flags; do
   # shellcheck disable=SC2086 # FLAGS are words
   (cd "$work/$name/$rev" && uv export --frozen --format requirements-txt $quiet $flags \
      >"$dir/$case.txt" 2>"$dir/$case.err"); echo $? >"$dir/$case.rc"
-  if [ "$case" = default ]; then
-    (cd "$work/$name/$rev" && uv export --frozen --format pylock.toml -o "$dir/default.pylock.toml" \
-       >/dev/null 2>"$dir/default.pylock.err"); echo $? >"$dir/default.pylock.rc"
-  fi
 done <"$cases"

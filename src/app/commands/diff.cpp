@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 #include <set>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -37,6 +38,15 @@ ExitCode run_diff(const DiffOptions& options, std::ostream& out) {
               << "; both sides compared as written\n";
     repo = good_repos_as_written.at(name);
     other->second = bad_repos_as_written.at(name);
+  }
+  // A field one state does not know (a lock's state knows no caches) is no difference: say so.
+  for (const auto& [state, other, path, other_path] :
+       {std::tuple{&good, &bad, options.good_path, options.bad_path}, std::tuple{&bad, &good, options.bad_path, options.good_path}}) {
+    const std::vector<std::string> taken = taken_from_other(*state, *other);
+    if (!taken.empty()) {
+      std::cerr << "envbisect: note: " << escape_control(path) << " does not know " << join(taken, ", ") << "; compared as in "
+                << escape_control(other_path) << "\n";
+    }
   }
   std::vector<Delta> deltas = diff_states(good, bad);
 

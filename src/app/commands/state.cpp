@@ -85,6 +85,12 @@ ExitCode run_state_from(const StateFromOptions& options, std::ostream& out, std:
   state.description = "from " + label + (commit.empty() ? "" : " (commit " + commit + ")") + ", for CPython " +
                       python + " on Linux " + options.machine + (read.selection.empty() ? "" : "; " + read.selection);
   state.python.version = python;  // as given: "3.11.7" names the patch release a capture records
+  // A lock or freeze names builds, not the machine: the rest is unknown, and beside a state that knows
+  // it (a capture) takes that state's value. The version too, when neither --python nor the file gave it.
+  state.unknown = {"python/interpreter", "caches", "threads", "env", "data", "gpus", "container"};
+  if (options.python.empty() && default_python_of(format, text).empty()) {
+    state.unknown.insert("python/version");
+  }
   for (const LockedPackage& package : read.packages) {
     PackagePin pin;
     pin.version = package.version;
@@ -93,6 +99,8 @@ ExitCode run_state_from(const StateFromOptions& options, std::ostream& out, std:
     }
     if (!package.sha256.empty()) {
       pin.sha256 = package.sha256;
+    } else if (package.hashes.size() > 1) {
+      pin.hashes = package.hashes;  // a requirements line's several files: the wheel taken must be one of them
     }
     state.packages[package.name] = pin;
   }

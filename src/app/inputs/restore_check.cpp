@@ -136,7 +136,7 @@ RestorePlan check_restore(const EnvState& good, const std::string& good_path, co
     }
     for (const auto& [name, pin] : state->packages) {
       RestoreSource source{*path, name, pin.version, "", false, {}, "", "", {}};
-      const WheelPin wheel_pin{pin.wheel.value_or(""), pin.sha256.value_or("")};
+      const WheelPin wheel_pin{pin.wheel.value_or(""), pin.sha256.value_or(""), pin.hashes};
       if (const auto dist = find_distribution(sources, name, pin.version, state->python.version, wheel_pin)) {
         source.where = describe(*dist);
         // Two files of one version with other bytes: the state does not say which it meant.

@@ -234,7 +234,8 @@ std::map<std::string, std::string> Evaluator::placeholder_values(const Candidate
     values["package." + name] = pin.version;
   }
   for (const auto& [name, pin] : state.repos) {
-    values["repo." + name] = checkout(name, pin);
+    // A package in a folder of its repository (a lock's subdirectory) is built from that folder.
+    values["repo." + name] = checkout(name, pin) + (pin.subdirectory.empty() ? "" : "/" + pin.subdirectory);
   }
   return values;
 }

@@ -48,7 +48,7 @@ VenvRequest venv_request(const Candidate& candidate, const RunSetup& setup, cons
   request.python_version = candidate.state.python.version;
   for (const auto& [name, pin] : candidate.state.packages) {
     request.packages[name] = pin.version;
-    request.pins[name] = WheelPin{pin.wheel.value_or(""), pin.sha256.value_or("")};
+    request.pins[name] = WheelPin{pin.wheel.value_or(""), pin.sha256.value_or(""), pin.hashes};
   }
   request.wheel_dirs = setup.wheel_dirs;
   request.index_url = setup.index_url;
