@@ -199,6 +199,147 @@ private:
   std::set<Activation> m_groups;
 };
 
+// Return the dependency groups of the roots (uv.lock's dev-dependencies) and of the workspace manifest.
+std::set<std::string> group_names(const std::vector<const UvEntry*>& roots, const toml::table* manifest_groups) {
+  std::set<std::string> all_groups;
+  for (const UvEntry* r : roots) {
+    if (const toml::table* groups = (*r->table)["dev-dependencies"].as_table()) {
+      for (const auto& [group, members] : *groups) {
+        all_groups.insert(normalize_package_name(std::string(group.str())));
+      }
+    }
+  }
+  if (manifest_groups != nullptr) {
+    for (const auto& [group, members] : *manifest_groups) {
+      all_groups.insert(normalize_package_name(std::string(group.str())));
+    }
+  }
+  return all_groups;
+}
+
+// Return the groups uv would install: the defaults of the project uv would run in (the --package
+// member's, else the lock's folder), --group, --all-groups, less --no-group and --no-dev; --only-group
+// and --only-dev name them alone. A named group the lock lacks is bad input.
+std::set<std::string> chosen_groups(const LockOptions& options, const std::vector<const UvEntry*>& roots,
+                                    const std::set<std::string>& all_groups, const std::string& label,
+                                    std::vector<std::string>& notes) {
+  const UvSelection& selection = options.uv;
+  const std::vector<std::string> all_list(all_groups.begin(), all_groups.end());
+  std::string project_folder = ".";
+  if (!selection.packages.empty() && !selection.all_packages && !roots.empty()) {
+    project_folder = roots.front()->source_value;
+  }
+  std::set<std::string> chosen;
+  const bool only = !selection.only_groups.empty() || selection.only_dev;
+  if (only) {
+    for (const std::string& group : selection.only_groups) {
+      chosen.insert(normalize_package_name(group));
+    }
+    if (selection.only_dev) {
+      chosen.insert("dev");
+    }
+  } else {
+    if (!selection.no_default_groups) {
+      for (const std::string& group : default_groups(options, project_folder, all_list, label, notes)) {
+        chosen.insert(group);
+      }
+    }
+    for (const std::string& group : selection.groups) {
+      chosen.insert(normalize_package_name(group));
+    }
+    if (selection.all_groups) {
+      chosen.insert(all_groups.begin(), all_groups.end());
+    }
+  }
+  for (const std::string& group : selection.no_groups) {
+    chosen.erase(normalize_package_name(group));
+  }
+  if (selection.no_dev) {
+    chosen.erase("dev");
+  }
+  std::vector<std::string> named_groups = selection.groups;
+  named_groups.insert(named_groups.end(), selection.only_groups.begin(), selection.only_groups.end());
+  for (const std::string& group : named_groups) {
+    if (all_groups.count(normalize_package_name(group)) == 0) {
+      fail(label, "--group " + group, "no dependency group '" + group + "' in the lock's " +
+                                          (roots.size() == 1 ? "project " + roots.front()->name : "projects") +
+                                          " (groups: " + join(all_list, ", ") + ")");
+    }
+  }
+  return chosen;
+}
+
+// Refuse a selection that switches on two items of one declared conflict set (uv refuses the same way).
+void check_conflicts(const toml::array& conflicts, const UvInstall& install, const std::set<Activation>& groups,
+                     const std::string& label) {
+  for (std::size_t c = 0; c < conflicts.size(); ++c) {
+    const toml::array* set = conflicts[c].as_array();
+    std::vector<std::string> active;
+    for (std::size_t k = 0; set != nullptr && k < set->size(); ++k) {
+      const toml::table* item = (*set)[k].as_table();
+      if (item == nullptr) {
+        continue;
+      }
+      const std::string package = normalize_package_name(get_string((*item)["package"]));
+      const std::string extra = get_string((*item)["extra"]);
+      const std::string group = get_string((*item)["group"]);
+      if (!extra.empty() && install.extras().count({package, normalize_package_name(extra)}) > 0) {
+        active.push_back("extra " + package + "[" + extra + "]");
+      } else if (!group.empty() && groups.count({package, normalize_package_name(group)}) > 0) {
+        active.push_back("group " + package + ":" + group);
+      }
+    }
+    if (active.size() >= 2) {
+      fail(label, "/conflicts/" + std::to_string(c), join(active, " and ") +
+                                                         " are both chosen, but the lock declares them in conflict "
+                                                         "(choose one: --extra, --group, --no-default-groups)");
+    }
+  }
+}
+
+// Put every entry the install takes into `read`: a build (registry, URL) as a package with its wheel
+// chosen for `target`, a git commit or a local folder as a repo; note the entries left out.
+void take_entries(const std::vector<UvEntry>& entries, const UvInstall& install, const std::vector<const UvEntry*>& roots,
+                  const MarkerEnvironment& target, const std::string& label, LockRead& read) {
+  std::vector<std::string> left_out;
+  for (const UvEntry& entry : entries) {
+    if (install.included().count(&entry) == 0) {
+      left_out.push_back(entry.name + (entry.version.empty() ? "" : " " + entry.version));
+      continue;
+    }
+    if (entry.source_kind == "git") {
+      read.repos.push_back(git_repo(entry, label));
+      continue;
+    }
+    if (entry.source_kind == "virtual") {
+      continue;  // a virtual project is not installed (uv: no build system), only its dependencies are
+    }
+    if (is_local(entry)) {
+      LockedRepo repo;
+      repo.name = entry.name;
+      const bool is_root = std::find(roots.begin(), roots.end(), &entry) != roots.end();
+      repo.kind = is_root ? "project" : entry.source_kind;
+      repo.path = entry.source_value;
+      read.repos.push_back(repo);
+      continue;
+    }
+    if (entry.version.empty()) {
+      fail(label, entry.where + "/version", entry.name + " has no version and no git or local source: a state needs an exact build");
+    }
+    check_version(entry.version, label, entry.where + "/version");
+    LockedPackage package{entry.name, entry.version, "", "", entry_hashes(entry, label)};
+    choose_wheel(package, uv_wheels(entry, label), entry.table->contains("sdist"), target, label, entry.where, read.notes);
+    read.packages.push_back(package);
+  }
+  if (!left_out.empty()) {
+    read.notes.push_back("left out (" + std::to_string(left_out.size()) + " lock entr" +
+                         (left_out.size() == 1 ? "y" : "ies") +
+                         " not installed for this target and selection: markers, other resolutions, extras and "
+                         "groups not chosen): " + join(left_out, ", "));
+  }
+  std::sort(read.repos.begin(), read.repos.end(), [](const LockedRepo& a, const LockedRepo& b) { return a.name < b.name; });
+}
+
 }  // namespace
 
 LockRead read_uv_lock(const toml::table& lock, const std::string& label, const MarkerEnvironment& target,
@@ -282,62 +423,9 @@ LockRead read_uv_lock(const toml::table& lock, const std::string& label, const M
 
   // Groups: the defaults of the project uv would run in (the --package member's, else the lock's
   // folder), --group, --all-groups, less --no-group and --no-dev; --only-group drops the roots' own.
-  std::set<std::string> all_groups;
-  for (const UvEntry* r : roots) {
-    if (const toml::table* groups = (*r->table)["dev-dependencies"].as_table()) {
-      for (const auto& [group, members] : *groups) {
-        all_groups.insert(normalize_package_name(std::string(group.str())));
-      }
-    }
-  }
-  if (manifest_groups != nullptr) {
-    for (const auto& [group, members] : *manifest_groups) {
-      all_groups.insert(normalize_package_name(std::string(group.str())));
-    }
-  }
-  const std::vector<std::string> all_list(all_groups.begin(), all_groups.end());
-  std::string project_folder = ".";
-  if (!selection.packages.empty() && !selection.all_packages && !roots.empty()) {
-    project_folder = roots.front()->source_value;
-  }
-  std::set<std::string> chosen;
-  const bool only = !selection.only_groups.empty() || selection.only_dev;
-  const bool prod = !only;
-  if (only) {
-    for (const std::string& group : selection.only_groups) {
-      chosen.insert(normalize_package_name(group));
-    }
-    if (selection.only_dev) {
-      chosen.insert("dev");
-    }
-  } else {
-    if (!selection.no_default_groups) {
-      for (const std::string& group : default_groups(options, project_folder, all_list, label, read.notes)) {
-        chosen.insert(group);
-      }
-    }
-    for (const std::string& group : selection.groups) {
-      chosen.insert(normalize_package_name(group));
-    }
-    if (selection.all_groups) {
-      chosen.insert(all_groups.begin(), all_groups.end());
-    }
-  }
-  for (const std::string& group : selection.no_groups) {
-    chosen.erase(normalize_package_name(group));
-  }
-  if (selection.no_dev) {
-    chosen.erase("dev");
-  }
-  std::vector<std::string> named_groups = selection.groups;
-  named_groups.insert(named_groups.end(), selection.only_groups.begin(), selection.only_groups.end());
-  for (const std::string& group : named_groups) {
-    if (all_groups.count(normalize_package_name(group)) == 0) {
-      fail(label, "--group " + group, "no dependency group '" + group + "' in the lock's " +
-                                          (roots.size() == 1 ? "project " + roots.front()->name : "projects") +
-                                          " (groups: " + join(all_list, ", ") + ")");
-    }
-  }
+  const std::set<std::string> all_groups = group_names(roots, manifest_groups);
+  const bool prod = selection.only_groups.empty() && !selection.only_dev;
+  const std::set<std::string> chosen = chosen_groups(options, roots, all_groups, label, read.notes);
   std::set<Activation> groups;
   for (const UvEntry* r : roots) {
     for (const std::string& group : chosen) {
@@ -380,29 +468,7 @@ LockRead read_uv_lock(const toml::table& lock, const std::string& label, const M
   const bool has_conflicts = conflicts != nullptr && !conflicts->empty();
   install.walk(roots, prod, extras, groups, manifest_groups, has_conflicts);
   if (has_conflicts) {
-    for (std::size_t c = 0; c < conflicts->size(); ++c) {
-      const toml::array* set = (*conflicts)[c].as_array();
-      std::vector<std::string> active;
-      for (std::size_t k = 0; set != nullptr && k < set->size(); ++k) {
-        const toml::table* item = (*set)[k].as_table();
-        if (item == nullptr) {
-          continue;
-        }
-        const std::string package = normalize_package_name(get_string((*item)["package"]));
-        const std::string extra = get_string((*item)["extra"]);
-        const std::string group = get_string((*item)["group"]);
-        if (!extra.empty() && install.extras().count({package, normalize_package_name(extra)}) > 0) {
-          active.push_back("extra " + package + "[" + extra + "]");
-        } else if (!group.empty() && groups.count({package, normalize_package_name(group)}) > 0) {
-          active.push_back("group " + package + ":" + group);
-        }
-      }
-      if (active.size() >= 2) {
-        fail(label, "/conflicts/" + std::to_string(c), join(active, " and ") +
-                                                           " are both chosen, but the lock declares them in conflict "
-                                                           "(choose one: --extra, --group, --no-default-groups)");
-      }
-    }
+    check_conflicts(*conflicts, install, groups, label);
   }
 
   // What was taken, for the state's description.
@@ -418,43 +484,7 @@ LockRead read_uv_lock(const toml::table& lock, const std::string& label, const M
                    "; groups " + (chosen.empty() ? "none" : join({chosen.begin(), chosen.end()}, ", ")) + "; extras " +
                    (extra_names.empty() ? "none" : join(extra_names, ", "));
 
-  // Every entry taken is a build (registry, URL), a git commit or a local folder.
-  std::vector<std::string> left_out;
-  for (const UvEntry& entry : entries) {
-    if (install.included().count(&entry) == 0) {
-      left_out.push_back(entry.name + (entry.version.empty() ? "" : " " + entry.version));
-      continue;
-    }
-    if (entry.source_kind == "git") {
-      read.repos.push_back(git_repo(entry, label));
-      continue;
-    }
-    if (entry.source_kind == "virtual") {
-      continue;  // a virtual project is not installed (uv: no build system), only its dependencies are
-    }
-    if (is_local(entry)) {
-      LockedRepo repo;
-      repo.name = entry.name;
-      const bool is_root = std::find(roots.begin(), roots.end(), &entry) != roots.end();
-      repo.kind = is_root ? "project" : entry.source_kind;
-      repo.path = entry.source_value;
-      read.repos.push_back(repo);
-      continue;
-    }
-    if (entry.version.empty()) {
-      fail(label, entry.where + "/version", entry.name + " has no version and no git or local source: a state needs an exact build");
-    }
-    check_version(entry.version, label, entry.where + "/version");
-    LockedPackage package{entry.name, entry.version, "", "", entry_hashes(entry, label)};
-    choose_wheel(package, uv_wheels(entry, label), entry.table->contains("sdist"), target, label, entry.where, read.notes);
-    read.packages.push_back(package);
-  }
-  if (!left_out.empty()) {
-    read.notes.push_back("left out (" + std::to_string(left_out.size()) + " lock entr" +
-                         (left_out.size() == 1 ? "y" : "ies") +
-                         " not installed for this target and selection: markers, other resolutions, extras and "
-                         "groups not chosen): " + join(left_out, ", "));
-  }
+  take_entries(entries, install, roots, target, label, read);
   std::sort(read.repos.begin(), read.repos.end(), [](const LockedRepo& a, const LockedRepo& b) { return a.name < b.name; });
   return read;
 }
