@@ -85,22 +85,13 @@ bool parts_hold_on_rates(Judge& judge, const StageContext& stages, const Isolati
   const double level = judge.policy().rate_alpha / 5.0;
   bool hold = true;
   json parts = json::array();
-  std::vector<DeltaSet> held;
-  for (const SearchStep& step : isolation.steps) {
-    const bool part = !step.applied.empty() && step.applied.size() < isolation.cause.size() &&
-                      std::includes(isolation.cause.begin(), isolation.cause.end(), step.applied.begin(),
-                                    step.applied.end());
-    if (step.assumed || step.verdict != Verdict::good || !part ||
-        std::find(held.begin(), held.end(), step.applied) != held.end()) {
-      continue;
-    }
-    held.push_back(step.applied);
-    const Candidate candidate = stages.evaluator.candidate(step.applied);
+  for (const DeltaSet& part : good_parts_of_cause(isolation)) {
+    const Candidate candidate = stages.evaluator.candidate(part);
     stats::Assessment call = judge.assess_rate_at(candidate, level);
     while (!call.decided && judge.see_affordable(candidate, judge.seen_runs(candidate) + 1)) {
       call = judge.assess_rate_at(candidate, level);
     }
-    const std::string label = "part of the cause " + describe_set(stages.deltas, step.applied);
+    const std::string label = "part of the cause " + describe_set(stages.deltas, part);
     std::cout << "  " << (call.decided ? std::string(to_string(call.verdict)) : std::string("undecided")) << "  "
               << label << "  (" << judge.seen_runs(candidate) << " runs, at " << level * 100 << " % error)\n";
     parts.push_back({{"label", label}, {"candidate", candidate.hash}, {"runs", judge.seen_runs(candidate)},

@@ -124,6 +124,23 @@ nlohmann::json refine_cause(const StageContext& context, const std::vector<Axis>
   return refinements;
 }
 
+std::vector<DeltaSet> good_parts_of_cause(const Isolation& isolation) {
+  std::vector<DeltaSet> parts;
+  if (isolation.cause.size() < 2) {
+    return parts;
+  }
+  for (const SearchStep& step : isolation.steps) {
+    const bool part = !step.applied.empty() && step.applied.size() < isolation.cause.size() &&
+                      std::includes(isolation.cause.begin(), isolation.cause.end(), step.applied.begin(),
+                                    step.applied.end());
+    if (!step.assumed && step.verdict == Verdict::good && part &&
+        std::find(parts.begin(), parts.end(), step.applied) == parts.end()) {
+      parts.push_back(step.applied);
+    }
+  }
+  return parts;
+}
+
 nlohmann::json verify_boundary(const StageContext& context, const std::vector<Axis>& axes, const Isolation& isolation,
                                const nlohmann::json& refinements, const EnvState& cause_state,
                                const RerunCandidate& rerun, int good_runs, int part_runs) {
@@ -188,18 +205,9 @@ nlohmann::json verify_boundary(const StageContext& context, const std::vector<Ax
     // A cause of several members says each is needed: the parts of it the search found good are
     // good sides of the answer too (a race that bites in some runs passes one or two easily, and the
     // answer would name an interaction that is one difference alone).
-    std::vector<DeltaSet> held;
-    for (const SearchStep& step : isolation.steps) {
-      const bool part = !step.applied.empty() && step.applied.size() < isolation.cause.size() &&
-                        std::includes(isolation.cause.begin(), isolation.cause.end(), step.applied.begin(),
-                                      step.applied.end());
-      if (!step.assumed && step.verdict == Verdict::good && part &&
-          std::find(held.begin(), held.end(), step.applied) == held.end()) {
-        held.push_back(step.applied);
-        to_check.push_back({context.evaluator.candidate(step.applied),
-                            "part of the cause " + describe_set(context.deltas, step.applied), Verdict::good,
-                            std::max(good_runs, part_runs)});
-      }
+    for (const DeltaSet& part : good_parts_of_cause(isolation)) {
+      to_check.push_back({context.evaluator.candidate(part), "part of the cause " + describe_set(context.deltas, part),
+                          Verdict::good, std::max(good_runs, part_runs)});
     }
   }
   json checks = json::array();

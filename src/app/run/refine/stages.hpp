@@ -39,6 +39,10 @@ struct StageContext {
 nlohmann::json refine_cause(const StageContext& context, const std::vector<Axis>& axes, const DeltaSet& cause,
                             const EnvState& cause_state);
 
+// Return the parts of a cause of several members that the search measured good (each once, in the
+// order asked): an interaction claims each alone is good, so these are held to it.
+std::vector<DeltaSet> good_parts_of_cause(const Isolation& isolation);
+
 // Runs a candidate again (once more, or for a good side until it has `runs` runs) and returns the
 // verdict of all its runs together (a pass/fail re-run).
 using RerunCandidate = std::function<Verdict(const Candidate&, const std::string& label, int runs)>;
