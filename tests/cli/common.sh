@@ -146,6 +146,12 @@ race_bench() {
     >"$T/recipe.json"
 }
 
+# race_state WORKERS CACHE: a system_state with `workers` threads and the inductor cache `c` warm or cold,
+# the two differences of race_bench's incident in miniature.
+race_state() {
+  system_state "\"threads\": {\"workers\": $1}, \"caches\": {\"c\": {\"role\": \"inductor\", \"state\": \"$2\"}}"
+}
+
 # eight_var_state VALUE: a state on /usr/bin/python3 as it is (no venv) whose env E0..E7 all hold VALUE;
 # two of them with different values differ in eight variables.
 eight_var_state() {

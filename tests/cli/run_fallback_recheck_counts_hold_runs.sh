@@ -12,11 +12,8 @@ fail = threads >= 3 or (threads >= 2 and not warm)
 if threads == 2 and warm:
     fail = count_run("warm-2") % 2 == 0
 PY
-state() {
-  system_state "\"threads\": {\"workers\": $1}, \"caches\": {\"c\": {\"role\": \"inductor\", \"state\": \"$2\"}}"
-}
-state 1 warm >"$T/good.json"
-state 3 cold >"$T/bad.json"
+race_state 1 warm >"$T/good.json"
+race_state 3 cold >"$T/bad.json"
 rc=0
 "$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --no-probe --out "$T/run" >"$T/out.txt" 2>"$T/err.txt" || rc=$?
 [[ $rc -eq 0 ]] || { echo "expected exit 0, got $rc"; cat "$T/out.txt" "$T/err.txt"; exit 1; }

@@ -13,11 +13,8 @@ if threads == 3 and not warm:
 elif threads == 3:
     fail = count_run("warm-3") % 4 == 1
 PY
-state() {
-  system_state "\"threads\": {\"workers\": $1}, \"caches\": {\"c\": {\"role\": \"inductor\", \"state\": \"$2\"}}"
-}
-state 1 warm >"$T/good.json"
-state 3 cold >"$T/bad.json"
+race_state 1 warm >"$T/good.json"
+race_state 3 cold >"$T/bad.json"
 rc=0
 "$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --out "$T/run" --no-probe >"$T/out.txt" 2>"$T/err.txt" || rc=$?
 [[ $rc -eq 0 ]] || { echo "expected exit 0, got $rc"; cat "$T/out.txt" "$T/err.txt"; exit 1; }
