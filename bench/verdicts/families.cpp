@@ -70,6 +70,12 @@ struct Race {
   double warm[4] = {0, 0, 0, 0};
   double cold[4] = {0, 0, 0, 0};
   bool needs_cold = false;  // the cause is {caches, threads}: warm runs never fail
+
+  // Return the failure rate at `threads` (clamped to 1..3) with a warm or cold cache.
+  double rate(int threads, bool warm_cache) const {
+    const int t = std::clamp(threads, 1, 3);
+    return warm_cache ? warm[t] : cold[t];
+  }
 };
 
 // One planted regression: how a candidate measures.
@@ -134,9 +140,8 @@ public:
     SimRun out;
     out.sample.checksum = "loss=2.3456";
     if (m_family.race) {
-      const Race& race = *m_family.race;
       const int t = std::clamp(point.threads, 1, 3);
-      const double rate = point.warm ? race.warm[t] : race.cold[t];
+      const double rate = m_family.race->rate(point.threads, point.warm);
       out.seconds = 7.0 + 3.5 * (t - 1) + (point.warm ? 0.0 : 4.0);
       if (u(m_rng) < rate) {
         out.sample.failed = true;
@@ -393,16 +398,12 @@ void oracle_floor(const Family& family, std::mt19937_64& rng, Outcome& out) {
   }
   // The oracle knows what the truth is: a race whose rates are not all 0 or 1 is decided on failure
   // rates even where its first anchor runs looked deterministic.
-  auto rate_of = [&](const Point& p) {
-    const Race& r = *family.race;
-    const int t = std::clamp(p.threads, 1, 3);
-    return p.warm ? r.warm[t] : r.cold[t];
-  };
   bool deterministic = envbisect::stats::looks_deterministic(g, b, policy);
   if (family.race) {
     deterministic = true;
     for (const Point* p : std::vector<const Point*>{&good, &bad, &with_cause, &without_cause}) {
-      deterministic = deterministic && (rate_of(*p) == 0.0 || rate_of(*p) == 1.0);
+      const double r = family.race->rate(p->threads, p->warm);
+      deterministic = deterministic && (r == 0.0 || r == 1.0);
     }
   }
   while (!deterministic && static_cast<int>(g.size()) < pre.anchor_runs_wanted) {
