@@ -254,6 +254,18 @@ std::vector<std::string> recipe_placeholders(const Recipe& recipe) {
   return {names.begin(), names.end()};
 }
 
+std::set<std::string> warmup_placeholders(const Recipe& recipe) {
+  std::set<std::string> names;
+  auto collect = [&](const std::string& text) { scan_placeholders(text, [&](const std::string& name) { names.insert(name); }); };
+  for (const std::string& arg : recipe.warmup.empty() ? recipe.command : recipe.warmup) {
+    collect(arg);
+  }
+  for (const auto& [name, value] : recipe.env) {
+    collect(value);
+  }
+  return names;
+}
+
 std::string expand_placeholders(const std::string& text, const std::map<std::string, std::string>& values,
                                 const std::string& where) {
   std::string out;

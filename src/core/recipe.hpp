@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,11 @@ Recipe parse_recipe(const std::string& text, const std::string& source, Determin
 
 // Return the placeholders named in the recipe's templates ("threads.drafter_threads", "python", ...).
 std::vector<std::string> recipe_placeholders(const Recipe& recipe);
+
+// Return the placeholders the warm-up can read: its own argv (the benchmark's command where the recipe
+// has no warm-up) and the recipe's env. A state value no placeholder here names never reaches the
+// warm-up, so it cannot change the caches the warm-up leaves.
+std::set<std::string> warmup_placeholders(const Recipe& recipe);
 
 // Replace every {name} in `text` by values[name] ("{{" and "}}" give literal braces). Throw Error naming
 // `where` and the placeholder when a value is missing.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <set>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -153,14 +154,30 @@ std::string Evaluator::checkout(const std::string& repo_name, const RepoPin& pin
 
 std::string Evaluator::warm_snapshot(const Candidate& candidate, const Built& built) {
   // The warm caches are what the recipe's warm-up produced in this environment, with these repo
-  // commits, threads and data; one warm-up fills every cache of the candidate.
+  // commits and environment variables, and the thread counts and data its own command line or the
+  // recipe's env names; one warm-up fills every cache of the candidate. A thread count the warm-up
+  // never reads (it compiles with a fixed count of its own) shares one snapshot: on a GPU each
+  // warm-up is a cold compile, paid again for nothing.
   const Recipe& recipe = m_setup.recipe;
   Candidate cold = candidate;
   for (auto& [name, cache] : cold.state.caches) {
     cache.state = "cold";
   }
+  const std::set<std::string> read = warmup_placeholders(recipe);
+  json threads = json::object();
+  for (const auto& [name, count] : cold.state.threads) {
+    if (read.count("threads." + name) != 0) {
+      threads[name] = count;
+    }
+  }
+  json data = json::object();
+  for (const auto& [name, value] : cold.state.data) {
+    if (read.count("data." + name) != 0) {
+      data[name] = value;
+    }
+  }
   json identity = {{"env", candidate.env_hash}, {"warmup", recipe.warmup}, {"seed", recipe.seed},
-                   {"threads", cold.state.threads}, {"data", cold.state.data}, {"env_vars", cold.state.env}};
+                   {"threads", threads}, {"data", data}, {"env_vars", cold.state.env}};
   for (const auto& [name, pin] : candidate.state.repos) {
     identity["repos"][name] = pin.commit;
   }
