@@ -269,6 +269,40 @@ std::set<std::string> chosen_groups(const LockOptions& options, const std::vecto
   return chosen;
 }
 
+// uv writes neither a version nor [package.metadata] for a project whose metadata is dynamic (a version
+// from git tags, hatch-vcs), and then knows none of its groups or extras when it reads the lock: uv 0.11.15 refuses
+// every --group, --only-group and --extra naming them ("Group `dev` is not defined in the project's
+// `dependency-groups` table") while it reads the default groups, --all-groups and --all-extras. The
+// same selection is refused here, with the reason, since uv could not install it.
+void refuse_named_without_metadata(const std::vector<const UvEntry*>& roots, const UvSelection& selection,
+                                   const std::string& label) {
+  const UvEntry* project = nullptr;
+  if (!selection.packages.empty() && !selection.all_packages) {
+    project = roots.empty() ? nullptr : roots.front();
+  } else {
+    for (const UvEntry* r : roots) {
+      if (r->source_value == ".") {
+        project = r;
+      }
+    }
+  }
+  if (project == nullptr || !project->version.empty() || project->table->contains("metadata")) {
+    return;
+  }
+  const std::string why = " of project " + project->name + ": the lock records no version and no metadata for it (as uv "
+                          "writes a project whose metadata is dynamic, e.g. a version from git tags), so uv knows none of "
+                          "its groups or extras and refuses to name one; its default groups, --all-groups and "
+                          "--all-extras are read";
+  std::vector<std::string> groups = selection.groups;
+  groups.insert(groups.end(), selection.only_groups.begin(), selection.only_groups.end());
+  if (!groups.empty()) {
+    fail(label, "--group " + groups.front(), "uv refuses to name a dependency group" + why);
+  }
+  if (!selection.extras.empty()) {
+    fail(label, "--extra " + selection.extras.front(), "uv refuses to name an extra" + why);
+  }
+}
+
 // Refuse a selection that switches on two items of one declared conflict set (uv refuses the same way).
 void check_conflicts(const toml::array& conflicts, const UvInstall& install, const std::set<Activation>& groups,
                      const std::string& label) {
@@ -423,6 +457,7 @@ LockRead read_uv_lock(const toml::table& lock, const std::string& label, const M
 
   // Groups: the defaults of the project uv would run in (the --package member's, else the lock's
   // folder), --group, --all-groups, less --no-group and --no-dev; --only-group drops the roots' own.
+  refuse_named_without_metadata(roots, selection, label);
   const std::set<std::string> all_groups = group_names(roots, manifest_groups);
   const bool prod = selection.only_groups.empty() && !selection.only_dev;
   const std::set<std::string> chosen = chosen_groups(options, roots, all_groups, label, read.notes);

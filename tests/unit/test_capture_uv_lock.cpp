@@ -244,3 +244,62 @@ TEST_CASE("uv.lock: the Python defaults from requires-python, no fitting wheel n
   CHECK_THROWS_WITH(read_lock(LockFormat::uv_lock, lock, "uv.lock", linux_marker_environment("3.11")),
                     Catch::Contains("no wheel of z 1.0 fits CPython 3.11") && Catch::Contains("hint: --python 3.12"));
 }
+
+TEST_CASE("uv.lock: a project with dynamic metadata (no version, no metadata in the lock) takes no named group or extra, as uv",
+          "[capture][uv_lock]") {
+  // uv 0.11.15 on such a lock: `--group dev` exits 2 "Group `dev` is not defined in the project's
+  // `dependency-groups` table"; the default groups, --all-groups and --all-extras are read.
+  const std::string lock = R"(version = 1
+revision = 3
+requires-python = ">=3.11"
+
+[[package]]
+name = "app"
+source = { editable = "." }
+dependencies = [{ name = "numpy" }]
+
+[package.optional-dependencies]
+plot = [{ name = "pillow" }]
+
+[package.dev-dependencies]
+dev = [{ name = "pytest" }]
+
+[[package]]
+name = "numpy"
+version = "2.1.0"
+source = { registry = "https://pypi.org/simple" }
+)" + wheel("numpy-2.1.0-cp311-cp311-manylinux_2_17_x86_64.whl") +
+                           R"(
+[[package]]
+name = "pillow"
+version = "11.0.0"
+source = { registry = "https://pypi.org/simple" }
+)" + wheel("pillow-11.0.0-cp311-cp311-manylinux_2_17_x86_64.whl") +
+                           R"(
+[[package]]
+name = "pytest"
+version = "8.3.0"
+source = { registry = "https://pypi.org/simple" }
+)" + wheel("pytest-8.3.0-py3-none-any.whl");
+  auto names = [&](const UvSelection& uv) {
+    LockOptions options;
+    options.uv = uv;
+    std::string text;
+    for (const LockedPackage& p : read_lock(LockFormat::uv_lock, lock, "uv.lock", linux_marker_environment("3.11"), options).packages) {
+      text += p.name + " ";
+    }
+    return text;
+  };
+  CHECK(names({}) == "numpy pytest ");
+  UvSelection all;
+  all.all_groups = true;
+  all.all_extras = true;
+  CHECK(names(all) == "numpy pillow pytest ");
+  UvSelection group;
+  group.groups = {"dev"};
+  CHECK_THROWS_WITH(names(group), Catch::Contains("uv.lock: --group dev: uv refuses to name a dependency group of project app") &&
+                                      Catch::Contains("no version and no metadata"));
+  UvSelection extra;
+  extra.extras = {"plot"};
+  CHECK_THROWS_WITH(names(extra), Catch::Contains("uv.lock: --extra plot: uv refuses to name an extra of project app"));
+}

@@ -248,12 +248,10 @@ TEST_CASE("uv.lock read as uv export reads it: every real lock, revision and fla
       if (refused) {
         ++refused_both;
       } else {
-        // uv 0.11.15 refuses `--group`/`--extra` of PrimeIntellect-ai/verifiers, whose pyproject.toml
-        // declares them; the lock has them too. Counted, not matched (tests/uv_oracle/README.md).
         ++uv_only_refused;
-        CHECK(c.name == "PrimeIntellect-ai_verifiers");
       }
-      CHECK((refused || why.find("is not defined in the project's") != std::string::npos));
+      INFO(c.name << " " << c.rev << " " << c.id << ": uv refused (" << why << "), envbisect read it");
+      CHECK(refused);
       continue;
     }
     // Where uv's export names two builds of one package for the target (NeMo RL's --package
