@@ -65,6 +65,16 @@ std::string rate_words(const RateInterval& interval) {
   return text;
 }
 
+double more_failures_p(std::size_t failures, std::size_t runs, double p) {
+  if (failures == 0) {
+    return 1.0;
+  }
+  if (failures > runs) {
+    return 0.0;
+  }
+  return std::max(0.0, 1.0 - binomial_cdf(failures - 1, runs, p));
+}
+
 RateCall sprt_rate(std::size_t failures, std::size_t runs, double p_low, double p_high, double alpha, double beta) {
   const double k = static_cast<double>(failures);
   const double clean = static_cast<double>(runs - std::min(failures, runs));
@@ -88,6 +98,18 @@ RateHypotheses rate_hypotheses(std::size_t good_failures, std::size_t good_runs,
   const double bad = (static_cast<double>(bad_failures) + 0.5) / (static_cast<double>(bad_runs) + 1.0);
   out.p_high = std::min(0.95, std::max(bad / 2.0, 2.0 * out.p_low));
   out.usable = out.p_high < bad + 1e-12 && out.p_high > out.p_low;
+  return out;
+}
+
+RateHypotheses part_hypotheses(std::size_t good_failures, std::size_t good_runs, std::size_t bad_failures,
+                               std::size_t bad_runs) {
+  RateHypotheses out = rate_hypotheses(good_failures, good_runs, bad_failures, bad_runs);
+  if (!out.usable) {
+    return out;
+  }
+  const double low_bad = rate_interval(bad_failures, bad_runs, 0.80).low;
+  out.p_high = std::min(out.p_high, low_bad / 2.0);
+  out.usable = out.p_high > out.p_low;
   return out;
 }
 

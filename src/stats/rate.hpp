@@ -18,6 +18,9 @@ struct RateInterval {
 // `confidence` (0.95: "95 % CI"). Without runs the interval is [0, 1].
 RateInterval rate_interval(std::size_t failures, std::size_t runs, double confidence = 0.95);
 
+// Return P(X >= failures) for X ~ Binomial(runs, p): how surprising that many failures would be at rate p.
+double more_failures_p(std::size_t failures, std::size_t runs, double p);
+
 // Return "fails 5 of 20, 25 %, 95 % CI 9–49 %" for an interval at 95 %.
 std::string rate_words(const RateInterval& interval);
 
@@ -51,6 +54,13 @@ struct RateHypotheses {
 // Return the hypotheses for anchors that failed `good_failures` of `good_runs` and `bad_failures` of
 // `bad_runs`.
 RateHypotheses rate_hypotheses(std::size_t good_failures, std::size_t good_runs, std::size_t bad_failures,
+                               std::size_t bad_runs);
+
+// The hypotheses for a part of an interaction, which the answer calls clean: as rate_hypotheses, but
+// p_high is half the lower end of the bad anchor's two-sided 80 % interval (its one-sided 90 % lower
+// bound), not half its estimate. A bad anchor whose few runs overstate its rate would otherwise set the
+// bar above a part that carries the failure at half the true rate, and the part would pass as clean.
+RateHypotheses part_hypotheses(std::size_t good_failures, std::size_t good_runs, std::size_t bad_failures,
                                std::size_t bad_runs);
 
 }  // namespace envbisect::stats

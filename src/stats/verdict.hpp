@@ -86,6 +86,8 @@ struct Assessment {
   double p_vs_good = 1.0;            // exact one-sided rank-test p of "worse than good"
   double p_vs_bad = 1.0;             // exact one-sided rank-test p of "better than bad"
   double position = 0.0;             // where the candidate sits: 0 at good, 1 at bad (log scale)
+  bool between_rates = false;        // fails clearly more often than good, less than the test's "bites"
+  bool bar_short = false;            // a call that rests on a bad anchor with fewer runs than the candidate
   std::string reason;                // one line a user can check, with the numbers
 };
 

@@ -77,3 +77,29 @@ TEST_CASE("sprt_rate keeps its stated error levels in simulation", "[stats][rate
   CHECK(error_rate(0.0, RateCall::high) == 0.0);
   CHECK(error_rate(0.9, RateCall::low) <= 0.01);
 }
+
+TEST_CASE("part_hypotheses sets the bar at half the low end of the bad anchor's rate", "[stats][rate]") {
+  // Bad failed 5 of 5: its two-sided 80 % interval starts at 0.1^(1/5) = 0.63, so the bar is 0.32, not
+  // the 0.46 of rate_hypotheses (half of 5.5 / 6). A part failing at 0.25 (half a true 0.5 rate that
+  // 5 of 5 overstated) stands above this bar.
+  const RateHypotheses run = rate_hypotheses(0, 5, 5, 5);
+  const RateHypotheses part = part_hypotheses(0, 5, 5, 5);
+  REQUIRE(part.usable);
+  CHECK(part.p_low == Approx(run.p_low));
+  CHECK(part.p_high == Approx(std::pow(0.1, 0.2) / 2).margin(1e-6));
+  CHECK(part.p_high < 0.25 + 0.1);
+  CHECK(part.p_high > 0.25);
+  // Never above the run's own bar; unusable when the low end leaves no room above good.
+  CHECK(part_hypotheses(0, 40, 40, 40).p_high <= rate_hypotheses(0, 40, 40, 40).p_high);
+  CHECK_FALSE(part_hypotheses(0, 5, 1, 5).usable);
+}
+
+TEST_CASE("more_failures_p is the binomial upper tail", "[stats][rate]") {
+  CHECK(more_failures_p(0, 10, 0.3) == 1.0);
+  CHECK(more_failures_p(1, 1, 0.3) == Approx(0.3));
+  // P(X >= 2) for 3 runs at 0.5: 3/8 + 1/8.
+  CHECK(more_failures_p(2, 3, 0.5) == Approx(0.5));
+  // 8 failures of 40 at a good rate of 8 %: about 1 % -- clearly more than good.
+  CHECK(more_failures_p(8, 40, 0.083) < 0.05);
+  CHECK(more_failures_p(2, 40, 0.083) > 0.5);
+}

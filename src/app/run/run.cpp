@@ -507,12 +507,17 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   }
   // An interaction on failure rates: each part alone is good at a stricter level before the cause is
   // written, or the search asks again (once) with the runs that showed a part carries the failure.
-  if (!parts_hold_on_rates(judge, stages, isolation) && !judge.stop_reached()) {
-    std::cout << "a part of the cause carries the failure after all: the search asks its questions again, "
-                 "every run kept\n";
+  std::vector<DeltaSet> unheld = parts_not_held_on_rates(judge, stages, isolation);
+  if (!unheld.empty() && !judge.stop_reached()) {
+    std::cout << "a part of the cause was not shown good: the search asks its questions again, every run kept\n";
     isolation = search_cause(judge, evaluator, deltas, units, options, policy.min_runs, preflight_runs);
     cause_state = apply_deltas(good, bad, deltas, isolation.cause);
     after = verify_cause(judge, stages, axes, isolation, cause_state, threads_to_probes, preflight_runs);
+    unheld = parts_not_held_on_rates(judge, stages, isolation);
+  }
+  if (!unheld.empty()) {
+    // Asked twice (or stopped by the budget), an interaction whose parts are not shown good is no answer.
+    undecided_interaction(isolation, unheld, deltas);
   }
   // Cause first: a verified cause is written before any probe spends what is left of the budget; a
   // budget the probes end is no stop of the run (they report what they measured).

@@ -109,7 +109,7 @@ stats::Preflight Judge::judge_anchors(bool by_exit_status) {
   return p;
 }
 
-stats::Assessment Judge::assess_rate(const Candidate& candidate, double alpha_each) {
+stats::Assessment Judge::assess_rate(const Candidate& candidate, double alpha_each, RateBar bar) {
   const stats::SampleSet runs = samples(candidate);
   const stats::SampleSet good = samples(m_good);
   const stats::SampleSet bad = samples(m_bad);
@@ -145,11 +145,23 @@ stats::Assessment Judge::assess_rate(const Candidate& candidate, double alpha_ea
     return out;
   }
   const stats::RateHypotheses h =
-      stats::rate_hypotheses(good.failure_count(), good.size(), bad.failure_count(), bad.size());
+      bar == RateBar::part ? stats::part_hypotheses(good.failure_count(), good.size(), bad.failure_count(), bad.size())
+                           : stats::rate_hypotheses(good.failure_count(), good.size(), bad.failure_count(), bad.size());
   const stats::RateInterval interval = stats::rate_interval(failures, counted);
   const double alpha = alpha_each > 0 ? alpha_each : m_options.policy.rate_alpha;
-  const stats::RateCall call =
+  stats::RateCall call =
       h.usable ? stats::sprt_rate(failures, counted, h.p_low, h.p_high, alpha, alpha) : stats::RateCall::undecided;
+  // The test's low call is promised only against rates at p_high or above. A candidate failing clearly
+  // more often than the good hypothesis yet below p_high (a race on fewer threads, or a bad anchor whose
+  // few runs overstated its rate) can drift to "low": it carries the failure, so it is not called clean.
+  out.between_rates = h.usable && call != stats::RateCall::high && stats::more_failures_p(failures, counted, h.p_low) < alpha;
+  // A candidate that failed at all is called clean only against a bar measured on as many runs: a bad
+  // anchor whose few runs overstated its rate sets "bites" too high, and a race at half its true rate
+  // passes under it.
+  out.bar_short = (out.between_rates || (call == stats::RateCall::low && failures > 0)) && bad.size() < counted;
+  if (out.between_rates || out.bar_short) {
+    call = stats::RateCall::undecided;
+  }
   const std::string words = stats::rate_words(interval) + "; sequential test of " +
                             std::to_string(std::lround(100 * h.p_low)) + " % (good) against " +
                             std::to_string(std::lround(100 * h.p_high)) + " % (bites), " +
@@ -166,7 +178,8 @@ stats::Assessment Judge::assess_rate(const Candidate& candidate, double alpha_ea
   } else if (runs.size() >= static_cast<std::size_t>(m_options.policy.max_runs)) {
     out.decided = true;
     out.verdict = Verdict::unstable;
-    out.reason = "unstable: no verdict after " + std::to_string(runs.size()) + " runs; " + words;
+    out.reason = "unstable: no verdict after " + std::to_string(runs.size()) + " runs; " + words +
+                 (out.between_rates ? "; it fails more often than good, less often than the test calls biting" : "");
   } else {
     out.reason = "unknown: " + words;
   }
@@ -188,6 +201,12 @@ std::optional<stats::Assessment> Judge::assess_until_decided(const Candidate& ca
     }
     stats::Assessment assessment = assess_rate(candidate);
     while (!assessment.decided) {
+      // A candidate with failures, or a rate between the hypotheses, may mean the bad anchor's few runs
+      // overstated its rate (and so the "bites" bar): its runs are topped up to the candidate's.
+      if (assessment.bar_short && see_affordable(m_bad, seen_runs(m_bad) + 1)) {
+        assessment = assess_rate(candidate);
+        continue;
+      }
       if (!see_affordable(candidate, seen_runs(candidate) + 1)) {
         return std::nullopt;
       }

@@ -80,6 +80,10 @@ public:
   // Judge the candidate on its failure counts by the sequential test at error level `alpha` each way
   // (the run's own level is policy().rate_alpha), without measuring or journaling.
   stats::Assessment assess_rate_at(const Candidate& candidate, double alpha) { return assess_rate(candidate, alpha); }
+  // The same for a part of an interaction the answer calls clean (stats::part_hypotheses).
+  stats::Assessment assess_part_at(const Candidate& candidate, double alpha) {
+    return assess_rate(candidate, alpha, RateBar::part);
+  }
 
   // Return whether `runs` runs of the candidate fit in the budget: the runs it does not hold yet at the
   // mean run time so far, plus a build at the mean build time when its environment is not ready. When
@@ -134,7 +138,9 @@ public:
   const Candidate& bad() const { return m_bad; }
 
 private:
-  stats::Assessment assess_rate(const Candidate& candidate, double alpha = -1);
+  // Which hypotheses the rate test uses: the run's (stats::rate_hypotheses) or a part's.
+  enum class RateBar { run, part };
+  stats::Assessment assess_rate(const Candidate& candidate, double alpha = -1, RateBar bar = RateBar::run);
   std::optional<stats::Assessment> assess_until_decided(const Candidate& candidate, const std::string& label);
   std::optional<stats::Assessment> replicate(const Candidate& candidate, stats::Assessment assessment, int& replicated);
   void record_decision(const Candidate& candidate, const std::string& stage, const std::string& label,

@@ -9,6 +9,7 @@
 #include "app/run/refine/rate_probes.hpp"
 #include "stats/rate.hpp"
 #include "store/journal.hpp"
+#include "util/strings.hpp"
 
 namespace envbisect {
 
@@ -61,14 +62,15 @@ AfterIsolation verify_cause(Judge& judge, const StageContext& stages, const std:
     }
     return judge.decide(candidate, "verify", label);
   };
-  // A cause of several members says each alone is good. Against a member that carries the failure at
-  // the rate the sequential test calls bad (half the bad anchor's), its passes must leave that claim
-  // at most a fifth of the test's error level likely to be wrong: 8 passes where bad always failed.
+  // A cause of several members says each part less a member is good. Against a part that carries the
+  // failure at half the bad anchor's rate, taken at the low end of its interval (a few bad runs can
+  // overstate it), its passes must leave that claim at most a fifth of the test's error level likely to
+  // be wrong: 13 passes where bad failed 5 of 5.
   int part_runs = good_runs;
   const stats::SampleSet good = judge.samples(judge.good());
   const stats::SampleSet bad = judge.samples(judge.bad());
   const stats::RateHypotheses h =
-      stats::rate_hypotheses(good.failure_count(), good.size(), bad.failure_count(), bad.size());
+      stats::part_hypotheses(good.failure_count(), good.size(), bad.failure_count(), bad.size());
   if (good_runs > 0 && h.usable) {
     const double level = judge.policy().rate_alpha / 5.0;
     part_runs = std::max(good_runs, static_cast<int>(std::ceil(std::log(level) / std::log(1.0 - h.p_high))));
@@ -78,18 +80,19 @@ AfterIsolation verify_cause(Judge& judge, const StageContext& stages, const std:
   return after;
 }
 
-bool parts_hold_on_rates(Judge& judge, const StageContext& stages, const Isolation& isolation) {
-  if (!judge.rate_mode() || !isolation.found || isolation.cause.size() < 2 || judge.stop_reached()) {
-    return true;
+std::vector<DeltaSet> parts_not_held_on_rates(Judge& judge, const StageContext& stages, const Isolation& isolation) {
+  std::vector<DeltaSet> unheld;
+  if (!judge.rate_mode() || !isolation.found || isolation.cause.size() < 2) {
+    return unheld;
   }
   const double level = judge.policy().rate_alpha / 5.0;
   bool hold = true;
   json parts = json::array();
   for (const DeltaSet& part : good_parts_of_cause(isolation)) {
     const Candidate candidate = stages.evaluator.candidate(part);
-    stats::Assessment call = judge.assess_rate_at(candidate, level);
+    stats::Assessment call = judge.assess_part_at(candidate, level);
     while (!call.decided && judge.see_affordable(candidate, judge.seen_runs(candidate) + 1)) {
-      call = judge.assess_rate_at(candidate, level);
+      call = judge.assess_part_at(candidate, level);
     }
     const std::string label = "part of the cause " + describe_set(stages.deltas, part);
     std::cout << "  " << (call.decided ? std::string(to_string(call.verdict)) : std::string("undecided")) << "  "
@@ -97,12 +100,36 @@ bool parts_hold_on_rates(Judge& judge, const StageContext& stages, const Isolati
     parts.push_back({{"label", label}, {"candidate", candidate.hash}, {"runs", judge.seen_runs(candidate)},
                      {"verdict", call.decided ? std::string(to_string(call.verdict)) : std::string("undecided")},
                      {"reason", call.reason}});
-    hold = hold && !(call.decided && call.verdict == Verdict::bad);
+    // Only a part decided good holds: one the stricter test left undecided (a rate between good's and
+    // the bar) or called unstable has not shown the member it lacks is needed.
+    const bool held = call.decided && call.verdict == Verdict::good;
+    hold = hold && held;
+    if (!held) {
+      unheld.push_back(part);
+    }
   }
   if (!parts.empty()) {
     stages.journal.append({{"type", "parts"}, {"level", level}, {"parts", parts}, {"hold", hold}});
   }
-  return hold;
+  return unheld;
+}
+
+void undecided_interaction(Isolation& isolation, const std::vector<DeltaSet>& unheld, const std::vector<Delta>& deltas) {
+  isolation.outcome = IsolationOutcome::ambiguous;
+  isolation.found = false;
+  isolation.could_be = unheld;
+  std::sort(isolation.could_be.begin(), isolation.could_be.end(),
+            [](const DeltaSet& a, const DeltaSet& b) { return a.size() < b.size(); });
+  isolation.could_be.push_back(isolation.cause);
+  std::vector<std::string> names;
+  for (const DeltaSet& part : unheld) {
+    names.push_back(describe_set(deltas, part));
+  }
+  isolation.settle = "more runs of " + join(names, ", ") +
+                     ": each fails more often than the good anchor yet was not shown to fail as often as the bar "
+                     "(half the bad anchor's rate); with enough runs one is either clean (the interaction holds) "
+                     "or carries the failure alone";
+  isolation.note = "an interaction whose parts were not shown good: " + join(names, ", ");
 }
 
 json probe_when_it_bites(Judge& judge, const StageContext& stages, const Isolation& isolation,

@@ -32,11 +32,16 @@ AfterIsolation verify_cause(Judge& judge, const StageContext& stages, const std:
                             const Isolation& isolation, const EnvState& cause_state, bool threads_to_probes,
                             int preflight_runs);
 
-// On failure rates, a cause of several members says each member alone is good, which the search
-// decided at the rate test's own error level. Hold each such part to a fifth of that level (runs added
-// until the stricter test decides, within the budget); journal a "parts" record and return false when
-// a part turns out to carry the failure: the search must then ask its questions again.
-bool parts_hold_on_rates(Judge& judge, const StageContext& stages, const Isolation& isolation);
+// On failure rates, a cause of several members says each part less a member is good, which the search
+// decided at the rate test's own error level (or never asked). Hold each such part (good_parts_of_cause)
+// to a fifth of that level, against a bar set by the bad anchor's rate at the low end of its interval
+// (stats::part_hypotheses); runs are added until the stricter test decides, within the budget. Journal
+// a "parts" record and return the parts not decided good: the answer does not hold while any remains.
+std::vector<DeltaSet> parts_not_held_on_rates(Judge& judge, const StageContext& stages, const Isolation& isolation);
+
+// Turn an interaction whose `unheld` parts were not shown good into an undecided answer: it could be
+// one of those parts alone, or the cause as found; what settles it is more runs of those parts.
+void undecided_interaction(Isolation& isolation, const std::vector<DeltaSet>& unheld, const std::vector<Delta>& deltas);
 
 // Probe where the verified cause bites (the run's options permitting): with `rate_probes` (anchors
 // told apart by failures alone) as failure rates with intervals per cell (rate_probes.hpp), never

@@ -138,6 +138,19 @@ std::vector<DeltaSet> good_parts_of_cause(const Isolation& isolation) {
       parts.push_back(step.applied);
     }
   }
+  // Not for a union of partial causes (each member adds to the effect, so none is good without the
+  // rest), nor less a coupled member (untestable apart from its partner).
+  const DeltaSet coupled = isolation.coupled.empty() ? DeltaSet{} : isolation.coupled.front();
+  for (std::size_t i = 0; i < isolation.cause.size() && !isolation.united; ++i) {
+    if (std::find(coupled.begin(), coupled.end(), isolation.cause[i]) != coupled.end()) {
+      continue;
+    }
+    DeltaSet less = isolation.cause;
+    less.erase(less.begin() + static_cast<std::ptrdiff_t>(i));
+    if (std::find(parts.begin(), parts.end(), less) == parts.end()) {
+      parts.push_back(less);
+    }
+  }
   return parts;
 }
 

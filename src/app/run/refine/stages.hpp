@@ -39,8 +39,11 @@ struct StageContext {
 nlohmann::json refine_cause(const StageContext& context, const std::vector<Axis>& axes, const DeltaSet& cause,
                             const EnvState& cause_state);
 
-// Return the parts of a cause of several members that the search measured good (each once, in the
-// order asked): an interaction claims each alone is good, so these are held to it.
+// Return the parts of a cause of several members an interaction claims good, each once: the parts the
+// search measured good (in the order asked), then the cause less each member not already among them. The
+// answer says every member is needed, which is exactly "the cause less any one member is good"; a
+// part asked once in a one-run search (a race that bites in some runs passes once easily) or never
+// asked at all would otherwise stand unchecked.
 std::vector<DeltaSet> good_parts_of_cause(const Isolation& isolation);
 
 // Runs a candidate again (once more, or for a good side until it has `runs` runs) and returns the
