@@ -8,6 +8,10 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 envbisect="${ENVBISECT:-$root/build/envbisect}"
+# The build folder the binary comes from says which build is measured (an installed binary has none:
+# BENCH_ALLOW_DEBUG=1 lets it run, labelled `none`).
+source "$root/bench/lib.sh"
+bench_build_type "$(dirname "$envbisect")"
 work="$(mktemp -d)"
 trap '"$root/scripts/slurm-local" stop "$work/slurm"; rm -rf "$work"' EXIT
 unset PIP_FIND_LINKS

@@ -10,6 +10,10 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 envbisect="${ENVBISECT:-$root/build/envbisect}"
+# The build folder the binary comes from says which build is measured (an installed binary has none:
+# BENCH_ALLOW_DEBUG=1 lets it run, labelled `none`).
+source "$root/bench/lib.sh"
+bench_build_type "$(dirname "$envbisect")"
 work="$(mktemp -d)"
 remote="$(mktemp -d /tmp/envbisect-remote.XXXXXX)"
 trap '"$root/scripts/sshd-local" stop "$work/sshd"; rm -rf "$work" "$remote"' EXIT

@@ -26,7 +26,7 @@ std::string conflict_marker_value(const std::string& kind, const Activation& act
 class UvInstall {
 public:
   UvInstall(const std::vector<UvEntry>& entries, const std::string& label, const MarkerEnvironment& target)
-      : m_entries(entries), m_label(label), m_target(target) {
+      : m_label(label), m_target(target) {
     for (const UvEntry& entry : entries) {
       m_by_name.emplace(entry.name, &entry);
     }
@@ -190,7 +190,6 @@ private:
     }
   }
 
-  const std::vector<UvEntry>& m_entries;
   const std::string& m_label;
   const MarkerEnvironment& m_target;
   std::multimap<std::string, const UvEntry*> m_by_name;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# A journal whose end was torn by a crash (a partial line, a garbage line, NUL bytes) is cut back to its
-# last whole record by `resume`, which says so on stderr; the resumed run then finishes and `replay`
-# and `report` work. Garbage before a whole record is damage: `resume` refuses it with exit 2 naming
-# the line, and leaves the file as it was.
+# A journal whose end was torn by a crash (a partial line, a garbage line, NUL bytes, a last record
+# without its newline) is cut back to its last whole record by `resume`, which says so on stderr; the
+# resumed run then finishes and `replay` and `report` work. Garbage before a whole record is damage:
+# `resume` refuses it with exit 2 naming the line, and leaves the file as it was.
 source "$(dirname "$0")/common.sh"
 F="$SRC/fixtures/scenarios/flags"
 need /usr/bin/python3 python3
@@ -20,6 +20,15 @@ head -n 12 "$T/whole.jsonl" | cmp - <(head -n 12 "$R/journal.jsonl")
 "$ENVBISECT" replay "$R" >"$T/replay.txt"
 expect_contains "$T/replay.txt" "same cause and verification"
 "$ENVBISECT" report "$R" >"$T/report.txt"
+
+# A record that parses but lacks its newline is unfinished too (the writer died before its end): cut,
+# not taken, so the resumed run's next record does not run on into it.
+head -n 13 "$T/whole.jsonl" | head -c -1 >"$R/journal.jsonl"
+"$ENVBISECT" resume "$R" >"$T/unended.txt" 2>"$T/unended.err"
+expect_contains "$T/unended.err" "from line 13 on are not whole records"
+expect_contains "$T/unended.err" "cut them, resuming after record 12"
+"$ENVBISECT" replay "$R" >"$T/replay-unended.txt"
+expect_contains "$T/replay-unended.txt" "same cause and verification"
 
 # Damage in the middle: refused, the journal untouched.
 { head -n 5 "$T/whole.jsonl"; printf '\0\0garbage\n'; tail -n +6 "$T/whole.jsonl"; } >"$R/journal.jsonl"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A state's sha256 pin chooses the wheel file: two builds of alpha 1.0 (one file name, two folders,
-# one fast and one slow) pinned by good and bad are told apart, and the pin is the cause. A pin no
+# one fast and one slow) pinned by good and bad are told apart, and the pin is the cause; so does a
+# pin of the file's name alone (two build tags in one folder). A pin no
 # file matches is exit 2 before anything runs, naming the package, the hash and the folders looked in.
 source "$(dirname "$0")/common.sh"
 for build in fast slow; do
@@ -22,6 +23,19 @@ state "$(hash slow)" >"$T/bad.json"
   --store "$T/store" --no-probe --out "$T/run" >"$T/out.txt"
 expect_contains "$T/out.txt" "alpha"
 expect_contains "$T/out.txt" "cause"
+
+# A wheel-name pin alone chooses the file too: the two builds as build tags 1 (fast) and 2 (slow) of one
+# folder, where an unpinned choice takes the higher tag for both anchors.
+mkdir -p "$T/tagged"
+cp "$T/fast/alpha-1.0-py3-none-any.whl" "$T/tagged/alpha-1.0-1-py3-none-any.whl"
+cp "$T/slow/alpha-1.0-py3-none-any.whl" "$T/tagged/alpha-1.0-2-py3-none-any.whl"
+named() { echo "{\"format\": 1, \"python\": {\"version\": \"3.11\"}, \"packages\": {\"alpha\": {\"version\": \"1.0\", \"wheel\": \"$1\"}}}"; }
+named alpha-1.0-1-py3-none-any.whl >"$T/good-named.json"
+named alpha-1.0-2-py3-none-any.whl >"$T/bad-named.json"
+"$ENVBISECT" run "$T/good-named.json" "$T/bad-named.json" --recipe "$T/recipe.json" --wheels "$T/tagged" \
+  --store "$T/store" --no-probe --out "$T/run-named" >"$T/out-named.txt"
+expect_contains "$T/out-named.txt" "cause"
+"$PY" -c "import json, sys; assert [c['name'] for c in json.load(open(sys.argv[1]))['cause']] == ['alpha']" "$T/run-named/result.json"
 
 missing=$(printf 'ab%.0s' {1..32})
 state "$missing" >"$T/bad2.json"

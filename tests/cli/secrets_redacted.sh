@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # A real run whose states hold secrets (HF_TOKEN differs between good and bad and is part of the cause,
-# WANDB_API_KEY, AWS_SECRET_ACCESS_KEY, a token under a harmless name, DB_PASS, MYSQL_PWD, SESSION_ID,
-# HF_SESSION_COOKIE, passwords inside DATABASE_URL / HTTPS_PROXY / SENTRY_DSN, a webhook URL,
-# data.api_key and data.db_password) and whose recipe passes `--api-key VALUE` and
-# `--password={data.db_password}` to a benchmark that prints them all: no secret appears in the
-# journal, result.json, report.md/html/json, a re-rendered report, `diff` output or the run's own
-# output; "<redacted>" does, URLs keep their host, and KEYBOARD's plain value stays visible. Then
+# WANDB_API_KEY, AWS_SECRET_ACCESS_KEY, tokens under harmless names (one prefixed, one only
+# random-looking), DB_PASS, MYSQL_PWD, SESSION_ID, HF_SESSION_COOKIE, passwords inside DATABASE_URL /
+# HTTPS_PROXY / SENTRY_DSN, a webhook URL, data.api_key and data.db_password) and whose recipe passes
+# `--api-key VALUE` and `--password={data.db_password}` to a benchmark that prints them all: no secret
+# appears in the journal, result.json, report.md/html/json, a re-rendered report, `diff` output or the
+# run's own output; "<redacted>" does, URLs keep their host, and KEYBOARD's plain value stays visible. Then
 # `capture` of a live environment holding secrets writes none of them into the state or its facts.
 source "$(dirname "$0")/common.sh"
 F="$SRC/fixtures/scenarios/flags"
@@ -15,6 +15,7 @@ hf_bad="hf_BadBadBad9876543210zyxwvuABCDEF"
 wandb="0a1b2c3d4e5f60718293a4b5c6d7e8f901234567"
 aws="wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 header="ghp_R4nd0mT0k3nV4lu3xxxxxxxxxxxxxxxx01"
+plain_token="Xq7Lm2Pz9Kw4Rt8Yv3Bn6Hc1Jd"  # no known prefix: only the random-looking rule can spot it
 # Secrets no value heuristic would spot: only the one naming rule (and the URL rule) can.
 db_pass="Pa55-db-pass-4471"; mysql_pwd="my-sql-pwd-9931"; session_id="sess-77aa-session"; cookie="cookie-5150-jar"
 url_good_pw="dburl-goodpw-1357"; url_bad_pw="dburl-badpw-2468"; proxy_pw="proxy-pw-8642"; sentry_key="sentrykey0a1b2c3"
@@ -36,11 +37,11 @@ print(json.dumps({"items_per_s": rate, "error": None}))
 PY
 "$PY" - "$T" "$hf_good" "$hf_bad" "$wandb" "$aws" "$header" "$db_pass" "$mysql_pwd" "$session_id" "$cookie" \
   "$url_good_pw" "$url_bad_pw" "$proxy_pw" "$sentry_key" "$slack_path" "$api_good" "$api_bad" "$data_pw" "$argv_key" \
-  "$askpass_pw" "$gh_pat" "$sshpass" "$secretkey" <<'PY'
+  "$askpass_pw" "$gh_pat" "$sshpass" "$secretkey" "$plain_token" <<'PY'
 import json, sys
 (t, hf_good, hf_bad, wandb, aws, header, db_pass, mysql_pwd, session_id, cookie, url_good_pw, url_bad_pw, proxy_pw,
  sentry_key, slack_path, api_good, api_bad, data_pw, argv_key) = sys.argv[1:20]
-extra = sys.argv[20:24]
+extra = sys.argv[20:25]
 def state(flag, hf, keyboard, url_pw, api_key):
     return {"format": 1, "python": {"interpreter": "/usr/bin/python3", "venv": "none"},
             "env": {"FLAG_A": flag, "HF_TOKEN": hf, "WANDB_API_KEY": wandb, "AWS_SECRET_ACCESS_KEY": aws,
@@ -50,7 +51,8 @@ def state(flag, hf, keyboard, url_pw, api_key):
                     "HTTPS_PROXY": f"http://proxyuser:{proxy_pw}@proxy.corp:3128",
                     "SENTRY_DSN": f"https://{sentry_key}@o1.ingest.sentry.io/5",
                     "SLACK_WEBHOOK_URL": f"https://hooks.slack.com/services/T0/B0/{slack_path}",
-                    "GIT_ASKPASS_PW": extra[0], "GH_PAT": extra[1], "SSHPASS": extra[2], "MINIO_SECRETKEY": extra[3]},
+                    "GIT_ASKPASS_PW": extra[0], "GH_PAT": extra[1], "SSHPASS": extra[2], "MINIO_SECRETKEY": extra[3],
+                    "BUILD_NOTE": extra[4]},
             "data": {"api_key": api_key, "db_password": data_pw, "steps": 3}}
 json.dump(state("old", hf_good, "us", url_good_pw, api_good), open(f"{t}/good.json", "w"))
 json.dump(state("new", hf_bad, "keyboard-de", url_bad_pw, api_bad), open(f"{t}/bad.json", "w"))
@@ -76,7 +78,7 @@ for file in "${files[@]}"; do
   [[ -s $file ]] || { echo "missing output $file"; exit 1; }
   for secret in "$hf_good" "$hf_bad" "$wandb" "$aws" "$header" "$db_pass" "$mysql_pwd" "$session_id" "$cookie" \
     "$url_good_pw" "$url_bad_pw" "$proxy_pw" "$sentry_key" "$slack_path" "$api_good" "$api_bad" "$data_pw" "$argv_key" \
-    "$askpass_pw" "$gh_pat" "$sshpass" "$secretkey"; do
+    "$askpass_pw" "$gh_pat" "$sshpass" "$secretkey" "$plain_token"; do
     if grep -qF -- "$secret" "$file"; then
       echo "secret leaked into $file:"; grep -nF -- "$secret" "$file" | cut -c1-200; exit 1
     fi
@@ -96,7 +98,6 @@ expect_contains "$T/diff.json" '"name": "api_key"'
 expect_contains "$T/run/report.md" '--api-key'
 
 # capture: a live environment's secrets stay out of the state and its facts; URLs lose their password.
-"$ENVBISECT" --help | grep -qE "^  capture " || exit 0
 env HF_HUB_PASSPHRASE="$db_pass" HF_SESSION_COOKIE="$cookie" TORCH_DB_PWD="$mysql_pwd" \
   HF_ENDPOINT="https://hubuser:$proxy_pw@hub.example.org/" TRANSFORMERS_SESSION_ID="$session_id" NCCL_DEBUG=WARN \
   "$ENVBISECT" capture --python /usr/bin/python3 -o "$T/captured.json" >"$T/capture.out" 2>&1 ||

@@ -78,6 +78,7 @@ TEST_CASE("result.json names a cause only when it is found and a guess leads cou
                             nullptr, anchors, anchors, log, false, 5, 4, 20, 0, 60.0, nullptr};
   const nlohmann::json guess = result_json(unverified);
   CHECK(guess["found"] == false);
+  CHECK(guess["outcome"] == "ambiguous");  // not "not_verified": no single cause was isolated to verify
   CHECK(guess["cause"].empty());
   CHECK(guess["causes"].empty());
   REQUIRE(guess["could_be"].size() == 2);
