@@ -444,9 +444,9 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
                  StoreOptions{options.store_dir, options.uv_caches},
                  options.builder == "installer" ? Builder::installer : Builder::store, options.index_url};
   // -q: only the result reaches stdout. Progress goes to stderr: a status line on a terminal, else lines.
-  MutedStdout muted(options.quiet);
-  Progress progress(std::cerr, mode == Mode::replay ? ProgressStyle::quiet
-                                                    : choose_progress_style(options.quiet, options.verbose));
+  MutedStdout muted(options.quiet ? MuteStdout::yes : MuteStdout::no);
+  const Verbosity verbosity = options.quiet ? Verbosity::quiet : options.verbose ? Verbosity::verbose : Verbosity::normal;
+  Progress progress(std::cerr, mode == Mode::replay ? ProgressStyle::quiet : choose_progress_style(verbosity));
   std::cout << "envbisect: " << deltas.size() << (deltas.size() == 1 ? " difference" : " differences") << " between " << options.good_path << " (good) and "
             << options.bad_path << " (bad):\n"
             << render_delta_table(deltas) << std::flush;
