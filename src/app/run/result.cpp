@@ -103,13 +103,13 @@ std::string effect_words(const stats::RatioEffect& ratio, const Recipe& recipe) 
   return stats::comparison_words(1.0, ratio.ratio, recipe_better(recipe), recipe.unit);
 }
 
-json cause_effect(const std::vector<double>& from, const std::vector<double>& to, bool of_cause,
+json cause_effect(const std::vector<double>& from, const std::vector<double>& to, EffectOf of,
                   const Recipe& recipe) {
   const std::optional<stats::RatioEffect> ratio = stats::ratio_effect(from, to);
   if (!ratio) {
     return nullptr;
   }
-  return {{"of", of_cause ? "cause" : "anchors"}, {"ratio", ratio->ratio},
+  return {{"of", of == EffectOf::cause ? "cause" : "anchors"}, {"ratio", ratio->ratio},
           {"low", ratio->low ? json(*ratio->low) : json(nullptr)},
           {"high", ratio->high ? json(*ratio->high) : json(nullptr)}, {"confidence", ratio->confidence},
           {"from_runs", ratio->from_runs}, {"to_runs", ratio->to_runs},

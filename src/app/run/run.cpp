@@ -256,7 +256,8 @@ json effect_of(Judge& judge, const Evaluator& evaluator, const Isolation& isolat
   const Candidate cause_candidate = evaluator.candidate(isolation.cause);
   const bool of_cause = isolation.found && !judge.samples(cause_candidate).metrics().empty();
   json effect = cause_effect(judge.samples(judge.good()).metrics(),
-                             judge.samples(of_cause ? cause_candidate : judge.bad()).metrics(), of_cause, recipe);
+                             judge.samples(of_cause ? cause_candidate : judge.bad()).metrics(),
+                             of_cause ? EffectOf::cause : EffectOf::anchors, recipe);
   const bool cause_ran = isolation.found && judge.samples(cause_candidate).size() > 0;
   const stats::SampleSet& from = judge.samples(judge.good());
   const stats::SampleSet& to = judge.samples(cause_ran ? cause_candidate : judge.bad());
