@@ -310,7 +310,8 @@ ExitCode finish_run(Judge& judge, Evaluator& evaluator, const PlannedRun& plan, 
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // The anchors were re-measured during the search: judge them again on all their runs before any
   // cause is reported. If they no longer differ, every verdict above compared against noise.
-  const stats::Preflight final_anchors = judge.judge_anchors(judge.one_run());
+  const stats::Preflight final_anchors =
+      judge.judge_anchors(judge.one_run() ? AnchorTest::exit_status : AnchorTest::statistics);
   // The effect people quote: the cause's runs (good + cause) against the good anchor's, else the bad
   // anchor's (stats/effect.hpp).
   json effect = effect_of(judge, evaluator, isolation, plan.recipe);
@@ -359,9 +360,9 @@ void write_cause_first(Judge& judge, const Evaluator& evaluator, const PlannedRu
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const Findings findings{plan.deltas, plan.recipe, isolation, after.refinements, json::array(), after.boundary,
                           effect_of(judge, evaluator, isolation, plan.recipe), preflight,
-                          judge.judge_anchors(judge.one_run()), judge.verdict_log(), judge.one_run(),
-                          judge.anchor_runs(), judge.decisions(), evaluator.attempts_run(), evaluator.attempts_reused(),
-                          seconds, json(), judge.rate_mode()};
+                          judge.judge_anchors(judge.one_run() ? AnchorTest::exit_status : AnchorTest::statistics),
+                          judge.verdict_log(), judge.one_run(), judge.anchor_runs(), judge.decisions(),
+                          evaluator.attempts_run(), evaluator.attempts_reused(), seconds, json(), judge.rate_mode()};
   json result = result_json(findings);
   if (result["outcome"] != "found") {
     return;
@@ -476,7 +477,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   progress.plan(worst_case_decisions(axes, units.size()), policy.min_runs);
   progress.unit(recipe.unit);
   progress.phase("anchors");
-  const stats::Preflight preflight = preflight_anchors(judge, evaluator, journal, run_dir, mode, policy, pass_fail);
+  const stats::Preflight preflight = preflight_anchors(judge, evaluator, journal, run_dir, mode, policy);
   const int preflight_runs = judge.anchor_runs();  // the good anchor's runs when it was judged good
 
   // Search: every question becomes a candidate measured until its verdict is decided, and a journaled
