@@ -497,15 +497,15 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
                       policy.min_runs, [&judge] { return judge.budget_spent() || judge.stop_reached(); }};
   // Anchors told apart by failures alone: "when it bites" is a failure rate per cell, and a thread
   // count in the cause is left to those probes (refined by single runs only without them).
-  const bool rate_probes = judge.rate_fallback();
-  const bool threads_to_probes = rate_probes && !options.no_probe;
-  AfterIsolation after = verify_cause(judge, stages, axes, isolation, cause_state, threads_to_probes, preflight_runs);
+  const ThreadCulprit threads =
+      judge.rate_fallback() && !options.no_probe ? ThreadCulprit::leave_to_rate_probes : ThreadCulprit::refine;
+  AfterIsolation after = verify_cause(judge, stages, axes, isolation, cause_state, threads, preflight_runs);
   if (one_run_search && !judge.one_run() && !judge.budget_spent() && !judge.stop_reached()) {
     // The verification's own runs disagreed: the cause and its refinement rest on one-run verdicts.
     // Every question is asked again on failure rates or statistics, every run kept.
     isolation = search_cause(judge, evaluator, deltas, units, options, policy.min_runs, preflight_runs);
     cause_state = apply_deltas(good, bad, deltas, isolation.cause);
-    after = verify_cause(judge, stages, axes, isolation, cause_state, threads_to_probes, preflight_runs);
+    after = verify_cause(judge, stages, axes, isolation, cause_state, threads, preflight_runs);
   }
   // An interaction on failure rates: each part alone is good at a stricter level before the cause is
   // written, or the search asks again (once) with the runs that showed a part carries the failure.
@@ -514,13 +514,13 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
                  "every run kept\n";
     isolation = search_cause(judge, evaluator, deltas, units, options, policy.min_runs, preflight_runs);
     cause_state = apply_deltas(good, bad, deltas, isolation.cause);
-    after = verify_cause(judge, stages, axes, isolation, cause_state, threads_to_probes, preflight_runs);
+    after = verify_cause(judge, stages, axes, isolation, cause_state, threads, preflight_runs);
   }
   // Cause first: a verified cause is written before any probe spends what is left of the budget; a
   // budget the probes end is no stop of the run (they report what they measured).
   write_cause_first(judge, evaluator, plan, isolation, after, preflight, started, mode, run_dir, journal);
   const bool stopped_before_probes = judge.budget_spent();
-  after.probes = probe_when_it_bites(judge, stages, isolation, cause_state, options, rate_probes, after);
+  after.probes = probe_when_it_bites(judge, stages, isolation, cause_state, options, after);
   return finish_run(judge, evaluator, plan, options, isolation, after, preflight, started,
                     FinishAt{mode, previous, run_dir, journal, muted, stopped_before_probes});
 }
