@@ -62,8 +62,7 @@ std::string sha256_of(const std::string& hash, const std::string& label, const s
   if (hash.rfind(prefix, 0) != 0) {
     return "";
   }
-  std::string hex = hash.substr(prefix.size());
-  std::transform(hex.begin(), hex.end(), hex.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string hex = ascii_lower(hash.substr(prefix.size()));
   if (!is_hex64(hex)) {
     fail(label, where, "expected sha256:<64 hex digits>, got '" + hash + "'");
   }
