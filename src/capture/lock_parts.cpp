@@ -62,8 +62,7 @@ std::string sha256_of(const std::string& hash, const std::string& label, const s
   if (hash.rfind(prefix, 0) != 0) {
     return "";
   }
-  std::string hex = hash.substr(prefix.size());
-  std::transform(hex.begin(), hex.end(), hex.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string hex = ascii_lower(hash.substr(prefix.size()));
   if (!is_hex64(hex)) {
     fail(label, where, "expected sha256:<64 hex digits>, got '" + hash + "'");
   }
@@ -81,7 +80,9 @@ std::string get_string(const toml::node_view<const toml::node>& node) {
   return value ? *value : std::string();
 }
 
-void choose_wheel(LockedPackage& package, const std::vector<OfferedWheel>& wheels, bool has_sdist,
+Sdist sdist_in(const toml::table& package) { return package.contains("sdist") ? Sdist::offered : Sdist::none; }
+
+void choose_wheel(LockedPackage& package, const std::vector<OfferedWheel>& wheels, Sdist sdist,
                   const MarkerEnvironment& target, const std::string& label, const std::string& where,
                   std::vector<std::string>& notes) {
   long best = -1;
@@ -104,12 +105,12 @@ void choose_wheel(LockedPackage& package, const std::vector<OfferedWheel>& wheel
     notes.push_back(package.name + " " + package.version + ": chose " + package.wheel + " of " +
                     std::to_string(wheels.size()) + " wheels");
   }
-  if (wheels.empty() && has_sdist) {
+  if (wheels.empty() && sdist == Sdist::offered) {
     notes.push_back(package.name + " " + package.version + ": sdist only (no wheel in the lock): pinned by version, built at install");
     return;
   }
   if (best < 0 && !wheels.empty()) {
-    if (has_sdist) {
+    if (sdist == Sdist::offered) {
       notes.push_back(package.name + " " + package.version + ": no wheel fits the target, only the sdist (pinned by version, built at install)");
       return;
     }

@@ -36,10 +36,16 @@ struct OfferedWheel {
   std::string sha256;
 };
 
+// Whether a lock offers a package's sdist besides its wheels.
+enum class Sdist { offered, none };
+
+// Return whether the lock's package table `package` offers an sdist (has an `sdist` key).
+Sdist sdist_in(const toml::table& package);
+
 // Choose the wheel of `wheels` that fits `target` best into `package`; with none fitting, note that
-// the sdist is taken when there is one, else throw Error listing each wheel and why, with a hint
+// the sdist is taken when `sdist` is offered, else throw Error listing each wheel and why, with a hint
 // naming a Python version some wheel fits.
-void choose_wheel(LockedPackage& package, const std::vector<OfferedWheel>& wheels, bool has_sdist,
+void choose_wheel(LockedPackage& package, const std::vector<OfferedWheel>& wheels, Sdist sdist,
                   const MarkerEnvironment& target, const std::string& label, const std::string& where,
                   std::vector<std::string>& notes);
 

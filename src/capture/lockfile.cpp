@@ -177,7 +177,7 @@ LockRead read_pylock(const toml::table& lock, const std::string& label, const Ma
         wheels.push_back({file, hash});
       }
     }
-    choose_wheel(package, wheels, table->contains("sdist"), target, label, where, read.notes);
+    choose_wheel(package, wheels, sdist_in(*table), target, label, where, read.notes);
     std::sort(package.hashes.begin(), package.hashes.end());
     read.packages.push_back(package);
   }

@@ -361,7 +361,7 @@ void take_entries(const std::vector<UvEntry>& entries, const UvInstall& install,
     }
     check_version(entry.version, label, entry.where + "/version");
     LockedPackage package{entry.name, entry.version, "", "", entry_hashes(entry, label)};
-    choose_wheel(package, uv_wheels(entry, label), entry.table->contains("sdist"), target, label, entry.where, read.notes);
+    choose_wheel(package, uv_wheels(entry, label), sdist_in(*entry.table), target, label, entry.where, read.notes);
     read.packages.push_back(package);
   }
   if (!left_out.empty()) {
@@ -445,7 +445,7 @@ LockRead read_uv_lock(const toml::table& lock, const std::string& label, const M
       }
       if (holds && !entry.version.empty()) {
         LockedPackage package{entry.name, entry.version, "", "", entry_hashes(entry, label)};
-        choose_wheel(package, uv_wheels(entry, label), entry.table->contains("sdist"), target, label, entry.where, read.notes);
+        choose_wheel(package, uv_wheels(entry, label), sdist_in(*entry.table), target, label, entry.where, read.notes);
         read.packages.push_back(package);
       }
     }

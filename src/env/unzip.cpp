@@ -21,6 +21,7 @@
 #include "util/error.hpp"
 #include "util/fd.hpp"
 #include "util/fs.hpp"
+#include "util/strings.hpp"
 
 namespace envbisect {
 
@@ -129,18 +130,10 @@ std::string name_problem(std::string_view name) {
   return "";
 }
 
-// Return the name as a message shows it: control bytes as \xNN, cut after 120 bytes.
+// Return the name as a message shows it: escaped as escape_control does (a line break as \x0a, so the
+// message stays one line), cut after 120 bytes.
 std::string printable(std::string_view name) {
-  std::string out;
-  for (const char c : name.substr(0, 120)) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) {
-      const char* hex = "0123456789abcdef";
-      out += std::string("\\x") + hex[byte >> 4] + hex[byte & 15];
-    } else {
-      out += c;
-    }
-  }
+  const std::string out = escape_control(name.substr(0, 120));
   return name.size() > 120 ? out + "... (" + std::to_string(name.size()) + " bytes)" : out;
 }
 

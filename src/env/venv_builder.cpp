@@ -1,5 +1,6 @@
 #include "env/venv_builder.hpp"
 
+#include "env/requirement.hpp"
 #include "env/venv_skeleton.hpp"
 #include "exec/runner.hpp"
 #include "util/error.hpp"
@@ -7,7 +8,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -38,20 +38,6 @@ std::string read_text(const std::string& path) {
   std::stringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
-}
-
-std::string normalise_name(const std::string& name) {
-  std::string out;
-  for (const char c : name) {
-    if (c == '-' || c == '_' || c == '.') {
-      if (out.empty() || out.back() != '-') {
-        out += '-';
-      }
-    } else {
-      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-  }
-  return out;
 }
 
 // The builder's children see only what we choose: never the caller's PIP_* or PYTHON* variables.
@@ -241,7 +227,7 @@ VenvResult build_venv(Runner& runner, const VenvRequest& request) {
 
   std::map<std::string, std::string> wanted;
   for (const auto& [name, version] : request.packages) {
-    wanted[normalise_name(name)] = version;
+    wanted[normalise_dist_name(name)] = version;
   }
   const std::map<std::string, std::string> env = builder_env();
   const auto path_entry = env.find("PATH");

@@ -131,11 +131,11 @@ ProcessResult IsolatedRunner::run(const ProcessSpec& spec) {
 ProcessResult IsolatedRunner::run_bwrap(const ProcessSpec& spec, SandboxPlan plan) {
   ProcessSpec wrapped = spec;
   std::string merged = bwrap_root(plan);
-  bool env_in_root = !merged.empty() && merged != plan.root;
+  const EnvDirs env_dirs = !merged.empty() && merged != plan.root ? EnvDirs::inside : EnvDirs::on_host;
   if (!merged.empty()) {
     plan.root = merged;
   }
-  if (env_in_root) {
+  if (env_dirs == EnvDirs::inside) {
     // bwrap binds the root read-only and cannot create mount points in it: make them in the overlay's
     // upper layer first (the sandbox itself never gets write access to it).
     for (const auto* list : {&plan.env_dirs, &plan.read_paths, &plan.write_paths, &plan.masked_paths}) {
@@ -148,7 +148,7 @@ ProcessResult IsolatedRunner::run_bwrap(const ProcessSpec& spec, SandboxPlan pla
   if (wrapped.env.count("TMPDIR") != 0) {
     wrapped.env["TMPDIR"] = "/tmp";  // the sandbox's own /tmp
   }
-  wrapped.argv = bwrap_argv(m_tool, plan, env_in_root, spec.argv);
+  wrapped.argv = bwrap_argv(m_tool, plan, env_dirs, spec.argv);
   return m_inner->run(wrapped);
 }
 
@@ -302,8 +302,9 @@ ProcessResult IsolatedRunner::run_podman(const ProcessSpec& spec, SandboxPlan pl
   wrapped.env["CONTAINERS_CONF"] = m_scratch + "/containers.conf";
   int timeout = spec.timeout.count() > 0 ? static_cast<int>(spec.timeout.count() / 1000) + 5 : 0;
   make_dirs(m_scratch + "/empty");
-  wrapped.argv = podman_run_argv(m_tool, plan, layer.empty() ? image : layer, !layer.empty(), names,
-                                 m_scratch + "/empty", timeout, spec.argv);
+  const EnvDirs env_dirs = layer.empty() ? EnvDirs::on_host : EnvDirs::inside;
+  wrapped.argv = podman_run_argv(m_tool, plan, layer.empty() ? image : layer, env_dirs, names, m_scratch + "/empty",
+                                 timeout, spec.argv);
   return m_inner->run(wrapped);
 }
 

@@ -42,10 +42,11 @@ struct Mount {
 };
 
 // Every mount of the plan, parents before children so a nested mount is never hidden by its parent's.
-// `env_from`: "" binds the environments from the host; otherwise from that root (their overlay layer).
-std::vector<Mount> plan_mounts(const SandboxPlan& plan, bool env_elsewhere, const std::string& env_from = "") {
+// Environments on the host are bound from there; inside, from `env_from` (the root holding their
+// overlay layer), or not at all when it is "" (an image holds them).
+std::vector<Mount> plan_mounts(const SandboxPlan& plan, EnvDirs env_dirs, const std::string& env_from = "") {
   std::vector<Mount> mounts;
-  if (!env_elsewhere || !env_from.empty()) {
+  if (env_dirs == EnvDirs::on_host || !env_from.empty()) {
     for (const std::string& path : plan.env_dirs) {
       mounts.push_back({Mount::Kind::read, path, env_from.empty() ? "" : env_from + path});
     }
@@ -150,7 +151,7 @@ SandboxPlan plan_sandbox(const ProcessSpec& spec, const std::string& root, Netwo
   return plan;
 }
 
-std::vector<std::string> bwrap_argv(const std::string& bwrap, const SandboxPlan& plan, bool env_in_root,
+std::vector<std::string> bwrap_argv(const std::string& bwrap, const SandboxPlan& plan, EnvDirs env_dirs,
                                     const std::vector<std::string>& argv) {
   std::vector<std::string> out = {bwrap, "--unshare-all"};
   if (plan.network == Network::host) {
@@ -174,7 +175,7 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap, const SandboxPlan&
   }
   out.insert(out.end(), {"--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"});
   // An environment inside the root is bound again from there: the private /tmp may cover its path.
-  for (const Mount& mount : plan_mounts(plan, env_in_root, env_in_root ? plan.root : "")) {
+  for (const Mount& mount : plan_mounts(plan, env_dirs, env_dirs == EnvDirs::inside ? plan.root : "")) {
     switch (mount.kind) {
       case Mount::Kind::read:
         out.insert(out.end(), {"--ro-bind", mount.source.empty() ? mount.path : mount.source, mount.path});
@@ -196,7 +197,7 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap, const SandboxPlan&
 }
 
 std::vector<std::string> podman_run_argv(const std::string& podman, const SandboxPlan& plan, const std::string& image,
-                                         bool env_in_image, const std::vector<std::string>& env_names,
+                                         EnvDirs env_dirs, const std::vector<std::string>& env_names,
                                          const std::string& empty_dir, int timeout_seconds,
                                          const std::vector<std::string>& argv) {
   // No tmpfs on /tmp: the container's own writable layer is private already, and a tmpfs would hide an
@@ -209,7 +210,7 @@ std::vector<std::string> podman_run_argv(const std::string& podman, const Sandbo
   if (plan.root.empty()) {
     out.insert(out.end(), {"-v", "/usr:/usr:ro"});
   }
-  for (const Mount& mount : plan_mounts(plan, env_in_image)) {
+  for (const Mount& mount : plan_mounts(plan, env_dirs)) {
     switch (mount.kind) {
       case Mount::Kind::read:
         out.insert(out.end(), {"-v", mount.path + ":" + mount.path + ":ro"});
@@ -244,7 +245,7 @@ std::string lxc_config(const SandboxPlan& plan, const std::string& lower, const 
     out += "lxc.mount.entry = /usr usr none ro,bind 0 0\n";
   }
   out += "lxc.mount.entry = tmpfs tmp tmpfs rw,nosuid,nodev,create=dir 0 0\n";
-  for (const Mount& mount : plan_mounts(plan, false)) {
+  for (const Mount& mount : plan_mounts(plan, EnvDirs::on_host)) {
     std::string target = lxc_escape(mount.path.substr(1));
     switch (mount.kind) {
       case Mount::Kind::read:

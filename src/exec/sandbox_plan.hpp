@@ -31,16 +31,21 @@ struct SandboxPlan {
 // excludes system site-packages. Reads pyvenv.cfg files; spawns nothing.
 SandboxPlan plan_sandbox(const ProcessSpec& spec, const std::string& root, Network network);
 
+// Where a sandbox finds plan.env_dirs: on the host (bound in at the same path), or inside its root or
+// image already (an overlay layer over the root, a layer image).
+enum class EnvDirs { on_host, inside };
+
 // Return the bwrap argv that runs `argv` inside `plan`: every namespace unshared (the network too
-// unless plan.network is host), a read-only base, a private /tmp, /proc and /dev. Pure.
-std::vector<std::string> bwrap_argv(const std::string& bwrap, const SandboxPlan& plan, bool env_in_root,
+// unless plan.network is host), a read-only base, a private /tmp, /proc and /dev. Environments inside
+// plan.root are bound again from there (`env_dirs`). Pure.
+std::vector<std::string> bwrap_argv(const std::string& bwrap, const SandboxPlan& plan, EnvDirs env_dirs,
                                     const std::vector<std::string>& argv);
 
-// Return the `podman run` argv that runs `argv` in `image` (which holds plan.env_dirs when
-// `env_in_image`), passing the variables `env_names` by name from podman's own environment. Masked
+// Return the `podman run` argv that runs `argv` in `image` (which holds plan.env_dirs when `env_dirs`
+// is inside), passing the variables `env_names` by name from podman's own environment. Masked
 // paths get the empty folder `empty_dir` bound over them (a podman tmpfs can land under a bind). Pure.
 std::vector<std::string> podman_run_argv(const std::string& podman, const SandboxPlan& plan, const std::string& image,
-                                         bool env_in_image, const std::vector<std::string>& env_names,
+                                         EnvDirs env_dirs, const std::vector<std::string>& env_names,
                                          const std::string& empty_dir, int timeout_seconds,
                                          const std::vector<std::string>& argv);
 

@@ -49,8 +49,8 @@ std::string slurm_array_indices(std::vector<int> indices);
 
 // Return the array's batch script: a `case` on SLURM_ARRAY_TASK_ID that runs each task's argv with
 // exactly its environment (`exec /usr/bin/env -i -- ...`), in its cwd, stdout and stderr into its files;
-// an index not in the list exits 125. With `keep_cuda_devices` Slurm's CUDA_VISIBLE_DEVICES wins.
-std::string slurm_array_script(const std::vector<SlurmArrayTask>& tasks, bool keep_cuda_devices);
+// an index not in the list exits 125; CUDA_VISIBLE_DEVICES as `cuda` says.
+std::string slurm_array_script(const std::vector<SlurmArrayTask>& tasks, JobCudaDevices cuda);
 
 // Return the sbatch argv that submits `script_path` as the request's array (--parsable, --array with
 // %max_running when set, Slurm's own output as DIR/task-%a.out and .err, --time a minute above task_limit, GPUs, partition).

@@ -91,15 +91,15 @@ std::optional<SlurmJobStatus> parse_scontrol_job(std::string_view text) {
   return status;
 }
 
-std::string slurm_batch_script(const ProcessSpec& spec, bool keep_cuda_devices) {
+std::string slurm_batch_script(const ProcessSpec& spec, JobCudaDevices cuda) {
   std::string line = "exec /usr/bin/env -i --";  // "--": a variable named "-S..." is not an option of env
   for (const auto& [name, value] : spec.env) {
-    if (keep_cuda_devices && name == "CUDA_VISIBLE_DEVICES") {
+    if (cuda == JobCudaDevices::from_slurm && name == "CUDA_VISIBLE_DEVICES") {
       continue;
     }
     line += " " + remote_shell_quote(name + "=" + value);
   }
-  if (keep_cuda_devices) {
+  if (cuda == JobCudaDevices::from_slurm) {
     line += " ${CUDA_VISIBLE_DEVICES+\"CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES\"}";
   }
   for (const std::string& arg : spec.argv) {
@@ -150,7 +150,8 @@ ProcessResult SlurmRunner::run(const ProcessSpec& spec) {
   const std::map<std::string, std::string> env = slurm_client_env();
   const std::string dir = job_dir(spec);
   const std::string script = dir + "/envbisect-slurm-job.sh";
-  write_file_atomic(script, slurm_batch_script(spec, m_target.gpus > 0));
+  const JobCudaDevices cuda = m_target.gpus > 0 ? JobCudaDevices::from_slurm : JobCudaDevices::from_spec;
+  write_file_atomic(script, slurm_batch_script(spec, cuda));
 
   // Submit: --parsable prints "ID" or "ID;cluster".
   ProcessSpec submit;

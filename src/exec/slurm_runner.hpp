@@ -31,9 +31,13 @@ std::optional<SlurmJobStatus> parse_scontrol_job(std::string_view text);
 // variables plus SLURM_CONF, which says which cluster to talk to, and a default PATH.
 std::map<std::string, std::string> slurm_client_env();
 
+// Whose CUDA_VISIBLE_DEVICES a job's benchmark sees: the spec's, or the one Slurm sets for the job's
+// GPUs (--gres), which then wins over the spec's.
+enum class JobCudaDevices { from_spec, from_slurm };
+
 // Return the batch script that runs `spec` on the node: `exec /usr/bin/env -i -- K=V... argv...`, every
-// word quoted for sh; with `keep_cuda_devices` Slurm's CUDA_VISIBLE_DEVICES (set by --gres) wins.
-std::string slurm_batch_script(const ProcessSpec& spec, bool keep_cuda_devices);
+// word quoted for sh, CUDA_VISIBLE_DEVICES as `cuda` says.
+std::string slurm_batch_script(const ProcessSpec& spec, JobCudaDevices cuda);
 
 // Return the sbatch argv that submits `script_path` for `spec` (--parsable, output files, cwd, time).
 std::vector<std::string> sbatch_argv(const ProcessSpec& spec, const SlurmTarget& target,

@@ -31,8 +31,8 @@ std::string sig3(double value) {
 }
 
 // The word for a change of `ratio` (bad/good) away from 1: "slower", "faster", "worse" or "better".
-std::string direction_word(double ratio, bool higher_is_better, const std::string& unit) {
-  const std::string words = stats::comparison_words(1.0, ratio, higher_is_better ? stats::Better::higher : stats::Better::lower, unit);  // "3.33x slower"
+std::string direction_word(double ratio, stats::Better better, const std::string& unit) {
+  const std::string words = stats::comparison_words(1.0, ratio, better, unit);  // "3.33x slower"
   return words.substr(words.rfind(' ') + 1);
 }
 
@@ -65,7 +65,7 @@ std::string effect_sentence(const ReportModel& model, const json& effect) {
     const std::string unit = metric_unit(model);
     const std::string metric = model.result ? model.result->value("metric", std::string()) : std::string();
     out += (out.empty() ? "" : "; the runs that finished: ") +
-           factor_words(effect["ratio"].get<double>(), low, high, higher_is_better(model), unit) + " in " +
+           factor_words(effect["ratio"].get<double>(), low, high, better_of(model), unit) + " in " +
            (unit.empty() ? metric : unit) + ", " + std::to_string(effect.value("from_runs", 0)) + " good runs vs " +
            std::to_string(effect.value("to_runs", 0)) + (of.empty() ? " with the cause" : " bad runs");
   }
@@ -178,17 +178,17 @@ std::string load_of(const ReportModel& model) {
 
 }  // namespace
 
-bool higher_is_better(const ReportModel& model) {
+stats::Better better_of(const ReportModel& model) {
   if (model.recipe.available) {
-    return model.recipe.direction != "lower";
+    return model.recipe.direction != "lower" ? stats::Better::higher : stats::Better::lower;
   }
   if (model.result && model.result->contains("effect") && (*model.result)["effect"].is_object()) {
     const json& effect = (*model.result)["effect"];
     const std::string words = effect.value("words", std::string());
     const bool worse = words.find("slower") != std::string::npos || words.find("worse") != std::string::npos;
-    return (effect.value("ratio", 1.0) < 1.0) == worse;
+    return (effect.value("ratio", 1.0) < 1.0) == worse ? stats::Better::higher : stats::Better::lower;
   }
-  return true;
+  return stats::Better::higher;
 }
 
 std::string metric_unit(const ReportModel& model) {
@@ -198,17 +198,17 @@ std::string metric_unit(const ReportModel& model) {
   return model.result ? model.result->value("unit", std::string()) : std::string();
 }
 
-std::string factor_words(double ratio, std::optional<double> low, std::optional<double> high, bool higher_is_better,
+std::string factor_words(double ratio, std::optional<double> low, std::optional<double> high, stats::Better better,
                          const std::string& unit) {
   if (!(ratio > 0)) {
     return "not comparable as a ratio";
   }
   const auto factor = [](double r) { return r >= 1.0 ? r : 1.0 / r; };
   if (low && high && *low <= 1.0 && *high >= 1.0) {
-    return "no change shown (95 % CI " + sig3(factor(*low)) + "× " + direction_word(*low, higher_is_better, unit) +
-           " to " + sig3(factor(*high)) + "× " + direction_word(*high, higher_is_better, unit) + ")";
+    return "no change shown (95 % CI " + sig3(factor(*low)) + "× " + direction_word(*low, better, unit) +
+           " to " + sig3(factor(*high)) + "× " + direction_word(*high, better, unit) + ")";
   }
-  std::string out = sig3(factor(ratio)) + "× " + direction_word(ratio, higher_is_better, unit);
+  std::string out = sig3(factor(ratio)) + "× " + direction_word(ratio, better, unit);
   if (low && high) {
     const double a = factor(*low);
     const double b = factor(*high);
@@ -219,7 +219,7 @@ std::string factor_words(double ratio, std::optional<double> low, std::optional<
   return out;
 }
 
-std::string factor_of(double baseline, double value, bool higher_is_better, const std::string& unit) {
+std::string factor_of(double baseline, double value, stats::Better better, const std::string& unit) {
   if (!(baseline > 0) || !(value > 0)) {
     return "-";
   }
@@ -227,7 +227,7 @@ std::string factor_of(double baseline, double value, bool higher_is_better, cons
   if (std::fabs(ratio - 1.0) < 0.01) {
     return "same";
   }
-  return sig3(ratio >= 1.0 ? ratio : 1.0 / ratio) + "× " + direction_word(ratio, higher_is_better, unit);
+  return sig3(ratio >= 1.0 ? ratio : 1.0 / ratio) + "× " + direction_word(ratio, better, unit);
 }
 
 Answer answer_of(const ReportModel& model) {

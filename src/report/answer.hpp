@@ -5,26 +5,27 @@
 #include <vector>
 
 #include "report/report_model.hpp"
+#include "stats/quantity.hpp"
 
 namespace envbisect::report {
 
 // Return a measured change as people quote it, with its interval in the same terms: the ratio
-// bad/good `ratio` (with its 95 % interval `low`..`high` when known) of a metric where higher is
-// better or not, as "5.76× slower (95 % CI 4.1–10.4×)"; "faster", or "worse"/"better" for a unit
-// that is neither a rate nor a duration. An interval that holds 1× claims no direction.
-std::string factor_words(double ratio, std::optional<double> low, std::optional<double> high, bool higher_is_better,
+// bad/good `ratio` (with its 95 % interval `low`..`high` when known) of a metric better the way `better`
+// says, as "5.76× slower (95 % CI 4.1–10.4×)"; "faster", or "worse"/"better" for a unit that is
+// neither a rate nor a duration. An interval that holds 1× claims no direction.
+std::string factor_words(double ratio, std::optional<double> low, std::optional<double> high, stats::Better better,
                          const std::string& unit);
 
 // Return a median measured against a baseline as the matrix and reports show it, with the unit:
 // "2.77× slower", "1.3× faster", "same" within 1 %.
-std::string factor_of(double baseline, double value, bool higher_is_better, const std::string& unit);
+std::string factor_of(double baseline, double value, stats::Better better, const std::string& unit);
 
 // Return the metric's unit: the recipe's, else the one the result recorded; "" when neither names one.
 std::string metric_unit(const ReportModel& model);
 
-// Return whether higher values of the metric are better: the recipe says so; without it (a recipe
-// changed since the run) the result's own words for the effect do; true when nothing says.
-bool higher_is_better(const ReportModel& model);
+// Return which way the metric is better: the recipe says so; without it (a recipe changed since the
+// run) the result's own words for the effect do; higher when nothing says.
+stats::Better better_of(const ReportModel& model);
 
 // The answer of a run, built once from the model and rendered by every format: what the cause is, how
 // it was verified, its effect in the user's terms, when it bites, and the run's caveats each on one line.

@@ -210,7 +210,7 @@ std::string differences_section(const ReportModel& model) {
 }
 
 std::string timeline_section(const ReportModel& model) {
-  const bool higher = higher_is_better(model);
+  const stats::Better better = better_of(model);
   const std::string unit = metric_unit(model);
   // The good anchor's median, 0 when unknown (a plain double: GCC misreads an optional here).
   const double good = model.preflight ? model.preflight->good_median.value_or(0.0) : 0.0;
@@ -222,7 +222,7 @@ std::string timeline_section(const ReportModel& model) {
     out += "<tr><td class=\"num\">" + std::to_string(decision.n) + "</td><td>" + h(decision.stage) + "</td><td>" +
            link_to(decision.candidate, h(decision.label)) + "</td><td class=\"num\">" + std::to_string(decision.runs) +
            "</td><td class=\"num\">" + (decision.median ? format_number(*decision.median) : "-") + "</td><td>" +
-           h(decision.median && good > 0 ? factor_of(good, *decision.median, higher, unit) : "-") + "</td><td>" +
+           h(decision.median && good > 0 ? factor_of(good, *decision.median, better, unit) : "-") + "</td><td>" +
            verdict_span(decision.verdict) + "</td></tr>\n";
   }
   return out + "</table>\n";

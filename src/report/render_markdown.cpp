@@ -152,7 +152,7 @@ std::string differences_section(const ReportModel& model) {
 }
 
 std::string timeline_section(const ReportModel& model) {
-  const bool higher = higher_is_better(model);
+  const stats::Better better = better_of(model);
   const std::string unit = metric_unit(model);
   // The good anchor's median, 0 when unknown (a plain double: GCC misreads an optional here).
   const double good = model.preflight ? model.preflight->good_median.value_or(0.0) : 0.0;
@@ -164,7 +164,7 @@ std::string timeline_section(const ReportModel& model) {
     out += "| " + std::to_string(decision.n) + " | " + md_cell(decision.stage) + " | " +
            link_to(decision.candidate, md_cell(decision.label)) + " | " + std::to_string(decision.runs) + " | " +
            (decision.median ? format_number(*decision.median) : "-") + " | " +
-           (decision.median && good > 0 ? factor_of(good, *decision.median, higher, unit) : "-") + " | **" +
+           (decision.median && good > 0 ? factor_of(good, *decision.median, better, unit) : "-") + " | **" +
            md_cell(decision.verdict) + "** |\n";
   }
   return out + "\n";

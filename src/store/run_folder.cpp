@@ -103,14 +103,12 @@ void check_owner(const std::string& path, const struct stat& info) {
 // Throw Error (bad_input) naming the first entry of the folder `name` in `dirfd` (at `path`), down
 // `levels` levels of folders, that is a symbolic link or not the user's own.
 void check_subtree(int dirfd, const std::string& name, const std::string& path, int levels) {
-  const int fd = ::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  DIR* folder = fd >= 0 ? ::fdopendir(fd) : nullptr;
+  UniqueFd fd(::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  DIR* folder = fd.valid() ? ::fdopendir(fd.get()) : nullptr;
   if (folder == nullptr) {
-    if (fd >= 0) {
-      ::close(fd);
-    }
     return;  // not a folder (the caller refused a link already) or unreadable: nothing to check
   }
+  fd.release();  // the DIR owns it now
   std::unique_ptr<DIR, int (*)(DIR*)> closer(folder, ::closedir);
   while (const dirent* entry = ::readdir(folder)) {
     const std::string child = entry->d_name;

@@ -219,25 +219,29 @@ namespace {
   throw Error("cannot " + what + " " + path + ": " + std::strerror(errno), ExitCode::environment);
 }
 
-// Return the entries of `dir` (no "." or "..") with their d_type. Throw Error when it cannot be read.
-std::vector<std::pair<std::string, unsigned char>> typed_entries(const std::string& dir) {
+// The one directory reader: add the entries of `dir` (no "." or "..") with their d_type to `entries`,
+// unsorted. Return false when the folder cannot be opened (errno says why).
+bool read_entries(const std::string& dir, std::vector<std::pair<std::string, unsigned char>>& entries) {
   const std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), ::closedir);
   if (d == nullptr) {
-    fail_at("read directory", dir);
+    return false;
   }
-  std::vector<std::pair<std::string, unsigned char>> entries;
   while (const dirent* e = ::readdir(d.get())) {
     if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) {
       entries.emplace_back(e->d_name, e->d_type);
     }
   }
-  return entries;
+  return true;
 }
 
 // Recreate the entries of `from` under `to` (which exists); `try_links` turns false at the first
 // file that cannot be hard-linked (another filesystem, no permission) and stays so.
 void copy_entries(const std::string& from, const std::string& to, LinkFiles link, bool& try_links) {
-  for (auto& [name, type] : typed_entries(from)) {
+  std::vector<std::pair<std::string, unsigned char>> entries;
+  if (!read_entries(from, entries)) {
+    fail_at("read directory", from);
+  }
+  for (auto& [name, type] : entries) {
     const std::string source = from + "/" + name;
     const std::string target = to + "/" + name;
     if (type == DT_UNKNOWN) {
@@ -342,16 +346,11 @@ bool copy_regular_file(const std::string& from, const std::string& to, TryClone 
 }
 
 std::vector<std::string> list_dir(const std::string& dir) {
+  std::vector<std::pair<std::string, unsigned char>> entries;
+  read_entries(dir, entries);  // unreadable: no names
   std::vector<std::string> names;
-  const std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), ::closedir);
-  if (d == nullptr) {
-    return names;
-  }
-  while (const dirent* e = ::readdir(d.get())) {
-    const std::string name = e->d_name;
-    if (name != "." && name != "..") {
-      names.push_back(name);
-    }
+  for (auto& entry : entries) {
+    names.push_back(std::move(entry.first));
   }
   std::sort(names.begin(), names.end());
   return names;

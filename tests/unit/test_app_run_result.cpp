@@ -13,18 +13,18 @@ TEST_CASE("the effect claims a direction only where its interval shows one", "[r
   recipe.unit = "tok/s";
   const std::vector<double> good = {180.0, 182.0, 179.0, 181.0, 183.0, 178.0, 180.5};
   // The 1-GPU incident: the cause failed 5 of its 6 runs, so one finished run stands against seven.
-  const nlohmann::json one = cause_effect(good, {160.0}, true, recipe);
+  const nlohmann::json one = cause_effect(good, {160.0}, EffectOf::cause, recipe);
   REQUIRE(one.is_object());
   CHECK(one["low"].is_null());
   CHECK(one["words"] == "too few runs to size a change (1 with it, 7 good)");
   // Runs that finished as fast as good's: the interval holds 1x, so neither faster nor slower.
-  const nlohmann::json same = cause_effect(good, {181.0, 179.5, 180.2, 182.5, 178.5, 180.8, 181.7}, true, recipe);
+  const nlohmann::json same = cause_effect(good, {181.0, 179.5, 180.2, 182.5, 178.5, 180.8, 181.7}, EffectOf::cause, recipe);
   REQUIRE(same["low"].is_number());
   CHECK(same["low"].get<double>() <= 1.0);
   CHECK(same["high"].get<double>() >= 1.0);
   CHECK(same["words"] == "no change shown (the interval holds 1x)");
   // A clear slowdown keeps its words.
-  const nlohmann::json slow = cause_effect(good, {36.0, 35.5, 36.4, 35.9, 36.1, 36.3, 35.7}, true, recipe);
+  const nlohmann::json slow = cause_effect(good, {36.0, 35.5, 36.4, 35.9, 36.1, 36.3, 35.7}, EffectOf::cause, recipe);
   CHECK(slow["high"].get<double>() < 1.0);
   CHECK(slow["words"] == "5.01x slower");  // 180 / 35.95
 }

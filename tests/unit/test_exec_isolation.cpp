@@ -41,7 +41,7 @@ TEST_CASE("parse_isolation knows the four kinds and names the option otherwise",
 
 TEST_CASE("bwrap argv: all namespaces unshared, read-only base, binds, private /tmp", "[exec][isolation]") {
   SandboxPlan plan = sample_plan();
-  std::vector<std::string> argv = bwrap_argv("/usr/bin/bwrap", plan, false, {"python", "bench.py"});
+  std::vector<std::string> argv = bwrap_argv("/usr/bin/bwrap", plan, EnvDirs::on_host, {"python", "bench.py"});
   CHECK(argv.front() == "/usr/bin/bwrap");
   CHECK(argv[1] == "--unshare-all");
   CHECK_FALSE(contains(argv, "--share-net"));
@@ -62,7 +62,7 @@ TEST_CASE("bwrap argv: all namespaces unshared, read-only base, binds, private /
 }
 
 TEST_CASE("bwrap argv: parents are mounted before children, masks after the prefix", "[exec][isolation]") {
-  std::vector<std::string> argv = bwrap_argv("bwrap", sample_plan(), false, {"true"});
+  std::vector<std::string> argv = bwrap_argv("bwrap", sample_plan(), EnvDirs::on_host, {"true"});
   std::size_t prefix = find_seq(argv, {"--ro-bind", "/opt/py", "/opt/py"});
   std::size_t mask = find_seq(argv, {"--tmpfs", "/opt/py/lib/python3.11/site-packages"});
   std::size_t attempt = find_seq(argv, {"--bind", "/runs/1/attempts/x/0", "/runs/1/attempts/x/0"});
@@ -78,7 +78,7 @@ TEST_CASE("bwrap argv: network only when asked, a rootfs base replaces the host'
   SandboxPlan plan = sample_plan();
   plan.network = Network::host;
   plan.root = "/srv/rootfs";
-  std::vector<std::string> argv = bwrap_argv("bwrap", plan, true, {"true"});
+  std::vector<std::string> argv = bwrap_argv("bwrap", plan, EnvDirs::inside, {"true"});
   CHECK(contains(argv, "--share-net"));
   CHECK(find_seq(argv, {"--ro-bind", "/srv/rootfs", "/"}) != std::string::npos);
   CHECK(find_seq(argv, {"--ro-bind", "/usr", "/usr"}) == std::string::npos);
@@ -90,7 +90,7 @@ TEST_CASE("bwrap argv: network only when asked, a rootfs base replaces the host'
 TEST_CASE("podman argv: no network, env by name, layer image, read-only binds", "[exec][isolation]") {
   SandboxPlan plan = sample_plan();
   std::vector<std::string> argv =
-      podman_run_argv("/usr/bin/podman", plan, "localhost/envbisect-layer:1", true, {"PATH", "SEED"}, "/s/empty", 65,
+      podman_run_argv("/usr/bin/podman", plan, "localhost/envbisect-layer:1", EnvDirs::inside, {"PATH", "SEED"}, "/s/empty", 65,
                       {"python", "-V"});
   CHECK(find_seq(argv, {"/usr/bin/podman", "run", "--rm", "--network", "none"}) == 0);
   CHECK(find_seq(argv, {"--timeout", "65"}) != std::string::npos);

@@ -116,7 +116,7 @@ TEST_CASE("slurm_array_script runs the task SLURM_ARRAY_TASK_ID names, in its fo
   const std::vector<SlurmArrayTask> tasks = {task(0, {"sh", "-c", show, "a 'b' $c"}, dir.path / "a"),
                                              task(5, {"sh", "-c", "exit 7"}, dir.path / "b")};
   const fs::path script = dir.path / "array.sh";
-  std::ofstream(script) << envbisect::slurm_array_script(tasks, false);
+  std::ofstream(script) << envbisect::slurm_array_script(tasks, envbisect::JobCudaDevices::from_spec);
 
   const std::string base = "SLURM_ARRAY_TASK_ID=";
   const std::string leak = " STRAY=1 sh " + script.string();
@@ -137,14 +137,14 @@ TEST_CASE("slurm_array_script runs the task SLURM_ARRAY_TASK_ID names, in its fo
   // A folder the node cannot enter: exit 125 (skip), not a failure of the cell's benchmark.
   std::vector<SlurmArrayTask> lost = {task(0, {"true"}, dir.path / "a")};
   lost[0].spec.cwd = (dir.path / "gone").string();
-  std::ofstream(script) << envbisect::slurm_array_script(lost, false);
+  std::ofstream(script) << envbisect::slurm_array_script(lost, envbisect::JobCudaDevices::from_spec);
   const int unreachable = std::system((base + "0 sh " + script.string() + " 2>/dev/null").c_str());
   CHECK(WEXITSTATUS(unreachable) == 125);
 
   // With GPUs asked of Slurm, the devices Slurm gave the task pass through.
   std::vector<SlurmArrayTask> gpu = {task(0, {"sh", "-c", "echo \"$CUDA_VISIBLE_DEVICES\""}, dir.path / "a")};
   gpu[0].spec.env["CUDA_VISIBLE_DEVICES"] = "0,1";
-  std::ofstream(script) << envbisect::slurm_array_script(gpu, true);
+  std::ofstream(script) << envbisect::slurm_array_script(gpu, envbisect::JobCudaDevices::from_slurm);
   REQUIRE(std::system(("CUDA_VISIBLE_DEVICES=3 SLURM_ARRAY_TASK_ID=0 sh " + script.string()).c_str()) == 0);
   CHECK(slurp(dir.path / "a" / "out-0") == "3\n");
 }

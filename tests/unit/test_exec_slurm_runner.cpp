@@ -42,14 +42,14 @@ TEST_CASE("slurm_batch_script runs argv with exactly the spec's environment", "[
   spec.argv = {"sh", "-c", "env | grep -v ^PWD= | sort; echo \"arg:$0\"", "a 'b' $c"};
   spec.env = {{"PATH", "/usr/bin:/bin"}, {"SPACED", "x y"}, {"CUDA_VISIBLE_DEVICES", "0,1"}};
   const fs::path script = dir.path / "job.sh";
-  std::ofstream(script) << envbisect::slurm_batch_script(spec, false);
+  std::ofstream(script) << envbisect::slurm_batch_script(spec, envbisect::JobCudaDevices::from_spec);
   const std::string command = "SLURM_JOB_ID=9 sh " + script.string() + " > " + (dir.path / "out").string();
   REQUIRE(std::system(command.c_str()) == 0);
   const std::string out = slurp(dir.path / "out");
   CHECK(out == "CUDA_VISIBLE_DEVICES=0,1\nPATH=/usr/bin:/bin\nSPACED=x y\narg:a 'b' $c\n");
 
   // With GPUs asked of Slurm, the devices Slurm gave the job win over the recipe's.
-  std::ofstream(script) << envbisect::slurm_batch_script(spec, true);
+  std::ofstream(script) << envbisect::slurm_batch_script(spec, envbisect::JobCudaDevices::from_slurm);
   const std::string gres = "CUDA_VISIBLE_DEVICES=3 sh " + script.string() + " > " + (dir.path / "out").string();
   REQUIRE(std::system(gres.c_str()) == 0);
   CHECK(slurp(dir.path / "out").find("CUDA_VISIBLE_DEVICES=3\n") != std::string::npos);

@@ -7,6 +7,7 @@
 #include "report/report_model.hpp"
 
 using nlohmann::json;
+using envbisect::stats::Better;
 using namespace envbisect::report;
 
 namespace {
@@ -53,14 +54,14 @@ ReportModel noisy_model() {
 
 TEST_CASE("an effect is said in the user's terms, its interval in the same terms", "[report][answer]") {
   // A throughput at 0.1736 of good is 5.76x slower; the interval on the ratio, 0.0966-0.242, is 4.13-10.4x.
-  CHECK(factor_words(0.1736, 0.0966, 0.242, true, "tok/s") == "5.76× slower (95 % CI 4.13–10.4×)");
-  CHECK(factor_words(1.3, 1.2, 1.4, true, "tok/s") == "1.3× faster (95 % CI 1.2–1.4×)");
-  CHECK(factor_words(2.0, 1.5, 2.5, false, "s") == "2× slower (95 % CI 1.5–2.5×)");  // a duration that doubles
-  CHECK(factor_words(0.5, std::nullopt, std::nullopt, true, "") == "2× worse (no 95 % interval: too few runs)");
-  CHECK(factor_words(0.9, 0.8, 1.1, true, "tok/s").rfind("no change shown", 0) == 0);
-  CHECK(factor_of(166268, 60000, true, "tok/s") == "2.77× slower");
-  CHECK(factor_of(100, 130, true, "tok/s") == "1.3× faster");
-  CHECK(factor_of(100, 100.5, true, "tok/s") == "same");
+  CHECK(factor_words(0.1736, 0.0966, 0.242, Better::higher, "tok/s") == "5.76× slower (95 % CI 4.13–10.4×)");
+  CHECK(factor_words(1.3, 1.2, 1.4, Better::higher, "tok/s") == "1.3× faster (95 % CI 1.2–1.4×)");
+  CHECK(factor_words(2.0, 1.5, 2.5, Better::lower, "s") == "2× slower (95 % CI 1.5–2.5×)");  // a duration that doubles
+  CHECK(factor_words(0.5, std::nullopt, std::nullopt, Better::higher, "") == "2× worse (no 95 % interval: too few runs)");
+  CHECK(factor_words(0.9, 0.8, 1.1, Better::higher, "tok/s").rfind("no change shown", 0) == 0);
+  CHECK(factor_of(166268, 60000, Better::higher, "tok/s") == "2.77× slower");
+  CHECK(factor_of(100, 130, Better::higher, "tok/s") == "1.3× faster");
+  CHECK(factor_of(100, 100.5, Better::higher, "tok/s") == "same");
 }
 
 TEST_CASE("the answer states cause, verification, effect and when it bites with noise and load one line each",

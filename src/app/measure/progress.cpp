@@ -55,7 +55,8 @@ protected:
   }
   std::streamsize xsputn(const char* text, std::streamsize count) override {
     std::streamsize written = 0;
-    m_progress.hide_for_stdout(count > 0 && text[count - 1] == '\n');
+    m_progress.hide_for_stdout(count > 0 && text[count - 1] == '\n' ? Progress::StdoutLine::ended
+                                                                     : Progress::StdoutLine::open);
     written = m_inner->sputn(text, count);
     if (count > 0 && text[count - 1] == '\n') {
       m_inner->pubsync();  // the whole line is out before the status line comes back
@@ -105,8 +106,8 @@ double remaining_seconds(double decisions_left, double runs_per_decision, double
   return decisions_left * (std::max(1.0, runs_per_decision) * run_seconds + std::max(0.0, builds_per_decision) * build_seconds);
 }
 
-MutedStdout::MutedStdout(bool active) {
-  if (active) {
+MutedStdout::MutedStdout(MuteStdout mute) {
+  if (mute == MuteStdout::yes) {
     std::cout.flush();
     m_null = std::make_unique<NullBuf>();
     m_saved = std::cout.rdbuf(m_null.get());
@@ -122,11 +123,12 @@ void MutedStdout::restore() {
   }
 }
 
-ProgressStyle choose_progress_style(bool quiet, bool verbose) {
-  if (quiet) {
+ProgressStyle choose_progress_style(Verbosity verbosity) {
+  if (verbosity == Verbosity::quiet) {
     return ProgressStyle::quiet;
   }
-  return ::isatty(STDERR_FILENO) != 0 && !verbose ? ProgressStyle::status_line : ProgressStyle::lines;
+  return ::isatty(STDERR_FILENO) != 0 && verbosity != Verbosity::verbose ? ProgressStyle::status_line
+                                                                          : ProgressStyle::lines;
 }
 
 Progress::Progress(std::ostream& out, ProgressStyle style) : m_out(out), m_style(style) {
@@ -177,13 +179,13 @@ void Progress::tick() {
   }
 }
 
-void Progress::hide_for_stdout(bool ends_line) {
+void Progress::hide_for_stdout(StdoutLine line) {
   const std::lock_guard<std::mutex> lock(m_mutex);
   if (m_shown) {
     sink() << "\r\033[K" << std::flush;
     m_shown = false;
   }
-  m_stdout_mid_line = !ends_line;
+  m_stdout_mid_line = line == StdoutLine::open;
 }
 
 std::string Progress::elapsed_text() const {

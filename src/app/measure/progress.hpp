@@ -22,9 +22,12 @@ enum class ProgressStyle {
   quiet,        // nothing
 };
 
+// How much a run is asked to say: only its result (-q), the usual, or log lines too (-v).
+enum class Verbosity { quiet, normal, verbose };
+
 // Return the style for this process: quiet when asked, a status line when stderr is a terminal and no
-// log lines are asked for (`verbose` false), else plain lines.
-ProgressStyle choose_progress_style(bool quiet, bool verbose);
+// log lines are asked for, else plain lines.
+ProgressStyle choose_progress_style(Verbosity verbosity);
 
 // Return the status line for a terminal `width` columns wide: the elapsed time and the ETA first, in
 // full, then the phase and what runs, cut to fit ("0:42 ETA ~1:10 | isolate | {packages/p} run 2/3").
@@ -77,8 +80,10 @@ public:
   // Say `text` as a line of its own (an off-terminal event that has no other form).
   void note(const std::string& text);
 
-  // Clear the status line now (before other output); internal to the std::cout hook and ~Progress.
-  void hide_for_stdout(bool ends_line);
+  // Whether a write to std::cout ended its line, or left one open that the status line must not cover.
+  enum class StdoutLine { ended, open };
+  // Clear the status line now (before other output); internal to the std::cout and std::cerr hooks.
+  void hide_for_stdout(StdoutLine line);
 
 private:
   std::string elapsed_text() const;
@@ -124,11 +129,14 @@ private:
   std::thread m_ticker;
 };
 
-// While alive and `active`, std::cout drops everything written to it (-q: only the result is printed).
+// Whether std::cout is muted (-q: only the result is printed).
+enum class MuteStdout { yes, no };
+
+// While alive and asked to (MuteStdout::yes), std::cout drops everything written to it.
 class MutedStdout {
 public:
-  // Mute std::cout when `active`.
-  explicit MutedStdout(bool active);
+  // Mute std::cout when `mute` says so.
+  explicit MutedStdout(MuteStdout mute);
   // Give std::cout its buffer back.
   ~MutedStdout();
   MutedStdout(const MutedStdout&) = delete;

@@ -17,6 +17,11 @@ using nlohmann::json;
 
 namespace {
 
+// Which way the recipe's metric is better.
+stats::Better recipe_better(const Recipe& recipe) {
+  return recipe.higher_is_better ? stats::Better::higher : stats::Better::lower;
+}
+
 json deltas_json(const std::vector<Delta>& deltas, const DeltaSet& set) {
   json items = json::array();
   for (std::size_t index : set) {
@@ -95,17 +100,16 @@ std::string effect_words(const stats::RatioEffect& ratio, const Recipe& recipe) 
   if (*ratio.low <= 1.0 && *ratio.high >= 1.0) {
     return "no change shown (the interval holds 1x)";
   }
-  return stats::comparison_words(1.0, ratio.ratio,
-                                 recipe.higher_is_better ? stats::Better::higher : stats::Better::lower, recipe.unit);
+  return stats::comparison_words(1.0, ratio.ratio, recipe_better(recipe), recipe.unit);
 }
 
-json cause_effect(const std::vector<double>& from, const std::vector<double>& to, bool of_cause,
+json cause_effect(const std::vector<double>& from, const std::vector<double>& to, EffectOf of,
                   const Recipe& recipe) {
   const std::optional<stats::RatioEffect> ratio = stats::ratio_effect(from, to);
   if (!ratio) {
     return nullptr;
   }
-  return {{"of", of_cause ? "cause" : "anchors"}, {"ratio", ratio->ratio},
+  return {{"of", of == EffectOf::cause ? "cause" : "anchors"}, {"ratio", ratio->ratio},
           {"low", ratio->low ? json(*ratio->low) : json(nullptr)},
           {"high", ratio->high ? json(*ratio->high) : json(nullptr)}, {"confidence", ratio->confidence},
           {"from_runs", ratio->from_runs}, {"to_runs", ratio->to_runs},
@@ -289,7 +293,7 @@ void print_summary(std::ostream& out, const Findings& findings, const json& resu
         high = effect["high"].get<double>();
       }
       const std::string& unit = findings.recipe.unit;
-      out << report::factor_words(effect["ratio"].get<double>(), low, high, findings.recipe.higher_is_better, unit)
+      out << report::factor_words(effect["ratio"].get<double>(), low, high, recipe_better(findings.recipe), unit)
           << " in " << (unit.empty() ? findings.recipe.metric : unit) << ", " << effect["from_runs"] << " good runs vs "
           << effect["to_runs"] << " with the " << (effect["of"] == "cause" ? "cause" : "bad anchor");
     }

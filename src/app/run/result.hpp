@@ -45,10 +45,13 @@ nlohmann::json preflight_to_json(const stats::Preflight& preflight);
 // excludes 1x; "no change shown" when it holds 1x; "too few runs" when there is no interval.
 std::string effect_words(const stats::RatioEffect& ratio, const Recipe& recipe);
 
-// Return the effect people quote, `to` runs' metrics against `from` runs' (the cause's against the
-// good anchor's when `of_cause`, else the bad anchor's against good's): a Hodges-Lehmann ratio with the
-// exact Mann-Whitney 95 % interval; null when there are too few metrics.
-nlohmann::json cause_effect(const std::vector<double>& from, const std::vector<double>& to, bool of_cause,
+// Whose effect is quoted: the cause's runs against the good anchor's, or the bad anchor's against good's.
+enum class EffectOf { cause, anchors };
+
+// Return the effect people quote, `to` runs' metrics against `from` runs' (`of` says whose, result.json's
+// "of"): a Hodges-Lehmann ratio with the exact Mann-Whitney 95 % interval; null when there are too few
+// metrics.
+nlohmann::json cause_effect(const std::vector<double>& from, const std::vector<double>& to, EffectOf of,
                             const Recipe& recipe);
 
 // Return the run's result.json: whether a verified cause was found ("outcome" says how it ended: found,

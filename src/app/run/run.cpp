@@ -256,7 +256,8 @@ json effect_of(Judge& judge, const Evaluator& evaluator, const Isolation& isolat
   const Candidate cause_candidate = evaluator.candidate(isolation.cause);
   const bool of_cause = isolation.found && !judge.samples(cause_candidate).metrics().empty();
   json effect = cause_effect(judge.samples(judge.good()).metrics(),
-                             judge.samples(of_cause ? cause_candidate : judge.bad()).metrics(), of_cause, recipe);
+                             judge.samples(of_cause ? cause_candidate : judge.bad()).metrics(),
+                             of_cause ? EffectOf::cause : EffectOf::anchors, recipe);
   const bool cause_ran = isolation.found && judge.samples(cause_candidate).size() > 0;
   const stats::SampleSet& from = judge.samples(judge.good());
   const stats::SampleSet& to = judge.samples(cause_ran ? cause_candidate : judge.bad());
@@ -309,7 +310,8 @@ ExitCode finish_run(Judge& judge, Evaluator& evaluator, const PlannedRun& plan, 
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // The anchors were re-measured during the search: judge them again on all their runs before any
   // cause is reported. If they no longer differ, every verdict above compared against noise.
-  const stats::Preflight final_anchors = judge.judge_anchors(judge.one_run());
+  const stats::Preflight final_anchors =
+      judge.judge_anchors(judge.one_run() ? AnchorTest::exit_status : AnchorTest::statistics);
   // The effect people quote: the cause's runs (good + cause) against the good anchor's, else the bad
   // anchor's (stats/effect.hpp).
   json effect = effect_of(judge, evaluator, isolation, plan.recipe);
@@ -358,9 +360,9 @@ void write_cause_first(Judge& judge, const Evaluator& evaluator, const PlannedRu
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const Findings findings{plan.deltas, plan.recipe, isolation, after.refinements, json::array(), after.boundary,
                           effect_of(judge, evaluator, isolation, plan.recipe), preflight,
-                          judge.judge_anchors(judge.one_run()), judge.verdict_log(), judge.one_run(),
-                          judge.anchor_runs(), judge.decisions(), evaluator.attempts_run(), evaluator.attempts_reused(),
-                          seconds, json(), judge.rate_mode()};
+                          judge.judge_anchors(judge.one_run() ? AnchorTest::exit_status : AnchorTest::statistics),
+                          judge.verdict_log(), judge.one_run(), judge.anchor_runs(), judge.decisions(),
+                          evaluator.attempts_run(), evaluator.attempts_reused(), seconds, json(), judge.rate_mode()};
   json result = result_json(findings);
   if (result["outcome"] != "found") {
     return;
@@ -444,9 +446,9 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
                  StoreOptions{options.store_dir, options.uv_caches},
                  options.builder == "installer" ? Builder::installer : Builder::store, options.index_url};
   // -q: only the result reaches stdout. Progress goes to stderr: a status line on a terminal, else lines.
-  MutedStdout muted(options.quiet);
-  Progress progress(std::cerr, mode == Mode::replay ? ProgressStyle::quiet
-                                                    : choose_progress_style(options.quiet, options.verbose));
+  MutedStdout muted(options.quiet ? MuteStdout::yes : MuteStdout::no);
+  const Verbosity verbosity = options.quiet ? Verbosity::quiet : options.verbose ? Verbosity::verbose : Verbosity::normal;
+  Progress progress(std::cerr, mode == Mode::replay ? ProgressStyle::quiet : choose_progress_style(verbosity));
   std::cout << "envbisect: " << deltas.size() << (deltas.size() == 1 ? " difference" : " differences") << " between " << options.good_path << " (good) and "
             << options.bad_path << " (bad):\n"
             << render_delta_table(deltas) << std::flush;
@@ -475,7 +477,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   progress.plan(worst_case_decisions(axes, units.size()), policy.min_runs);
   progress.unit(recipe.unit);
   progress.phase("anchors");
-  const stats::Preflight preflight = preflight_anchors(judge, evaluator, journal, run_dir, mode, policy, pass_fail);
+  const stats::Preflight preflight = preflight_anchors(judge, evaluator, journal, run_dir, mode, policy);
   const int preflight_runs = judge.anchor_runs();  // the good anchor's runs when it was judged good
 
   // Search: every question becomes a candidate measured until its verdict is decided, and a journaled
@@ -495,15 +497,15 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
                       policy.min_runs, [&judge] { return judge.budget_spent() || judge.stop_reached(); }};
   // Anchors told apart by failures alone: "when it bites" is a failure rate per cell, and a thread
   // count in the cause is left to those probes (refined by single runs only without them).
-  const bool rate_probes = judge.rate_fallback();
-  const bool threads_to_probes = rate_probes && !options.no_probe;
-  AfterIsolation after = verify_cause(judge, stages, axes, isolation, cause_state, threads_to_probes, preflight_runs);
+  const ThreadCulprit threads =
+      judge.rate_fallback() && !options.no_probe ? ThreadCulprit::leave_to_rate_probes : ThreadCulprit::refine;
+  AfterIsolation after = verify_cause(judge, stages, axes, isolation, cause_state, threads, preflight_runs);
   if (one_run_search && !judge.one_run() && !judge.budget_spent() && !judge.stop_reached()) {
     // The verification's own runs disagreed: the cause and its refinement rest on one-run verdicts.
     // Every question is asked again on failure rates or statistics, every run kept.
     isolation = search_cause(judge, evaluator, deltas, units, options, policy.min_runs, preflight_runs);
     cause_state = apply_deltas(good, bad, deltas, isolation.cause);
-    after = verify_cause(judge, stages, axes, isolation, cause_state, threads_to_probes, preflight_runs);
+    after = verify_cause(judge, stages, axes, isolation, cause_state, threads, preflight_runs);
   }
   // An interaction on failure rates: each part alone is good at a stricter level before the cause is
   // written, or the search asks again (once) with the runs that showed a part carries the failure.
@@ -512,7 +514,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
     std::cout << "a part of the cause was not shown good: the search asks its questions again, every run kept\n";
     isolation = search_cause(judge, evaluator, deltas, units, options, policy.min_runs, preflight_runs);
     cause_state = apply_deltas(good, bad, deltas, isolation.cause);
-    after = verify_cause(judge, stages, axes, isolation, cause_state, threads_to_probes, preflight_runs);
+    after = verify_cause(judge, stages, axes, isolation, cause_state, threads, preflight_runs);
     unheld = parts_not_held_on_rates(judge, stages, isolation);
   }
   if (!unheld.empty()) {
@@ -523,7 +525,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   // budget the probes end is no stop of the run (they report what they measured).
   write_cause_first(judge, evaluator, plan, isolation, after, preflight, started, mode, run_dir, journal);
   const bool stopped_before_probes = judge.budget_spent();
-  after.probes = probe_when_it_bites(judge, stages, isolation, cause_state, options, rate_probes, after);
+  after.probes = probe_when_it_bites(judge, stages, isolation, cause_state, options, after);
   return finish_run(judge, evaluator, plan, options, isolation, after, preflight, started,
                     FinishAt{mode, previous, run_dir, journal, muted, stopped_before_probes});
 }

@@ -96,8 +96,8 @@ stats::SampleSet Judge::samples(const Candidate& candidate) {
   return set;
 }
 
-stats::Preflight Judge::judge_anchors(bool by_exit_status) {
-  if (!by_exit_status) {
+stats::Preflight Judge::judge_anchors(AnchorTest test) {
+  if (test == AnchorTest::statistics) {
     return stats::preflight(samples(m_good), samples(m_bad), m_options.policy);
   }
   // Each good run passes, each bad one fails.

@@ -29,6 +29,18 @@ struct JudgeOptions {
   int stop_after_decisions = -1;  // a replay of a session its budget stopped: stop where it stopped
 };
 
+// How the anchors are told apart: by the statistics of every channel, or by exit status alone (each
+// good run passes, each bad one fails).
+enum class AnchorTest { statistics, exit_status };
+
+// How many runs decide a candidate: one (anchors that pass and fail every time), or as many as the
+// statistics need.
+enum class RunsPerCandidate { one, until_decided };
+
+// What a one-run search whose runs disagree goes on with: the statistics of every channel, or the
+// sequential test on failure counts (anchors that differ only in failures).
+enum class Fallback { statistics, failure_rates };
+
 // Turns a run's measured attempts into verdicts: measures the anchors and each candidate until the
 // statistics decide, journals every decision, and keeps the anchors fresh during a search. Every
 // stage of a run (search, refinement, probes, verification) decides its candidates through one judge.
@@ -50,25 +62,24 @@ public:
   // Return the candidate's samples in view, read as the mode reads runs (pass/fail: exit status alone).
   stats::SampleSet samples(const Candidate& candidate);
 
-  // Judge the anchors on every run in view: statistically, or by exit status when `by_exit_status`.
-  stats::Preflight judge_anchors(bool by_exit_status);
+  // Judge the anchors on every run in view, as `test` says.
+  stats::Preflight judge_anchors(AnchorTest test);
 
   // Measure the candidate until the statistics decide, journal and print the decision (labelled with
   // the search stage and a label a reader understands) and return its verdict.
   Verdict decide(const Candidate& candidate, const std::string& stage, const std::string& label);
 
-  // Judge one run per candidate from here on (anchors that look deterministic), or not.
-  void set_one_run(bool one_run) { m_one_run = one_run; }
+  // Judge candidates with `runs` from here on (one: anchors that look deterministic).
+  void set_runs_per_candidate(RunsPerCandidate runs) { m_one_run = runs == RunsPerCandidate::one; }
 
-  // Say whether a one-run search whose runs disagree goes on with the sequential test on failure
-  // counts (anchors that differ only in failures) rather than the statistics of every channel.
-  void set_rate_fallback(bool rate_fallback) { m_rate_fallback = rate_fallback; }
+  // Say what a one-run search whose runs disagree goes on with.
+  void set_fallback(Fallback fallback) { m_rate_fallback = fallback == Fallback::failure_rates; }
 
   // Decide on failure rates (the sequential test) from here on: anchors that differ only in failures
   // and fail at a rate, not every time. Journaled with `why`.
   void start_rate_mode(const std::string& why);
 
-  // Return whether the anchors differ only in failures (set_rate_fallback()).
+  // Return whether the anchors differ only in failures (set_fallback()).
   bool rate_fallback() const { return m_rate_fallback; }
 
   // Return whether verdicts come from the sequential test on failure counts (stats/rate.hpp).

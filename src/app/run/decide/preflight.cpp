@@ -17,7 +17,8 @@
 namespace envbisect {
 
 stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& journal, const std::string& run_dir,
-                                   Mode mode, const stats::VerdictPolicy& policy, bool pass_fail) {
+                                   Mode mode, const stats::VerdictPolicy& policy) {
+  const bool pass_fail = judge.declared_pass_fail();
   // Two runs of each anchor show a mistake in the inputs (an anchor that cannot be built, a recipe
   // every run fails the same way) before the remaining anchor runs are spent on it.
   judge.measure_anchors(std::min(2, policy.anchor_runs));
@@ -31,11 +32,11 @@ stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& 
                 ExitCode::bad_input);
   }
   judge.measure_anchors(policy.anchor_runs);
-  stats::Preflight preflight = judge.judge_anchors(pass_fail);
+  stats::Preflight preflight = judge.judge_anchors(pass_fail ? AnchorTest::exit_status : AnchorTest::statistics);
   // The preflight knows each channel's cap (failures may extend the anchors past the metric's).
   while (!pass_fail && !preflight.distinguishable && preflight.more_runs_would_help) {
     judge.measure_anchors(judge.anchor_runs() + 1);
-    preflight = judge.judge_anchors(false);
+    preflight = judge.judge_anchors(AnchorTest::statistics);
   }
   // Anchors close for their spread get more runs before the search leans on them; anchors that look
   // deterministic do not (one run per candidate follows, and runs that disagree later switch to
@@ -45,7 +46,7 @@ stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& 
   if (!pass_fail && !deterministic && preflight.distinguishable &&
       preflight.anchor_runs_wanted > judge.anchor_runs()) {
     judge.measure_anchors(preflight.anchor_runs_wanted);
-    preflight = judge.judge_anchors(false);
+    preflight = judge.judge_anchors(AnchorTest::statistics);
   }
   const int anchor_runs = judge.anchor_runs();
   journal.append({{"type", "preflight"}, {"anchor_runs", anchor_runs}, {"preflight", preflight_to_json(preflight)}});
@@ -71,9 +72,10 @@ stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& 
   // Anchors that pass every time and fail every time need no statistics: one run per candidate from
   // here on, as a pass/fail test, and the boundary re-run at the end. A candidate whose runs disagree,
   // or that fails unlike any bad anchor run, sends the run back to statistics (Judge).
-  judge.set_one_run(pass_fail || deterministic);
+  judge.set_runs_per_candidate(pass_fail || deterministic ? RunsPerCandidate::one : RunsPerCandidate::until_decided);
   // Anchors told apart by failures alone: runs that disagree later make failure rates decide.
-  judge.set_rate_fallback(!pass_fail && preflight.by_failure && !preflight.by_metric);
+  judge.set_fallback(!pass_fail && preflight.by_failure && !preflight.by_metric ? Fallback::failure_rates
+                                                                                : Fallback::statistics);
   if (!judge.one_run() && judge.rate_fallback()) {
     // A bad anchor that fails in some runs only, with nothing else to tell it from good: the failure is
     // the regression, and a candidate carrying it at a lower rate (a race on fewer threads) is still

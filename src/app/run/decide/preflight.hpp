@@ -15,8 +15,8 @@ class Journal;
 // mistake in the inputs, Error (indistinct) when they cannot be told apart; either way the reports
 // are written first (a run, not a replay). Decide how candidates are judged from here on: one run each
 // (anchors that look deterministic), failure rates (anchors that differ only in failures, bad failing
-// in some runs) or statistics.
+// in some runs) or statistics. A judge whose recipe declares pass/fail tells the anchors by exit status.
 stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& journal, const std::string& run_dir,
-                                   Mode mode, const stats::VerdictPolicy& policy, bool pass_fail);
+                                   Mode mode, const stats::VerdictPolicy& policy);
 
 }  // namespace envbisect

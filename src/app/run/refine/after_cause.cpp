@@ -17,11 +17,12 @@ using nlohmann::json;
 
 namespace {
 
-// Return the axes to refine: all, or with `rate_probes` all but thread counts (the probes cover them).
-std::vector<Axis> axes_to_refine(const std::vector<Axis>& axes, const std::vector<Delta>& deltas, bool rate_probes) {
+// Return the axes to refine: all, or all but thread counts when the rate probes cover them.
+std::vector<Axis> axes_to_refine(const std::vector<Axis>& axes, const std::vector<Delta>& deltas,
+                                 ThreadCulprit threads) {
   std::vector<Axis> kept;
   for (const Axis& axis : axes) {
-    if (!rate_probes || deltas[axis.delta].dimension != Dimension::threads) {
+    if (threads == ThreadCulprit::refine || deltas[axis.delta].dimension != Dimension::threads) {
       kept.push_back(axis);
     }
   }
@@ -31,13 +32,13 @@ std::vector<Axis> axes_to_refine(const std::vector<Axis>& axes, const std::vecto
 }  // namespace
 
 AfterIsolation verify_cause(Judge& judge, const StageContext& stages, const std::vector<Axis>& all_axes,
-                            const Isolation& isolation, const EnvState& cause_state, bool rate_probes,
+                            const Isolation& isolation, const EnvState& cause_state, ThreadCulprit threads,
                             int preflight_runs) {
   AfterIsolation after;
   if (!isolation.found || judge.budget_spent()) {
     return after;
   }
-  const std::vector<Axis> axes = axes_to_refine(all_axes, stages.deltas, rate_probes);
+  const std::vector<Axis> axes = axes_to_refine(all_axes, stages.deltas, threads);
   if (!judge.one_run()) {
     after.hold_runs =
         good_runs_to_hold(judge, stages.journal, stages.evaluator.candidate(isolation.cause), preflight_runs);
@@ -133,12 +134,11 @@ void undecided_interaction(Isolation& isolation, const std::vector<DeltaSet>& un
 }
 
 json probe_when_it_bites(Judge& judge, const StageContext& stages, const Isolation& isolation,
-                         const EnvState& cause_state, const RunOptions& options, bool rate_probes,
-                         const AfterIsolation& after) {
+                         const EnvState& cause_state, const RunOptions& options, const AfterIsolation& after) {
   if (!isolation.found || options.no_probe || judge.stop_reached()) {
     return json::array();
   }
-  if (rate_probes) {
+  if (judge.rate_fallback()) {
     const stats::SampleSet good = judge.samples(judge.good());
     const stats::SampleSet bad = judge.samples(judge.bad());
     const RateProbeContext context{

@@ -22,14 +22,17 @@ struct AfterIsolation {
   int hold_runs = 0;  // on statistics: the runs a point or cell called good inside the cause must pass
 };
 
+// Who finds where a thread-count culprit bites: its axis refinement, or the rate probes that follow (a
+// race's failure rate grows with the count: a first bad count from single runs is the wrong summary of it).
+enum class ThreadCulprit { refine, leave_to_rate_probes };
+
 // Refine each culprit inside its ordered axis, the other culprits held at their bad values, and (one
 // run per candidate) re-run the two candidates the answer rests on; return the refinements and the
-// re-run, probes empty. With `threads_to_probes` a thread-count culprit is left to the rate probes (a race's
-// failure rate grows with the count: a first bad count from single runs is the wrong summary of it).
+// re-run, probes empty. A thread-count culprit is refined or left to the rate probes as `threads` says.
 // On statistics, a cause that failed in only some of its runs holds every point called good inside it
 // to the good anchor's run count at the preflight (`preflight_runs`).
 AfterIsolation verify_cause(Judge& judge, const StageContext& stages, const std::vector<Axis>& axes,
-                            const Isolation& isolation, const EnvState& cause_state, bool threads_to_probes,
+                            const Isolation& isolation, const EnvState& cause_state, ThreadCulprit threads,
                             int preflight_runs);
 
 // On failure rates, a cause of several members says each part less a member is good, which the search
@@ -43,13 +46,13 @@ std::vector<DeltaSet> parts_not_held_on_rates(Judge& judge, const StageContext& 
 // one of those parts alone, or the cause as found; what settles it is more runs of those parts.
 void undecided_interaction(Isolation& isolation, const std::vector<DeltaSet>& unheld, const std::vector<Delta>& deltas);
 
-// Probe where the verified cause bites (the run's options permitting): with `rate_probes` (anchors
-// told apart by failures alone) as failure rates with intervals per cell (rate_probes.hpp), never
+// Probe where the verified cause bites (the run's options permitting): where the anchors differ only
+// in failures (judge.rate_fallback()) as failure rates with intervals per cell (rate_probes.hpp), never
 // through the judge, so no cell can take the verified cause back; else thread counts bisected or
 // decided per cell (probes.hpp), a cell called good held like the answer's good side (`after`).
 // Return the probe entries.
 nlohmann::json probe_when_it_bites(Judge& judge, const StageContext& stages, const Isolation& isolation,
-                                   const EnvState& cause_state, const RunOptions& options, bool rate_probes,
+                                   const EnvState& cause_state, const RunOptions& options,
                                    const AfterIsolation& after);
 
 }  // namespace envbisect
