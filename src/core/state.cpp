@@ -16,19 +16,17 @@ namespace envbisect {
 
 using nlohmann::json;
 
-std::string normalize_package_name(const std::string& name) {
+std::string normalize_package_name(std::string_view name) {
+  // PEP 503: each run of -, _ and . becomes one -, letters lower case (re.sub(r"[-_.]+", "-", name).lower()).
   std::string out;
-  bool in_separator = false;
-  for (char c : name) {
+  for (const char c : name) {
     if (c == '-' || c == '_' || c == '.') {
-      in_separator = true;
-      continue;
+      if (out.empty() || out.back() != '-') {
+        out += '-';
+      }
+    } else {
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     }
-    if (in_separator && !out.empty()) {
-      out += '-';
-    }
-    in_separator = false;
-    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
   return out;
 }

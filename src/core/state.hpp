@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -87,7 +88,7 @@ inline const std::set<std::string> k_unknowable_fields = {"python/version", "pyt
                                                            "env", "data", "gpus", "container"};
 
 // Return the PEP 503 normalised form of a distribution name ("Foo_Bar.baz" -> "foo-bar-baz").
-std::string normalize_package_name(const std::string& name);
+std::string normalize_package_name(std::string_view name);
 
 // Return whether `name` is a PEP 508 distribution name: ASCII letters and digits, with . _ - inside.
 bool is_valid_package_name(const std::string& name);

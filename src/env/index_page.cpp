@@ -252,7 +252,7 @@ std::string project_page_url(std::string_view index_url, std::string_view name) 
   if (url.empty() || url.back() != '/') {
     url += '/';
   }
-  return url + normalise_dist_name(name) + "/";
+  return url + normalize_package_name(name) + "/";
 }
 
 std::string display_url(std::string_view url) {

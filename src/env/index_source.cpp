@@ -43,7 +43,7 @@ bool is_sdist_of(const std::string& filename, const std::string& name, const std
     if (filename.size() > s.size() && filename.compare(filename.size() - s.size(), s.size(), s) == 0) {
       const std::string stem = filename.substr(0, filename.size() - s.size());
       const std::size_t dash = stem.rfind('-');
-      return dash != std::string::npos && normalise_dist_name(stem.substr(0, dash)) == name &&
+      return dash != std::string::npos && normalize_package_name(stem.substr(0, dash)) == name &&
              normalised_version(stem.substr(dash + 1)) == version;
     }
   }
@@ -54,7 +54,7 @@ bool is_sdist_of(const std::string& filename, const std::string& name, const std
 
 IndexChoice choose_index_file(const std::vector<IndexFile>& files, std::string_view name, std::string_view version,
                               std::string_view python_version, const WheelPin& pin) {
-  const std::string wanted_name = normalise_dist_name(name);
+  const std::string wanted_name = normalize_package_name(name);
   const std::string wanted = normalised_version(version);
   const std::string label = std::string(name) + "==" + std::string(version);
   // No version: any interpreter, but the platform still counts (no musllinux, no glibc past the target's).
@@ -137,7 +137,7 @@ std::vector<IndexVersion> index_versions_between(const std::vector<IndexFile>& f
   // Every build strictly between, grouped by public version.
   std::map<std::string, std::vector<Version>> builds;
   std::vector<Version> publics;
-  const std::string wanted_name = normalise_dist_name(name);
+  const std::string wanted_name = normalize_package_name(name);
   for (const IndexFile& file : files) {
     const auto wheel = parse_wheel_name(file.filename);
     if (!wheel || wheel->name != wanted_name || wheel->version.public_version() == low.public_version() ||
@@ -207,7 +207,7 @@ std::optional<std::vector<IndexFile>> PackageIndex::page_files(const std::string
 }
 
 const std::vector<IndexFile>& PackageIndex::files(const std::string& name) {
-  const std::string key = normalise_dist_name(name);
+  const std::string key = normalize_package_name(name);
   if (const auto known = m_by_name.find(key); known != m_by_name.end()) {
     return known->second;
   }

@@ -134,7 +134,7 @@ Found find_requested(const VenvRequest& request, const WheelSources& sources, co
                      const Store& store) {
   Found found;
   for (const auto& [raw_name, pinned] : request.packages) {
-    const std::string name = normalise_dist_name(raw_name);
+    const std::string name = normalize_package_name(raw_name);
     found.wanted[name] = pinned;
     const auto pin_found = request.pins.find(name);
     const WheelPin pin = pin_found == request.pins.end() ? WheelPin{} : pin_found->second;
@@ -327,7 +327,7 @@ std::string environment_key(const VenvRequest& request, const StoreOptions& opti
   // tags are not known without starting it, so all compatible-looking builds count.
   const WheelSources sources = index_sources(WheelSources{request.wheel_dirs, options.uv_cache_dirs});
   for (const auto& [raw_name, pinned] : request.packages) {
-    const std::string name = normalise_dist_name(raw_name);
+    const std::string name = normalize_package_name(raw_name);
     const auto pin_found = request.pins.find(name);
     const WheelPin pin = pin_found == request.pins.end() ? WheelPin{} : pin_found->second;
     nlohmann::json builds = nlohmann::json::array();

@@ -72,20 +72,6 @@ bool clause_holds(const Version& version, const Specifier& spec) {
 
 }  // namespace
 
-std::string normalise_dist_name(std::string_view name) {
-  std::string out;
-  for (const char c : name) {
-    if (c == '-' || c == '_' || c == '.') {
-      if (out.empty() || out.back() != '-') {
-        out += '-';
-      }
-    } else {
-      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-  }
-  return out;
-}
-
 std::optional<Requirement> parse_requirement(std::string_view text) {
   Requirement req;
   req.text = trim(text);
@@ -105,7 +91,7 @@ std::optional<Requirement> parse_requirement(std::string_view text) {
   if (i == name_start) {
     return std::nullopt;
   }
-  req.name = normalise_dist_name(rest.substr(name_start, i - name_start));
+  req.name = normalize_package_name(rest.substr(name_start, i - name_start));
   std::string clauses(rest.substr(i));
   // Extras ("[x,y]") never matter: no extra is requested.
   if (const std::size_t open = clauses.find('['); open != std::string::npos) {
@@ -181,7 +167,7 @@ DistMetadata parse_metadata(std::string_view text, std::vector<std::string>* unr
     const std::string key = trim(line.substr(0, colon));
     const std::string value = trim(line.substr(colon + 1));
     if (key == "Name") {
-      meta.name = normalise_dist_name(value);
+      meta.name = normalize_package_name(value);
     } else if (key == "Version") {
       meta.version = value;
     } else if (key == "Requires-Dist") {

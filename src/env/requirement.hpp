@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/state.hpp"  // normalize_package_name
 #include "core/version.hpp"
 
 namespace envbisect {
@@ -30,9 +31,6 @@ struct DistMetadata {
   std::string version;                  // as written
   std::vector<Requirement> requires_dist;
 };
-
-// Return the name normalised per PEP 503 ("Faux_Torch" -> "faux-torch").
-std::string normalise_dist_name(std::string_view name);
 
 // Parse a Requires-Dist value ("a[x] (>=1,<2) ; python_version >= '3.8'"). Return nullopt when
 // the name or a clause cannot be read.

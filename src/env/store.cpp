@@ -134,7 +134,7 @@ std::string finish_unpack(const std::string& temp, const Distribution& dist, con
   // PEP 427: "NAME-VERSION.dist-info". importlib.metadata finds a distribution by this folder's name,
   // so another name would hide it from version("p") in the candidate; pip refuses such a wheel too,
   // and accepts, as here, a folder whose normalised name starts with the distribution's and a '-'.
-  if (normalise_dist_name(dist_info.substr(0, dist_info.size() - 10)).rfind(dist.name + "-", 0) != 0) {
+  if (normalize_package_name(dist_info.substr(0, dist_info.size() - 10)).rfind(dist.name + "-", 0) != 0) {
     throw Error(describe(dist) + ": its dist-info folder " + dist_info + " is not named for " + dist.name,
                 ExitCode::bad_input);
   }

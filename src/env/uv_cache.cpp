@@ -25,7 +25,7 @@ std::string default_uv_cache_dir() {
 
 std::vector<UvArchive> scan_uv_cache(const std::string& cache_dir, const std::string& name) {
   std::vector<UvArchive> found;
-  const std::string wanted = normalise_dist_name(name);
+  const std::string wanted = normalize_package_name(name);
   const std::string archive_root = cache_dir + "/archive-v0";
   // In name order (list_dir sorts), not the directory's: of two archives of one version the first
   // found is taken, and that must be the same one on every machine and every run.
@@ -45,7 +45,7 @@ std::vector<UvArchive> scan_uv_cache(const std::string& cache_dir, const std::st
     const std::string& info = dist_infos.front();
     const std::string stem = info.substr(0, info.size() - std::string(".dist-info").size());
     const std::size_t dash = stem.find('-');
-    if (dash == std::string::npos || (!wanted.empty() && normalise_dist_name(stem.substr(0, dash)) != wanted)) {
+    if (dash == std::string::npos || (!wanted.empty() && normalize_package_name(stem.substr(0, dash)) != wanted)) {
       continue;
     }
     std::ifstream in(dir + "/" + info + "/METADATA", std::ios::binary);

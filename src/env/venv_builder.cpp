@@ -227,7 +227,7 @@ VenvResult build_venv(Runner& runner, const VenvRequest& request) {
 
   std::map<std::string, std::string> wanted;
   for (const auto& [name, version] : request.packages) {
-    wanted[normalise_dist_name(name)] = version;
+    wanted[normalize_package_name(name)] = version;
   }
   const std::map<std::string, std::string> env = builder_env();
   const auto path_entry = env.find("PATH");

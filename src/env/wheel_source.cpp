@@ -180,7 +180,7 @@ WheelSources index_sources(WheelSources sources) {
     // A uv archive is found by its dist-info folder's name, as scan_uv_cache filters it.
     std::string key = dist.name;
     if (dist.kind == SourceKind::uv_archive) {
-      key = normalise_dist_name(dist.dist_info.substr(0, dist.dist_info.find('-')));
+      key = normalize_package_name(dist.dist_info.substr(0, dist.dist_info.find('-')));
     }
     (*listing)[key].push_back(std::move(dist));
   }
@@ -189,7 +189,7 @@ WheelSources index_sources(WheelSources sources) {
 }
 
 std::vector<Distribution> list_distributions(const WheelSources& sources, std::string_view name) {
-  const std::string wanted = normalise_dist_name(name);
+  const std::string wanted = normalize_package_name(name);
   if (wanted.empty()) {
     return {};
   }
@@ -273,7 +273,7 @@ std::optional<Distribution> find_distribution(const WheelSources& sources, std::
   std::vector<Distribution> found = list_distributions(sources, name);
   // A pin naming an existing wheel file by its path makes that file a source too (after the folders).
   if (!pin.wheel.empty() && pin.wheel.front() == '/' && ::access(pin.wheel.c_str(), R_OK) == 0) {
-    if (const auto parsed = parse_wheel_name(base_name(pin.wheel)); parsed && parsed->name == normalise_dist_name(name)) {
+    if (const auto parsed = parse_wheel_name(base_name(pin.wheel)); parsed && parsed->name == normalize_package_name(name)) {
       Distribution dist;
       dist.name = parsed->name;
       dist.version = parsed->version_text;
@@ -378,7 +378,7 @@ std::vector<std::string> misfit_builds(const WheelSources& sources, std::string_
 }
 
 std::vector<std::string> unreadable_wheel_files(const WheelSources& sources, std::string_view name) {
-  const std::string wanted = normalise_dist_name(std::string(name));
+  const std::string wanted = normalize_package_name(std::string(name));
   std::vector<std::string> found;
   for (const std::string& dir : sources.wheel_dirs) {
     for (const std::string& file : list_dir(dir)) {
@@ -388,7 +388,7 @@ std::vector<std::string> unreadable_wheel_files(const WheelSources& sources, std
       // Whose file is it? The text before the first "-" (or before "%2D", an encoded one).
       const std::string decoded = percent_decode(file);
       const std::string stem = decoded.substr(0, decoded.find('-'));
-      if (normalise_dist_name(stem) != wanted) {
+      if (normalize_package_name(stem) != wanted) {
         continue;
       }
       const std::string path = dir + "/" + file;

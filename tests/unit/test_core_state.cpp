@@ -162,6 +162,10 @@ TEST_CASE("package names normalise per PEP 503", "[core][state]") {
   CHECK(normalize_package_name("Foo_Bar.baz") == "foo-bar-baz");
   CHECK(normalize_package_name("torch") == "torch");
   CHECK(normalize_package_name("a--b__c") == "a-b-c");
+  // PEP 503 exactly (re.sub(r"[-_.]+", "-", name).lower()): a separator at either end stays, as pip and
+  // the index pages have it; one function serves states, locks, wheel folders and index URLs.
+  CHECK(normalize_package_name("_Private.") == "-private-");
+  CHECK(normalize_package_name("Faux_Torch") == "faux-torch");
 }
 
 TEST_CASE("diff lists added, removed and changed entries by dimension", "[core][delta]") {

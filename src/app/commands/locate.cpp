@@ -72,12 +72,12 @@ ExitCode run_locate(const LocateOptions& options, std::ostream& out, std::ostrea
   if (!sources.uv_caches.empty()) {
     searched.push_back("uv caches (" + join(sources.uv_caches, ", ") + ")");
   }
-  err << normalise_dist_name(name) << "==" << version << " cannot be restored: "
+  err << normalize_package_name(name) << "==" << version << " cannot be restored: "
       << (searched.empty() ? "no wheel folder or uv cache to look in (--wheels, --uv-cache)"
                            : "no wheel or uv cache entry of that exact build in " + join(searched, " or "))
       << "\n";
   if (!others.empty()) {
-    err << "  builds of " << normalise_dist_name(name) << " found there: " << join(others, ", ") << "\n";
+    err << "  builds of " << normalize_package_name(name) << " found there: " << join(others, ", ") << "\n";
   }
   for (const std::string& unreadable : broken) {
     err << "  not a readable wheel: " << unreadable << "\n";

@@ -115,7 +115,7 @@ RestorePlan check_restore(const EnvState& good, const std::string& good_path, co
   std::vector<std::string> names;
   for (const EnvState* state : {&good, &bad}) {
     for (const auto& [name, pin] : state->packages) {
-      names.push_back(normalise_dist_name(name));
+      names.push_back(normalize_package_name(name));
     }
   }
   // Hashes of wheel files are remembered where the store keeps them (Store::index_dir).

@@ -75,7 +75,7 @@ std::vector<std::string> version_points(const std::string& name, const std::stri
   bool upgrade = *good < *bad;
   const Version& low = upgrade ? *good : *bad;
   const Version& high = upgrade ? *bad : *good;
-  const auto files = wheels.find(normalise_dist_name(name));
+  const auto files = wheels.find(normalize_package_name(name));
   if (files == wheels.end()) {
     return {};
   }
