@@ -251,7 +251,10 @@ bool process_runs(pid_t pid) {
   return envbisect::identify_process(pid).has_value();
 }
 
-// Wait up to `limit` for `pid` to stop running, reaping it when it is our child.
+// Wait up to `limit` for `pid` to stop running, reaping it when it is our child. The claim the tests
+// check is that the process ends, not how fast: a loaded 2-core machine (an ASan build beside a test
+// run) has taken over a second to schedule the watchdog and reap the group, so the limit is generous
+// and the wait returns as soon as the process is gone.
 bool gone_within(pid_t pid, std::chrono::milliseconds limit) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
   while (process_runs(pid)) {
@@ -288,7 +291,7 @@ TEST_CASE("a child dies with the process that spawned it (PR_SET_PDEATHSIG)", "[
   REQUIRE(process_runs(benchmark));
   ::kill(spawner, SIGKILL);
   ::waitpid(spawner, nullptr, 0);
-  const bool gone = gone_within(benchmark, std::chrono::seconds(1));
+  const bool gone = gone_within(benchmark, std::chrono::seconds(10));
   if (!gone) {
     ::kill(benchmark, SIGKILL);
   }
@@ -408,7 +411,7 @@ TEST_CASE("the group watchdog ends a benchmark's whole group when envbisect is k
   REQUIRE(process_runs(helper));
   ::kill(spawner, SIGKILL);
   ::waitpid(spawner, nullptr, 0);
-  const bool gone = gone_within(helper, std::chrono::seconds(1));
+  const bool gone = gone_within(helper, std::chrono::seconds(10));
   if (!gone) {
     ::kill(helper, SIGKILL);
   }
