@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <set>
 #include <sstream>
 
@@ -239,31 +240,33 @@ Recipe parse_recipe(const std::string& text, const std::string& source, Determin
   return recipe;
 }
 
-std::vector<std::string> recipe_placeholders(const Recipe& recipe) {
+namespace {
+
+// Return the placeholders named in the argv lists and the env values.
+std::set<std::string> placeholders_in(std::initializer_list<const std::vector<std::string>*> argvs,
+                                      const std::map<std::string, std::string>& env) {
   std::set<std::string> names;
   auto collect = [&](const std::string& text) { scan_placeholders(text, [&](const std::string& name) { names.insert(name); }); };
-  for (const std::string& arg : recipe.command) {
-    collect(arg);
+  for (const std::vector<std::string>* argv : argvs) {
+    for (const std::string& arg : *argv) {
+      collect(arg);
+    }
   }
-  for (const std::string& arg : recipe.warmup) {
-    collect(arg);
-  }
-  for (const auto& [name, value] : recipe.env) {
+  for (const auto& [name, value] : env) {
     collect(value);
   }
+  return names;
+}
+
+}  // namespace
+
+std::vector<std::string> recipe_placeholders(const Recipe& recipe) {
+  const std::set<std::string> names = placeholders_in({&recipe.command, &recipe.warmup}, recipe.env);
   return {names.begin(), names.end()};
 }
 
 std::set<std::string> warmup_placeholders(const Recipe& recipe) {
-  std::set<std::string> names;
-  auto collect = [&](const std::string& text) { scan_placeholders(text, [&](const std::string& name) { names.insert(name); }); };
-  for (const std::string& arg : recipe.warmup.empty() ? recipe.command : recipe.warmup) {
-    collect(arg);
-  }
-  for (const auto& [name, value] : recipe.env) {
-    collect(value);
-  }
-  return names;
+  return placeholders_in({recipe.warmup.empty() ? &recipe.command : &recipe.warmup}, recipe.env);
 }
 
 std::string expand_placeholders(const std::string& text, const std::map<std::string, std::string>& values,

@@ -126,7 +126,7 @@ sdist = { url = "https://files.example/sphinx-8.0.0.tar.gz", hash = ")" + k_hash
 const std::string k_pyproject = "[project]\nname = \"app\"\n[tool.uv]\ndefault-groups = [\"dev\", \"docs\"]\n";
 
 // Return "name version" per package and "repo name url@commit|path" per repo, one a line.
-std::string installed(const UvSelection& uv, bool with_pyproject = true) {
+std::string installed(const UvSelection& uv, bool with_pyproject = true, const std::string& lock = k_lock) {
   LockOptions options;
   options.uv = uv;
   options.read_beside = [&](const std::string& path) -> std::optional<std::string> {
@@ -135,7 +135,7 @@ std::string installed(const UvSelection& uv, bool with_pyproject = true) {
     }
     return std::nullopt;
   };
-  const LockRead read = read_lock(LockFormat::uv_lock, k_lock, "uv.lock", linux_marker_environment("3.11"), options);
+  const LockRead read = read_lock(LockFormat::uv_lock, lock, "uv.lock", linux_marker_environment("3.11"), options);
   std::string text;
   for (const LockedPackage& p : read.packages) {
     text += p.name + " " + p.version + "\n";
@@ -281,20 +281,13 @@ name = "pytest"
 version = "8.3.0"
 source = { registry = "https://pypi.org/simple" }
 )" + wheel("pytest-8.3.0-py3-none-any.whl");
-  auto names = [&](const UvSelection& uv) {
-    LockOptions options;
-    options.uv = uv;
-    std::string text;
-    for (const LockedPackage& p : read_lock(LockFormat::uv_lock, lock, "uv.lock", linux_marker_environment("3.11"), options).packages) {
-      text += p.name + " ";
-    }
-    return text;
-  };
-  CHECK(names({}) == "numpy pytest ");
+  // Without a pyproject.toml beside it, uv's default group is dev.
+  auto names = [&](const UvSelection& uv) { return installed(uv, false, lock); };
+  CHECK(names({}) == "numpy 2.1.0\npytest 8.3.0\nrepo app .\n");
   UvSelection all;
   all.all_groups = true;
   all.all_extras = true;
-  CHECK(names(all) == "numpy pillow pytest ");
+  CHECK(names(all) == "numpy 2.1.0\npillow 11.0.0\npytest 8.3.0\nrepo app .\n");
   UvSelection group;
   group.groups = {"dev"};
   CHECK_THROWS_WITH(names(group), Catch::Contains("uv.lock: --group dev: uv refuses to name a dependency group of project app") &&

@@ -164,20 +164,21 @@ std::string Evaluator::warm_snapshot(const Candidate& candidate, const Built& bu
     cache.state = "cold";
   }
   const std::set<std::string> read = warmup_placeholders(recipe);
-  json threads = json::object();
-  for (const auto& [name, count] : cold.state.threads) {
-    if (read.count("threads." + name) != 0) {
-      threads[name] = count;
+  auto read_by_warmup = [&read](const std::string& kind, const auto& values) {
+    json kept = json::object();
+    for (const auto& [name, value] : values) {
+      if (read.count(kind + "." + name) != 0) {
+        kept[name] = value;
+      }
     }
-  }
-  json data = json::object();
-  for (const auto& [name, value] : cold.state.data) {
-    if (read.count("data." + name) != 0) {
-      data[name] = value;
-    }
-  }
-  json identity = {{"env", candidate.env_hash}, {"warmup", recipe.warmup}, {"seed", recipe.seed},
-                   {"threads", threads}, {"data", data}, {"env_vars", cold.state.env}};
+    return kept;
+  };
+  json identity = {{"env", candidate.env_hash},
+                   {"warmup", recipe.warmup},
+                   {"seed", recipe.seed},
+                   {"threads", read_by_warmup("threads", cold.state.threads)},
+                   {"data", read_by_warmup("data", cold.state.data)},
+                   {"env_vars", cold.state.env}};
   for (const auto& [name, pin] : candidate.state.repos) {
     identity["repos"][name] = pin.commit;
   }

@@ -88,10 +88,9 @@ public:
   // Judge the candidate on the runs in view, as decide() would, without measuring or journaling.
   stats::Assessment assess_now(const Candidate& candidate);
 
-  // Judge the candidate on its failure counts by the sequential test at error level `alpha` each way
-  // (the run's own level is policy().rate_alpha), without measuring or journaling.
-  stats::Assessment assess_rate_at(const Candidate& candidate, double alpha) { return assess_rate(candidate, alpha); }
-  // The same for a part of an interaction the answer calls clean (stats::part_hypotheses).
+  // Judge a part of an interaction the answer calls clean on its failure counts by the sequential test at
+  // error level `alpha` each way, against the part's bar (stats::part_hypotheses), without measuring or
+  // journaling.
   stats::Assessment assess_part_at(const Candidate& candidate, double alpha) {
     return assess_rate(candidate, alpha, RateBar::part);
   }

@@ -87,7 +87,6 @@ std::vector<DeltaSet> parts_not_held_on_rates(Judge& judge, const StageContext& 
     return unheld;
   }
   const double level = judge.policy().rate_alpha / 5.0;
-  bool hold = true;
   json parts = json::array();
   for (const DeltaSet& part : good_parts_of_cause(isolation)) {
     const Candidate candidate = stages.evaluator.candidate(part);
@@ -103,14 +102,12 @@ std::vector<DeltaSet> parts_not_held_on_rates(Judge& judge, const StageContext& 
                      {"reason", call.reason}});
     // Only a part decided good holds: one the stricter test left undecided (a rate between good's and
     // the bar) or called unstable has not shown the member it lacks is needed.
-    const bool held = call.decided && call.verdict == Verdict::good;
-    hold = hold && held;
-    if (!held) {
+    if (!(call.decided && call.verdict == Verdict::good)) {
       unheld.push_back(part);
     }
   }
   if (!parts.empty()) {
-    stages.journal.append({{"type", "parts"}, {"level", level}, {"parts", parts}, {"hold", hold}});
+    stages.journal.append({{"type", "parts"}, {"level", level}, {"parts", parts}, {"hold", unheld.empty()}});
   }
   return unheld;
 }
