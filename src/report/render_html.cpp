@@ -148,8 +148,7 @@ std::string verdict_section(const ReportModel& model) {
     out += "<li>effect, as the statistics state it: " + h(summary.effect) + "</li>\n";
   }
   if (model.preflight) {
-    out += "<li>confidence, anchors (" + std::to_string(model.preflight->anchor_runs) +
-           " interleaved runs each before the search): " + h(model.preflight->message) + "</li>\n";
+    out += "<li>confidence, anchors (" + anchor_runs_words(*model.preflight) + " before the search): " + h(model.preflight->message) + "</li>\n";
   }
   const std::string host = host_sentence(model);
   if (!host.empty()) {

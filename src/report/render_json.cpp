@@ -69,6 +69,7 @@ std::string render_json(const ReportModel& model) {
   }
   if (model.preflight) {
     verdict["anchors"] = {{"anchor_runs", model.preflight->anchor_runs},
+                          {"good_runs", model.preflight->good_runs}, {"bad_runs", model.preflight->bad_runs},
                           {"distinguishable", model.preflight->distinguishable},
                           {"good_median", optional_number(model.preflight->good_median)},
                           {"bad_median", optional_number(model.preflight->bad_median)},

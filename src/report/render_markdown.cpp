@@ -113,8 +113,7 @@ std::string verdict_details(const ReportModel& model) {
     out += "- effect, as the statistics state it: " + md_cell(summary.effect) + "\n";
   }
   if (model.preflight) {
-    out += "- confidence, anchors (" + std::to_string(model.preflight->anchor_runs) +
-           " interleaved runs each before the search): " + md_cell(model.preflight->message) + "\n";
+    out += "- confidence, anchors (" + anchor_runs_words(*model.preflight) + " before the search): " + md_cell(model.preflight->message) + "\n";
   }
   const std::string host = host_sentence(model);
   if (!host.empty()) {

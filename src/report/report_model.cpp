@@ -144,6 +144,8 @@ Build build_of(const json& record) {
 Preflight preflight_of(const json& record) {
   Preflight preflight;
   preflight.anchor_runs = static_cast<int>(integer_of(record, "anchor_runs", 0));
+  preflight.good_runs = static_cast<int>(integer_of(record, "good_runs", preflight.anchor_runs));
+  preflight.bad_runs = static_cast<int>(integer_of(record, "bad_runs", preflight.anchor_runs));
   json doc = record.contains("preflight") && record["preflight"].is_object() ? record["preflight"] : json::object();
   preflight.distinguishable = flag_of(doc, "distinguishable");
   preflight.good_median = number_of(doc, "good_median");
@@ -457,6 +459,14 @@ std::string shown_side(const std::optional<std::string>& value, const std::strin
     return "(absent)";
   }
   return ref.empty() ? *value : ref + " (" + value->substr(0, 12) + ")";
+}
+
+std::string anchor_runs_words(const Preflight& preflight) {
+  if (preflight.good_runs == preflight.bad_runs) {
+    return std::to_string(preflight.anchor_runs) + " interleaved runs each";
+  }
+  return "good " + std::to_string(preflight.good_runs) + " runs, bad " + std::to_string(preflight.bad_runs) +
+         ", each next run where it told most per second";
 }
 
 }  // namespace envbisect::report

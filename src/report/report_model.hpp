@@ -77,7 +77,8 @@ struct Build {
 
 // The anchors' preflight ("preflight" record).
 struct Preflight {
-  int anchor_runs = 0;
+  int anchor_runs = 0;              // the runs each anchor had at least
+  int good_runs = 0, bad_runs = 0;  // each anchor's own (they differ where run times made them)
   bool distinguishable = false;
   std::optional<double> good_median;
   std::optional<double> bad_median;
@@ -88,6 +89,10 @@ struct Preflight {
   std::optional<double> failure_p;
   std::string message;
 };
+
+// Return how the anchors ran before the search: "5 interleaved runs each" or "good 6 runs, bad 4,
+// each next run where it told most per second".
+std::string anchor_runs_words(const Preflight& preflight);
 
 // One decided candidate ("decision" record of the last session), with the search's reason for asking.
 struct Decision {

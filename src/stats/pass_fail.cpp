@@ -1,12 +1,16 @@
 #include "stats/pass_fail.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "stats/anchors.hpp"
 
 namespace envbisect::stats {
 
 namespace {
+
+// How much longer one anchor's runs must take than the other's before their counts may differ.
+constexpr double k_unequal_run_times = 1.25;
 
 // Return how many runs passed (not failed, not skipped).
 std::size_t passes(const SampleSet& set) {
@@ -76,12 +80,43 @@ Assessment assess_pass_fail(const SampleSet& candidate) {
   return out;
 }
 
-bool looks_deterministic(const SampleSet& good, const SampleSet& bad, const VerdictPolicy& policy) {
-  const auto enough = static_cast<std::size_t>(std::max(policy.anchor_runs, 2));
-  if (good.size() < enough || bad.size() < enough || good.any_skipped() || bad.any_skipped()) {
+bool all_pass_all_fail(const SampleSet& good, const SampleSet& bad) {
+  if (good.size() == 0 || bad.size() == 0 || good.any_skipped() || bad.any_skipped()) {
     return false;
   }
   return passes(good) == good.size() && !good.checksum_mismatch() && bad.failure_count() == bad.size();
+}
+
+std::size_t least_runs_each(const VerdictPolicy& policy) {
+  return static_cast<std::size_t>(std::max(policy.anchor_runs - 2, 2));
+}
+
+bool looks_deterministic(const SampleSet& good, const SampleSet& bad, const VerdictPolicy& policy) {
+  const auto enough = static_cast<std::size_t>(2 * std::max(policy.anchor_runs, 2));
+  const std::size_t least = least_runs_each(policy);
+  return good.size() >= least && bad.size() >= least && good.size() + bad.size() >= enough &&
+         all_pass_all_fail(good, bad);
+}
+
+AnchorSide cheaper_anchor_evidence(std::size_t good_runs, std::size_t bad_runs, double good_seconds,
+                                   double bad_seconds) {
+  // Run times within a quarter of each other count as equal: 6 + 4 then saves under 3 % of 5 + 5, and
+  // timing noise would pick the split.
+  const bool unknown = !(good_seconds > 0.0) || !(bad_seconds > 0.0);
+  if (unknown || std::max(good_seconds, bad_seconds) < k_unequal_run_times * std::min(good_seconds, bad_seconds)) {
+    good_seconds = bad_seconds = 1.0;
+  }
+  const double all = static_cast<double>(good_runs + bad_runs + 1);
+  const double good_gain = std::log(all / static_cast<double>(good_runs + 1)) / good_seconds;
+  const double bad_gain = std::log(all / static_cast<double>(bad_runs + 1)) / bad_seconds;
+  // A tie goes to the anchor with fewer runs, so equal run times keep the anchors interleaved.
+  if (good_gain > bad_gain * (1.0 + 1e-12)) {
+    return AnchorSide::good;
+  }
+  if (bad_gain > good_gain * (1.0 + 1e-12)) {
+    return AnchorSide::bad;
+  }
+  return good_runs <= bad_runs ? AnchorSide::good : AnchorSide::bad;
 }
 
 std::string unlike_bad_anchor(const SampleSet& candidate, const SampleSet& bad) {

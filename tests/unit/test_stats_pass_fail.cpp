@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "stats/mann_whitney.hpp"
 #include "stats/pass_fail.hpp"
 
 using namespace envbisect;
@@ -68,12 +69,39 @@ TEST_CASE("anchors that pass and fail every time look deterministic, in whatever
   const VerdictPolicy policy;  // anchor_runs 5
   CHECK(looks_deterministic(runs("ppppp"), runs("fffff"), policy));
   CHECK_FALSE(looks_deterministic(runs("pppp"), runs("ffff"), policy));    // too few runs
+  CHECK(looks_deterministic(runs("pppppp"), runs("ffff"), policy));        // ten in all, one anchor cheaper
+  CHECK_FALSE(looks_deterministic(runs("pppppppp"), runs("ff"), policy));  // two crashes say little of a rate
+  CHECK(looks_deterministic(runs("ppppppp"), runs("fff"), policy));
   CHECK_FALSE(looks_deterministic(runs("ppppp"), runs("ffpff"), policy));  // bad passed once
   CHECK_FALSE(looks_deterministic(runs("ppfpp"), runs("fffff"), policy));  // good failed once
   // A race that crashes one run and hangs the next: failing is what is deterministic.
   SampleSet two_signatures = runs("fffff");
   two_signatures.samples[2].failure_signature = "Hang";
   CHECK(looks_deterministic(runs("ppppp"), two_signatures, policy));
+}
+
+TEST_CASE("the next anchor run goes where it lowers the exact test's p most per second", "[stats][pass_fail]") {
+  // Equal run times keep the anchors interleaved, good first.
+  CHECK(cheaper_anchor_evidence(2, 2, 7.0, 7.0) == AnchorSide::good);
+  CHECK(cheaper_anchor_evidence(3, 2, 7.0, 7.0) == AnchorSide::bad);
+  CHECK(cheaper_anchor_evidence(3, 2, 0.0, 13.0) == AnchorSide::bad);  // a time unknown: as if equal
+  CHECK(cheaper_anchor_evidence(3, 2, 7.0, 8.5) == AnchorSide::bad);   // within a quarter: as if equal
+  CHECK(cheaper_anchor_evidence(3, 2, 7.0, 20.0) == AnchorSide::good);  // beyond: good is cheaper
+  // A bad run (a crash after a cold compile) twice a good one: from 2 + 2, the runs go
+  // good, good, bad, good, bad, good and reach 1 / C(10, 4) = 1/210 with 6 + 4, where 5 + 5 (1/252)
+  // costs 6 s more.
+  std::size_t good = 2, bad = 2;
+  std::string order;
+  while (good + bad < 10) {
+    const bool good_next = cheaper_anchor_evidence(good, bad, 7.0, 13.0) == AnchorSide::good;
+    order += good_next ? 'g' : 'b';
+    (good_next ? good : bad) += 1;
+  }
+  CHECK(order == "ggbgbg");
+  CHECK(good == 6);
+  CHECK(fisher_fewer(0, good, bad, bad) < 1.0 / 200);
+  // A slow good anchor gets the fewer runs.
+  CHECK(cheaper_anchor_evidence(4, 2, 20.0, 7.0) == AnchorSide::bad);
 }
 
 TEST_CASE("a failure the bad anchor never showed is named, one it showed is not", "[stats][pass_fail]") {

@@ -478,7 +478,7 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   progress.unit(recipe.unit);
   progress.phase("anchors");
   const stats::Preflight preflight = preflight_anchors(judge, evaluator, journal, run_dir, mode, policy);
-  const int preflight_runs = judge.anchor_runs();  // the good anchor's runs when it was judged good
+  const int preflight_runs = judge.good_runs_to_match();  // as the good anchor did when it was judged good
 
   // Search: every question becomes a candidate measured until its verdict is decided, and a journaled
   // decision. Every few decisions the anchors run once more, to catch drift on a shared machine.

@@ -85,6 +85,15 @@ void Judge::measure_anchors(int runs) {
   see(m_bad, m_anchor_runs);
 }
 
+void Judge::measure_one_anchor(const Candidate& anchor) {
+  see(anchor, seen_runs(anchor) + 1);
+  m_anchor_runs = std::min(seen_runs(m_good), seen_runs(m_bad));
+}
+
+int Judge::good_runs_to_match() {
+  return std::min(seen_runs(m_good), std::max(m_anchor_runs, m_options.policy.anchor_runs));
+}
+
 stats::SampleSet Judge::samples(const Candidate& candidate) {
   stats::SampleSet set;
   const std::vector<RunResult>& attempts = m_evaluator.attempts(candidate);

@@ -59,6 +59,9 @@ public:
   // Bring both anchors to `runs` runs each, interleaved (side by side with several slots).
   void measure_anchors(int runs);
 
+  // Run one anchor once more (anchors that look like a pass/fail test, preflight_anchors()).
+  void measure_one_anchor(const Candidate& anchor);
+
   // Return the candidate's samples in view, read as the mode reads runs (pass/fail: exit status alone).
   stats::SampleSet samples(const Candidate& candidate);
 
@@ -119,6 +122,7 @@ public:
 
   // Return whether the recipe or --deterministic declared the exit status the whole result.
   bool declared_pass_fail() const { return m_options.pass_fail; }
+  int slots() const { return m_options.slots; }
 
   // Return whether a candidate's runs disagreed after the anchors looked deterministic: the search
   // must ask its questions again on statistical verdicts.
@@ -130,8 +134,13 @@ public:
   // Return every decision journaled so far, in order.
   const std::vector<nlohmann::json>& verdict_log() const { return m_verdict_log; }
 
-  // Return the runs of each anchor measured so far.
+  // Return the runs each anchor has at least (one may have more: measure_one_anchor()).
   int anchor_runs() const { return m_anchor_runs; }
+
+  // Return the runs a candidate called good must pass, as the good anchor did: the good anchor's runs,
+  // no more than the anchors were meant to have each (anchors run by value per second may give good
+  // the most runs: the cheap side, not a stronger claim).
+  int good_runs_to_match();
 
   // Return whether the candidate's intermediate verdict was replicated beside fresh anchor runs: its
   // verdict then rests on those, not on the pooled anchor runs.

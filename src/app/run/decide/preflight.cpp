@@ -16,6 +16,61 @@
 
 namespace envbisect {
 
+namespace {
+
+// Return the mean wall time of the runs, 0 without any.
+double mean_seconds(const std::vector<RunResult>& runs) {
+  double total = 0.0;
+  for (const RunResult& run : runs) {
+    total += run.wall_seconds;
+  }
+  return runs.empty() ? 0.0 : total / static_cast<double>(runs.size());
+}
+
+// While every good run passes and every bad one fails, the anchors are told apart by the exact test on
+// failures alone, and which anchor runs next is free: each next run goes where it lowers that test's p
+// most per second of run time (a bad anchor that crashes after a cold compile costs twice a good run:
+// 6 good and 4 bad runs reach the level of 5 and 5 sooner). Return true when the anchors reached the
+// preflight's level so, still looking deterministic; false when a run broke the pattern (or an anchor
+// reached its cap), and the anchors go on interleaved.
+bool anchors_by_value(Judge& judge, Evaluator& evaluator, const stats::VerdictPolicy& policy) {
+  const int cap = std::max({policy.anchor_runs, policy.max_anchor_runs, policy.max_failure_anchor_runs});
+  for (;;) {
+    const stats::SampleSet good = judge.samples(judge.good());
+    const stats::SampleSet bad = judge.samples(judge.bad());
+    if (!stats::all_pass_all_fail(good, bad)) {
+      return false;
+    }
+    if (stats::looks_deterministic(good, bad, policy) && judge.judge_anchors(AnchorTest::statistics).distinguishable) {
+      return true;
+    }
+    // Each anchor gets the runs it needs to look deterministic first, then the cheaper evidence.
+    const std::size_t least = stats::least_runs_each(policy);
+    const stats::AnchorSide side =
+        good.size() < least ? stats::AnchorSide::good
+        : bad.size() < least
+            ? stats::AnchorSide::bad
+            : stats::cheaper_anchor_evidence(good.size(), bad.size(), mean_seconds(evaluator.attempts(judge.good())),
+                                             mean_seconds(evaluator.attempts(judge.bad())));
+    const Candidate& next = side == stats::AnchorSide::good ? judge.good() : judge.bad();
+    if (judge.seen_runs(next) >= cap) {
+      return false;
+    }
+    judge.measure_one_anchor(next);
+  }
+}
+
+// Return "5 runs each" or, after anchors_by_value(), "good 6 runs, bad 4".
+std::string anchor_counts(Judge& judge) {
+  const int good = judge.seen_runs(judge.good()), bad = judge.seen_runs(judge.bad());
+  if (good == bad) {
+    return std::to_string(good) + (good == 1 ? " run" : " runs") + " each";
+  }
+  return "good " + std::to_string(good) + (good == 1 ? " run" : " runs") + ", bad " + std::to_string(bad);
+}
+
+}  // namespace
+
 stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& journal, const std::string& run_dir,
                                    Mode mode, const stats::VerdictPolicy& policy) {
   const bool pass_fail = judge.declared_pass_fail();
@@ -31,7 +86,11 @@ stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& 
     throw Error(with_hint(*problem, anchors_input_hint(evaluator.attempts(judge.good()), evaluator.recipe_metric())),
                 ExitCode::bad_input);
   }
-  judge.measure_anchors(policy.anchor_runs);
+  // With one slot, anchors that look like a pass/fail test run where their runs buy the most per second.
+  const bool by_value = !pass_fail && judge.slots() == 1 && anchors_by_value(judge, evaluator, policy);
+  if (!by_value) {
+    judge.measure_anchors(policy.anchor_runs);
+  }
   stats::Preflight preflight = judge.judge_anchors(pass_fail ? AnchorTest::exit_status : AnchorTest::statistics);
   // The preflight knows each channel's cap (failures may extend the anchors past the metric's).
   while (!pass_fail && !preflight.distinguishable && preflight.more_runs_would_help) {
@@ -49,9 +108,12 @@ stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& 
     preflight = judge.judge_anchors(AnchorTest::statistics);
   }
   const int anchor_runs = judge.anchor_runs();
-  journal.append({{"type", "preflight"}, {"anchor_runs", anchor_runs}, {"preflight", preflight_to_json(preflight)}});
-  std::cout << "anchors (" << anchor_runs << (anchor_runs == 1 ? " run" : " runs") << " each"
-            << (pass_fail ? ", pass/fail" : ", interleaved") << "): " << preflight.message << "\n";
+  const int good_runs = judge.seen_runs(judge.good()), bad_runs = judge.seen_runs(judge.bad());
+  journal.append({{"type", "preflight"}, {"anchor_runs", anchor_runs}, {"good_runs", good_runs},
+                  {"bad_runs", bad_runs}, {"preflight", preflight_to_json(preflight)}});
+  std::cout << "anchors (" << anchor_counts(judge)
+            << (pass_fail ? ", pass/fail" : good_runs == bad_runs ? ", interleaved" : ", each next run where it told most per second")
+            << "): " << preflight.message << "\n";
   // Noisy anchors make every verdict need more runs, and a small effect invisible: say so (a warning:
   // stderr, after the line above).
   std::cout << std::flush;

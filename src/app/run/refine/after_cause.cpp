@@ -55,7 +55,7 @@ AfterIsolation verify_cause(Judge& judge, const StageContext& stages, const std:
   // Declared pass/fail (--deterministic, a pass-fail recipe): a second run, as git bisect's users
   // expect. Chosen by envbisect because the anchors looked deterministic: the candidate the answer
   // calls good must pass as many runs as the good anchor did.
-  const int good_runs = judge.declared_pass_fail() ? 0 : judge.seen_runs(judge.good());
+  const int good_runs = judge.declared_pass_fail() ? 0 : judge.good_runs_to_match();
   RerunCandidate rerun = [&](const Candidate& candidate, const std::string& label, int runs) {
     const int wanted = std::max(judge.seen_runs(candidate) + 1, runs);
     if (!judge.see_affordable(candidate, wanted)) {
@@ -151,7 +151,7 @@ json probe_when_it_bites(Judge& judge, const StageContext& stages, const Isolati
   const ProbeMode probe_mode = probe_mode_from(options.probe);
   // A cell called good is held like the answer's own good side: to the good anchor's run count.
   const int good_runs =
-      judge.one_run() ? (judge.declared_pass_fail() ? 0 : judge.seen_runs(judge.good())) : after.hold_runs;
+      judge.one_run() ? (judge.declared_pass_fail() ? 0 : judge.good_runs_to_match()) : after.hold_runs;
   const DecideCandidate held = hold_good_verdicts(judge, good_runs);
   const bool one_run = judge.one_run();
   const StageContext probing{stages.deltas, stages.evaluator, stages.journal, held, stages.decisions, stages.slots,
