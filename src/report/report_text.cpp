@@ -260,6 +260,9 @@ VerdictSummary summarize(const ReportModel& model) {
   const json& result = *model.result;
   summary.have_result = true;
   summary.run_dir = model.run_dir;  // a run stopped at its budget resumes there
+  if (result.contains("budget") && result["budget"].is_object()) {
+    summary.resume = result["budget"].value("resume", "");
+  }
   summary.found = result.value("found", false);
   summary.outcome = result.value("outcome", "");
   summary.cause = cause_indices(model);
@@ -355,8 +358,11 @@ std::string headline(const VerdictSummary& summary) {
     return "retracted: the anchors no longer differ on all their runs, so no cause is reported";
   }
   if (summary.outcome == "budget") {
-    return "stopped at its --budget: no verified cause yet (envbisect resume " + summary.run_dir +
-           " --budget ... continues it, reusing every run)";
+    // The command the settle line gives (the folder as the run was given it, the budget it needs in
+    // minutes), so the two lines of one report agree.
+    const std::string resume =
+        summary.resume.empty() ? "envbisect resume " + summary.run_dir + " --budget ..." : summary.resume;
+    return "stopped at its --budget: no verified cause yet (" + resume + " continues it, reusing every run)";
   }
   if (!summary.found) {
     return "no minimal cause isolated";

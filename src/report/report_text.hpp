@@ -67,6 +67,7 @@ struct VerdictSummary {
   std::string stopped;                    // without a result: the input error that stopped the run
   std::string indistinct;                 // without a result: why the anchors could not be told apart
   std::string run_dir;                    // the folder `resume` continues (interrupted or stopped at its budget)
+  std::string resume;                     // stopped at its budget: the command that continues it, as the run printed it
 };
 
 // Return the summary of the model's result (have_result false when the run did not finish).

@@ -17,12 +17,16 @@ JSON
 eight_var_state a >"$T/good.json"
 eight_var_state b >"$T/bad.json"
 rc=0
-"$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --out "$T/run" --budget 6s \
+(cd "$T" && "$ENVBISECT" run good.json bad.json --recipe recipe.json --out run --budget 6s) \
   >"$T/out.txt" 2>"$T/err.txt" || rc=$?
 [[ $rc == 1 ]] || { echo "exit $rc, expected 1" >&2; cat "$T/out.txt" >&2; exit 1; }
 expect_contains "$T/out.txt" "stopped at the budget (6 s)"
-expect_contains "$T/out.txt" "to settle it: envbisect resume $T/run --budget"
-expect_contains "$T/run/report.md" "stopped at its --budget: no verified cause yet"
+expect_contains "$T/out.txt" "to settle it: envbisect resume run --budget"
+# The report's headline gives the command the run printed, the folder as typed and the budget in minutes.
+resume=$(sed -n 's/^to settle it: \(envbisect resume run --budget [0-9]*m\) .*/\1/p' "$T/out.txt")
+[[ -n $resume ]] || { cat "$T/out.txt"; exit 1; }
+expect_contains "$T/run/report.md" "stopped at its --budget: no verified cause yet ($resume continues it, reusing every run)"
+expect_contains "$T/run/report.md" "to settle it: $resume continues it"
 "$PY" - "$T/run" <<'PY'
 import json, sys
 r = json.load(open(f"{sys.argv[1]}/result.json"))

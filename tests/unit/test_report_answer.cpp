@@ -112,13 +112,17 @@ TEST_CASE("an undecided run's answer says what it isolated is not verified and h
   result["verified"] = {{"forward", false}, {"reverse", false}};
   result["effect"]["of"] = "anchors";
   result["could_be"] = {{{{"dimension", "packages"}, {"name", "torch"}}}};
-  result["settle"] = "envbisect resume /runs/n --budget 2m continues it, reusing every run";
+  // The run was started with `--out runs/n`: what it printed names the folder as typed, in minutes.
+  result["budget"] = {{"budget_s", 60}, {"resume", "envbisect resume runs/n --budget 2m"}};
+  result["settle"] = "envbisect resume runs/n --budget 2m continues it, reusing every run";
   const Answer answer = answer_of(model);
-  CHECK(answer.headline.find("envbisect resume /runs/n --budget") != std::string::npos);
+  // The headline gives the same command as the settle line, not the folder's absolute path with "--budget ...".
+  CHECK(answer.headline ==
+        "stopped at its --budget: no verified cause yet (envbisect resume runs/n --budget 2m continues it, reusing every run)");
   CHECK(answer.verification == "none yet: the differences above are what the search isolated so far, not verified");
   CHECK(answer.effect == "5.76× slower (95 % CI 4.13–10.4×) in tok/s, 8 good runs vs 6 bad runs (the anchors: the bad "
                          "state against the good)");
   REQUIRE(answer.could_be.size() == 1);
   CHECK(answer.could_be[0] == "{packages/torch}");
-  CHECK(answer.settle == "envbisect resume /runs/n --budget 2m continues it, reusing every run");
+  CHECK(answer.settle == "envbisect resume runs/n --budget 2m continues it, reusing every run");
 }
