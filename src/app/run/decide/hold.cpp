@@ -50,7 +50,7 @@ DecideCandidate hold_good_verdicts(Judge& judge, int runs) {
   return [&judge, runs, one_run](const Candidate& candidate, const std::string& stage, const std::string& label) {
     Verdict verdict = judge.decide(candidate, stage, label);
     if (verdict == Verdict::good && judge.one_run() == one_run && judge.seen_runs(candidate) < runs) {
-      if (!judge.see_affordable(candidate, runs)) {
+      if (!judge.see_until_failure(candidate, runs)) {
         return Verdict::skip;
       }
       verdict = judge.decide(candidate, stage, label + " (runs like the good anchor)");

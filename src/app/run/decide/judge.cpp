@@ -68,6 +68,19 @@ void Judge::see(const Candidate& candidate, int count) {
   seen = std::max(seen, std::min(done.size(), static_cast<std::size_t>(std::max(count, 0))));
 }
 
+bool Judge::see_until_failure(const Candidate& candidate, int count) {
+  const std::size_t failed = samples(candidate).failure_count();
+  for (int runs = seen_runs(candidate) + 1; runs <= count; ++runs) {
+    if (!see_affordable(candidate, runs)) {
+      return false;
+    }
+    if (samples(candidate).failure_count() > failed) {
+      break;
+    }
+  }
+  return true;
+}
+
 int Judge::seen_runs(const Candidate& candidate) { return static_cast<int>(m_in_view[candidate.hash]); }
 
 void Judge::measure_anchors(int runs) {

@@ -53,6 +53,11 @@ public:
   // Make sure the candidate has at least `count` runs and bring them into view of its verdicts.
   void see(const Candidate& candidate, int count);
 
+  // Bring the candidate towards `count` runs one at a time, stopping after a run that fails: a good side
+  // held to several passes has disagreed then, and its remaining runs would only be paid for. Return
+  // false (nothing more measured) when the budget cannot pay for the next run.
+  bool see_until_failure(const Candidate& candidate, int count);
+
   // Return the runs of the candidate that verdicts have seen so far in this session.
   int seen_runs(const Candidate& candidate);
 

@@ -58,7 +58,7 @@ AfterIsolation verify_cause(Judge& judge, const StageContext& stages, const std:
   const int good_runs = judge.declared_pass_fail() ? 0 : judge.good_runs_to_match();
   RerunCandidate rerun = [&](const Candidate& candidate, const std::string& label, int runs) {
     const int wanted = std::max(judge.seen_runs(candidate) + 1, runs);
-    if (!judge.see_affordable(candidate, wanted)) {
+    if (!judge.see_until_failure(candidate, wanted)) {
       return Verdict::skip;
     }
     return judge.decide(candidate, "verify", label);
