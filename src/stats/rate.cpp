@@ -113,4 +113,13 @@ RateHypotheses part_hypotheses(std::size_t good_failures, std::size_t good_runs,
   return out;
 }
 
+int passes_to_clear_part(std::size_t good_failures, std::size_t good_runs, std::size_t bad_failures,
+                         std::size_t bad_runs, double level, int floor) {
+  const RateHypotheses h = part_hypotheses(good_failures, good_runs, bad_failures, bad_runs);
+  if (!h.usable) {
+    return floor;
+  }
+  return std::max(floor, static_cast<int>(std::ceil(std::log(level) / std::log(1.0 - h.p_high))));
+}
+
 }  // namespace envbisect::stats

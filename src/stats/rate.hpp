@@ -63,4 +63,10 @@ RateHypotheses rate_hypotheses(std::size_t good_failures, std::size_t good_runs,
 RateHypotheses part_hypotheses(std::size_t good_failures, std::size_t good_runs, std::size_t bad_failures,
                                std::size_t bad_runs);
 
+// Return the passes a part of an interaction must show to be called clean at `level` (a part failing
+// at part_hypotheses()'s p_high passes that many runs with probability `level` at most), at least
+// `floor`; `floor` when the hypotheses are unusable.
+int passes_to_clear_part(std::size_t good_failures, std::size_t good_runs, std::size_t bad_failures,
+                         std::size_t bad_runs, double level, int floor);
+
 }  // namespace envbisect::stats

@@ -103,3 +103,12 @@ TEST_CASE("more_failures_p is the binomial upper tail", "[stats][rate]") {
   CHECK(more_failures_p(8, 40, 0.083) < 0.05);
   CHECK(more_failures_p(2, 40, 0.083) > 0.5);
 }
+
+TEST_CASE("a part of an interaction must pass more runs the fewer runs the bad anchor failed", "[stats][rate]") {
+  // Half the low end of the bad rate's 80 % interval, at 1 %: 3 of 3 failed -> 18 passes, 5 of 5 -> 13.
+  CHECK(passes_to_clear_part(0, 7, 3, 3, 0.01, 5) == 18);
+  CHECK(passes_to_clear_part(0, 5, 5, 5, 0.01, 5) == 13);
+  CHECK(passes_to_clear_part(0, 5, 10, 10, 0.01, 5) < 13);
+  CHECK(passes_to_clear_part(0, 5, 5, 5, 0.01, 20) == 20);  // never fewer than the floor
+  CHECK(passes_to_clear_part(0, 5, 0, 5, 0.01, 5) == 5);    // bad never failed: unusable, the floor
+}

@@ -29,6 +29,40 @@ std::vector<Axis> axes_to_refine(const std::vector<Axis>& axes, const std::vecto
   return kept;
 }
 
+// Return the mean wall time of the runs, 0 without any.
+double mean_seconds(const std::vector<RunResult>& runs) {
+  double total = 0.0;
+  for (const RunResult& run : runs) {
+    total += run.wall_seconds;
+  }
+  return runs.empty() ? 0.0 : total / static_cast<double>(runs.size());
+}
+
+// Return the passes each of `parts` parts of an interaction must show at `level`, at least
+// `good_runs`. The bar rests on the low end of the bad anchor's failure rate, so a bad anchor with few
+// runs (run by value per second, or 5) makes every part pass more: where the bad anchor has failed
+// every run, it gets one more run while that is expected to save more part runs than it costs
+// (3 of 3 failed: 18 passes a part at 1 %; 5 of 5: 13).
+int passes_for_parts(Judge& judge, Evaluator& evaluator, std::size_t parts, double level, int good_runs) {
+  for (;;) {
+    const stats::SampleSet good = judge.samples(judge.good());
+    const stats::SampleSet bad = judge.samples(judge.bad());
+    const int now = stats::passes_to_clear_part(good.failure_count(), good.size(), bad.failure_count(), bad.size(),
+                                                level, good_runs);
+    if (parts == 0 || bad.failure_count() != bad.size() || judge.budget_spent()) {
+      return now;
+    }
+    const int after = stats::passes_to_clear_part(good.failure_count(), good.size(), bad.failure_count() + 1,
+                                                  bad.size() + 1, level, good_runs);
+    const double saved = static_cast<double>(parts) * (now - after) * evaluator.mean_run_seconds();
+    const double cost = mean_seconds(evaluator.attempts(judge.bad()));
+    if (!(saved > cost) || !judge.affordable(judge.bad(), judge.seen_runs(judge.bad()) + 1)) {
+      return now;
+    }
+    judge.measure_one_anchor(judge.bad());
+  }
+}
+
 }  // namespace
 
 AfterIsolation verify_cause(Judge& judge, const StageContext& stages, const std::vector<Axis>& all_axes,
@@ -68,13 +102,10 @@ AfterIsolation verify_cause(Judge& judge, const StageContext& stages, const std:
   // overstate it), its passes must leave that claim at most a fifth of the test's error level likely to
   // be wrong: 13 passes where bad failed 5 of 5.
   int part_runs = good_runs;
-  const stats::SampleSet good = judge.samples(judge.good());
-  const stats::SampleSet bad = judge.samples(judge.bad());
-  const stats::RateHypotheses h =
-      stats::part_hypotheses(good.failure_count(), good.size(), bad.failure_count(), bad.size());
-  if (good_runs > 0 && h.usable) {
+  if (good_runs > 0) {
     const double level = judge.policy().rate_alpha / 5.0;
-    part_runs = std::max(good_runs, static_cast<int>(std::ceil(std::log(level) / std::log(1.0 - h.p_high))));
+    const std::size_t parts = isolation.cause.size() > 1 ? good_parts_of_cause(isolation).size() : 0;
+    part_runs = passes_for_parts(judge, stages.evaluator, parts, level, good_runs);
   }
   after.boundary =
       verify_boundary(stages, axes, isolation, after.refinements, cause_state, rerun, good_runs, part_runs);
