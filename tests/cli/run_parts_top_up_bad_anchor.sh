@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The parts of an interaction are held against half the low end of the bad anchor's failure rate, so a
+# bad anchor with few runs makes every part pass more (18 passes at 1 % where bad failed 3 of 3, 13
+# where it failed 5 of 5). Here the race bites three workers only with a cold cache, every bad run
+# crashes after 0.45 s, a good one passes in 0.15 s: the anchors run by value per second (bad gets 3
+# or 4 runs), and before holding the two parts the bad anchor gets the runs that save more part runs
+# than they cost. Each part then passes fewer runs than 3 of 3 would ask.
+source "$(dirname "$0")/common.sh"
+need /usr/bin/python3 python3
+race_bench cache <<'PY'
+import time
+fail = threads >= 3 and not warm
+time.sleep(0.45 if fail else 0.15)
+PY
+race_state 1 warm >"$T/good.json"
+race_state 3 cold >"$T/bad.json"
+rc=0
+"$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --no-probe --out "$T/run" >"$T/out.txt" 2>"$T/err.txt" || rc=$?
+[[ $rc -eq 0 ]] || { echo "expected exit 0, got $rc"; cat "$T/out.txt" "$T/err.txt"; exit 1; }
+expect_contains "$T/out.txt" "anchors look deterministic"
+"$PY" - "$T/run" <<'PY'
+import json, sys
+run = sys.argv[1]
+journal = [json.loads(l) for l in open(f"{run}/journal.jsonl")]
+result = json.load(open(f"{run}/result.json"))
+assert sorted(d["name"] for d in result["cause"]) == ["c", "workers"], result["cause"]
+preflight = next(r for r in journal if r["type"] == "preflight")
+bad_before = preflight["bad_runs"]
+assert bad_before <= 4 and preflight["good_runs"] > bad_before, preflight
+attempts = [r for r in journal if r["type"] == "attempt"]
+bad = attempts[1]["candidate"]
+parts = [d for d in journal if d["type"] == "decision" and d["label"].startswith("part of the cause")]
+assert len(parts) == 2, [d["label"] for d in parts]
+# The bad anchor got more runs before the parts were held, and each part passed fewer runs than the
+# bad anchor's preflight runs alone would have asked.
+first_part = next(i for i, r in enumerate(journal) if r.get("candidate") == parts[0]["candidate"] and r["type"] == "attempt"
+                  and sum(1 for x in journal[:i] if x["type"] == "attempt" and x["candidate"] == parts[0]["candidate"]) >= 2)
+bad_then = sum(1 for r in journal[:first_part] if r["type"] == "attempt" and r["candidate"] == bad)
+assert bad_then > bad_before, (bad_then, bad_before)
+asked = {3: 18, 4: 14}[bad_before]
+for d in parts:
+    assert d["verdict"] == "good" and d["runs"] < asked, (d["label"], d["runs"], asked)
+PY
+[[ -n "${SHOW:-}" ]] && cat "$T/out.txt"; true
