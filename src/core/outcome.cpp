@@ -23,4 +23,12 @@ std::string_view to_string(Verdict verdict) {
   return "?";
 }
 
+double mean_wall_seconds(const std::vector<RunResult>& runs) {
+  double total = 0.0;
+  for (const RunResult& run : runs) {
+    total += run.wall_seconds;
+  }
+  return runs.empty() ? 0.0 : total / static_cast<double>(runs.size());
+}
+
 }  // namespace envbisect

@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace envbisect {
 
@@ -37,6 +38,9 @@ enum class Verdict {
   unstable,      // samples do not settle within the run cap
   skip,          // untestable: build failed, unresolvable, benchmark said skip
 };
+
+// Return the mean wall time of the runs, 0 without any.
+double mean_wall_seconds(const std::vector<RunResult>& runs);
 
 // Return the lower-case name of a run status ("ok", "failed", "timeout", "skip").
 std::string_view to_string(RunStatus status);

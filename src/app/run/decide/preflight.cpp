@@ -18,15 +18,6 @@ namespace envbisect {
 
 namespace {
 
-// Return the mean wall time of the runs, 0 without any.
-double mean_seconds(const std::vector<RunResult>& runs) {
-  double total = 0.0;
-  for (const RunResult& run : runs) {
-    total += run.wall_seconds;
-  }
-  return runs.empty() ? 0.0 : total / static_cast<double>(runs.size());
-}
-
 // While every good run passes and every bad one fails, the anchors are told apart by the exact test on
 // failures alone, and which anchor runs next is free: each next run goes where it lowers that test's p
 // most per second of run time (a bad anchor that crashes after a cold compile costs twice a good run:
@@ -50,8 +41,8 @@ bool anchors_by_value(Judge& judge, Evaluator& evaluator, const stats::VerdictPo
         good.size() < least ? stats::AnchorSide::good
         : bad.size() < least
             ? stats::AnchorSide::bad
-            : stats::cheaper_anchor_evidence(good.size(), bad.size(), mean_seconds(evaluator.attempts(judge.good())),
-                                             mean_seconds(evaluator.attempts(judge.bad())));
+            : stats::cheaper_anchor_evidence(good.size(), bad.size(), mean_wall_seconds(evaluator.attempts(judge.good())),
+                                             mean_wall_seconds(evaluator.attempts(judge.bad())));
     const Candidate& next = side == stats::AnchorSide::good ? judge.good() : judge.bad();
     if (judge.seen_runs(next) >= cap) {
       return false;

@@ -29,15 +29,6 @@ std::vector<Axis> axes_to_refine(const std::vector<Axis>& axes, const std::vecto
   return kept;
 }
 
-// Return the mean wall time of the runs, 0 without any.
-double mean_seconds(const std::vector<RunResult>& runs) {
-  double total = 0.0;
-  for (const RunResult& run : runs) {
-    total += run.wall_seconds;
-  }
-  return runs.empty() ? 0.0 : total / static_cast<double>(runs.size());
-}
-
 // Return the passes each of `parts` parts of an interaction must show at `level`, at least
 // `good_runs`. The bar rests on the low end of the bad anchor's failure rate, so a bad anchor with few
 // runs (run by value per second, or 5) makes every part pass more: where the bad anchor has failed
@@ -55,7 +46,7 @@ int passes_for_parts(Judge& judge, Evaluator& evaluator, std::size_t parts, doub
     const int after = stats::passes_to_clear_part(good.failure_count(), good.size(), bad.failure_count() + 1,
                                                   bad.size() + 1, level, good_runs);
     const double saved = static_cast<double>(parts) * (now - after) * evaluator.mean_run_seconds();
-    const double cost = mean_seconds(evaluator.attempts(judge.bad()));
+    const double cost = mean_wall_seconds(evaluator.attempts(judge.bad()));
     if (!(saved > cost) || !judge.affordable(judge.bad(), judge.seen_runs(judge.bad()) + 1)) {
       return now;
     }

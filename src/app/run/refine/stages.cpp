@@ -230,11 +230,7 @@ nlohmann::json verify_boundary(const StageContext& context, const std::vector<Ax
   // answer's order (timing noise would otherwise pick it).
   const auto seconds_per_run = [&context](const Candidate& candidate) {
     const std::vector<RunResult>& runs = context.evaluator.attempts(candidate);
-    double total = 0.0;
-    for (const RunResult& run : runs) {
-      total += run.wall_seconds;
-    }
-    return runs.empty() ? context.evaluator.mean_run_seconds() : total / static_cast<double>(runs.size());
+    return runs.empty() ? context.evaluator.mean_run_seconds() : mean_wall_seconds(runs);
   };
   std::vector<double> cost;
   for (const Check& check : to_check) {
