@@ -3,8 +3,9 @@
 # bad anchor with few runs makes every part pass more (18 passes at 1 % where bad failed 3 of 3, 13
 # where it failed 5 of 5). Here the race bites three workers only with a cold cache, every bad run
 # crashes after 0.45 s, a good one passes in 0.15 s: the anchors run by value per second (bad gets 3
-# or 4 runs), and before holding the two parts the bad anchor gets the runs that save more part runs
-# than they cost. Each part then passes fewer runs than 3 of 3 would ask.
+# or 4 runs). The parts are held to the bar the bad anchor would set with the runs that save more part
+# runs than they cost, and those bad runs are made once both parts passed (a part that a race fails
+# would spend none of them). Each part passes fewer runs than the preflight's bad runs alone would ask.
 source "$(dirname "$0")/common.sh"
 need /usr/bin/python3 python3
 race_bench cache <<'PY'
@@ -31,14 +32,16 @@ attempts = [r for r in journal if r["type"] == "attempt"]
 bad = attempts[1]["candidate"]
 parts = [d for d in journal if d["type"] == "decision" and d["label"].startswith("part of the cause")]
 assert len(parts) == 2, [d["label"] for d in parts]
-# The bad anchor got more runs before the parts were held, and each part passed fewer runs than the
-# bad anchor's preflight runs alone would have asked.
-first_part = next(i for i, r in enumerate(journal) if r.get("candidate") == parts[0]["candidate"] and r["type"] == "attempt"
-                  and sum(1 for x in journal[:i] if x["type"] == "attempt" and x["candidate"] == parts[0]["candidate"]) >= 2)
-bad_then = sum(1 for r in journal[:first_part] if r["type"] == "attempt" and r["candidate"] == bad)
-assert bad_then > bad_before, (bad_then, bad_before)
+# The bad anchor got more runs, after both parts had passed theirs, and each part passed fewer runs
+# than the bad anchor's preflight runs alone would have asked.
+last_part = max(i for i, r in enumerate(journal) if r["type"] == "decision" and r["label"].startswith("part of the cause"))
+bad_runs = [i for i, r in enumerate(journal) if r["type"] == "attempt" and r["candidate"] == bad]
+assert len(bad_runs) > bad_before + 1, (len(bad_runs), bad_before)
+assert bad_runs[-1] > last_part, "the bad anchor's extra runs came before the parts passed"
 asked = {3: 18, 4: 14}[bad_before]
 for d in parts:
     assert d["verdict"] == "good" and d["runs"] < asked, (d["label"], d["runs"], asked)
+verify = next(r["verify"] for r in journal if r["type"] == "verify")
+assert verify["ok"], verify
 PY
 [[ -n "${SHOW:-}" ]] && cat "$T/out.txt"; true

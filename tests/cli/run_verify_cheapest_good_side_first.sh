@@ -42,6 +42,13 @@ for r in journal:
         before[r["candidate"]] += 1
 assert before[workers] == 4, before      # three passes, then the run that disagrees
 assert before[caches] <= 2, before       # the search's two runs only
+# The part that disagreed spent none of the bad anchor runs the parts' bar planned: the bad anchor ran
+# only in the preflight and once as the answer's bad side.
+preflight = next(r for r in journal if r["type"] == "preflight")
+bad = [r for r in journal if r["type"] == "attempt"][1]["candidate"]
+mode_at = next(i for i, r in enumerate(journal) if r["type"] == "mode" and r["mode"] == "rate")
+bad_before_rates = sum(1 for r in journal[:mode_at] if r["type"] == "attempt" and r["candidate"] == bad)
+assert bad_before_rates <= preflight["bad_runs"] + 1, (bad_before_rates, preflight["bad_runs"])
 # The interaction refuted, its other part is not held to 13 passes.
 assert not [d for d in decisions if d["label"] == "part of the cause {caches/c}"], "the refuted answer's other part was checked"
 result = json.load(open(f"{run}/result.json"))

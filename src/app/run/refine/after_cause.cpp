@@ -29,29 +29,67 @@ std::vector<Axis> axes_to_refine(const std::vector<Axis>& axes, const std::vecto
   return kept;
 }
 
-// Return the passes each of `parts` parts of an interaction must show at `level`, at least
-// `good_runs`. The bar rests on the low end of the bad anchor's failure rate, so a bad anchor with few
-// runs (run by value per second, or 5) makes every part pass more: where the bad anchor has failed
-// every run, it gets one more run while that is expected to save more part runs than it costs
-// (3 of 3 failed: 18 passes a part at 1 %; 5 of 5: 13).
-int passes_for_parts(Judge& judge, Evaluator& evaluator, std::size_t parts, double level, int good_runs) {
+// How the parts of an interaction are held: the passes each must show at `level`, and the bad anchor
+// runs that bar assumes. The bar rests on the low end of the bad anchor's failure rate, so a bad anchor
+// with few runs (run by value per second) makes every part pass more: 18 passes a part at 1 % where
+// bad failed 3 of 3, 13 where it failed 5 of 5. While the bad anchor has failed every run, one more of
+// its runs is planned wherever it is expected to save more part runs than it costs.
+struct PartsPlan {
+  int passes = 0;         // what each part must pass, with the planned bad runs failing too
+  int more_bad_runs = 0;  // bad anchor runs the plan assumes, run only once every part has passed
+};
+
+// Return the plan for `parts` parts, runs of each at least `good_runs` (nothing is measured).
+PartsPlan plan_parts(Judge& judge, Evaluator& evaluator, std::size_t parts, double level, int good_runs) {
+  const stats::SampleSet good = judge.samples(judge.good());
+  const stats::SampleSet bad = judge.samples(judge.bad());
+  PartsPlan plan;
+  const double bad_seconds = mean_wall_seconds(evaluator.attempts(judge.bad()));
   for (;;) {
-    const stats::SampleSet good = judge.samples(judge.good());
-    const stats::SampleSet bad = judge.samples(judge.bad());
-    const int now = stats::passes_to_clear_part(good.failure_count(), good.size(), bad.failure_count(), bad.size(),
-                                                level, good_runs);
-    if (parts == 0 || bad.failure_count() != bad.size() || judge.budget_spent()) {
-      return now;
+    const std::size_t runs = bad.size() + static_cast<std::size_t>(plan.more_bad_runs);
+    const std::size_t failed = bad.failure_count() + static_cast<std::size_t>(plan.more_bad_runs);
+    plan.passes = stats::passes_to_clear_part(good.failure_count(), good.size(), failed, runs, level, good_runs);
+    if (parts == 0 || bad.failure_count() != bad.size()) {
+      return plan;
     }
-    const int after = stats::passes_to_clear_part(good.failure_count(), good.size(), bad.failure_count() + 1,
-                                                  bad.size() + 1, level, good_runs);
-    const double saved = static_cast<double>(parts) * (now - after) * evaluator.mean_run_seconds();
-    const double cost = mean_wall_seconds(evaluator.attempts(judge.bad()));
-    if (!(saved > cost) || !judge.affordable(judge.bad(), judge.seen_runs(judge.bad()) + 1)) {
-      return now;
+    const int after = stats::passes_to_clear_part(good.failure_count(), good.size(), failed + 1, runs + 1, level,
+                                                  good_runs);
+    const double saved = static_cast<double>(parts) * (plan.passes - after) * evaluator.mean_run_seconds();
+    if (!(saved > bad_seconds)) {
+      return plan;
     }
-    judge.measure_one_anchor(judge.bad());
+    ++plan.more_bad_runs;
   }
+}
+
+// Run the bad anchor runs `plan` assumed, now that every part passed its planned runs (a part that
+// fails, as a race often does, spends none of them), and hold the parts to the bar the bad anchor's
+// runs really set where one of them passed. Return false when that bar was not met.
+bool hold_parts_to_plan(Judge& judge, const StageContext& stages, const Isolation& isolation, const PartsPlan& plan,
+                        double level, int good_runs, const RerunCandidate& rerun) {
+  for (int i = 0; i < plan.more_bad_runs; ++i) {
+    const std::size_t failed = judge.samples(judge.bad()).failure_count();
+    if (!judge.see_affordable(judge.bad(), judge.seen_runs(judge.bad()) + 1)) {
+      return false;  // the bar the parts passed assumed runs the budget cannot pay for
+    }
+    if (judge.samples(judge.bad()).failure_count() == failed) {
+      break;  // a bad run passed: the bar is what the runs say (below)
+    }
+  }
+  const stats::SampleSet good = judge.samples(judge.good());
+  const stats::SampleSet bad = judge.samples(judge.bad());
+  const int needed =
+      stats::passes_to_clear_part(good.failure_count(), good.size(), bad.failure_count(), bad.size(), level, good_runs);
+  if (needed <= plan.passes) {
+    return true;
+  }
+  for (const DeltaSet& part : good_parts_of_cause(isolation)) {
+    if (rerun(stages.evaluator.candidate(part), "part of the cause " + describe_set(stages.deltas, part), needed) !=
+        Verdict::good) {
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -92,14 +130,19 @@ AfterIsolation verify_cause(Judge& judge, const StageContext& stages, const std:
   // failure at half the bad anchor's rate, taken at the low end of its interval (a few bad runs can
   // overstate it), its passes must leave that claim at most a fifth of the test's error level likely to
   // be wrong: 13 passes where bad failed 5 of 5.
-  int part_runs = good_runs;
+  PartsPlan plan{good_runs, 0};
+  const double level = judge.policy().rate_alpha / 5.0;
   if (good_runs > 0) {
-    const double level = judge.policy().rate_alpha / 5.0;
     const std::size_t parts = isolation.cause.size() > 1 ? good_parts_of_cause(isolation).size() : 0;
-    part_runs = passes_for_parts(judge, stages.evaluator, parts, level, good_runs);
+    plan = plan_parts(judge, stages.evaluator, parts, level, good_runs);
   }
   after.boundary =
-      verify_boundary(stages, axes, isolation, after.refinements, cause_state, rerun, good_runs, part_runs);
+      verify_boundary(stages, axes, isolation, after.refinements, cause_state, rerun, good_runs, plan.passes);
+  if (plan.more_bad_runs > 0 && after.boundary.value("ok", false) && judge.one_run() &&
+      !hold_parts_to_plan(judge, stages, isolation, plan, level, good_runs, rerun)) {
+    after.boundary["ok"] = false;
+    after.boundary["parts_held"] = false;
+  }
   return after;
 }
 
