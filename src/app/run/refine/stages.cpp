@@ -154,17 +154,58 @@ std::vector<DeltaSet> good_parts_of_cause(const Isolation& isolation) {
   return parts;
 }
 
+namespace {
+
+// Each candidate re-run, with the verdict the answer says it has (and, for a good side, the runs it
+// must pass; 0: the good side's count).
+struct Check {
+  Candidate candidate;
+  std::string label;
+  Verdict expected;
+  int runs = 0;
+};
+
+// Return the checks in the order they are re-run. Where the good sides' runs differ in cost by more
+// than a quarter, the bad sides first (one more run each), then the good sides cheapest run first: a
+// good side must pass several runs, and a race that bites it in some shows soonest where runs cost
+// least (on the GPU a warm-cache part runs in 8 s, a cold-cache one in 13 s; the run that disagrees
+// ends one-run mode). Runs of about one cost keep the answer's order (timing noise would pick it).
+std::vector<Check> cheapest_good_sides_first(const StageContext& context, std::vector<Check> to_check) {
+  const auto seconds_per_run = [&context](const Candidate& candidate) {
+    const std::vector<RunResult>& runs = context.evaluator.attempts(candidate);
+    return runs.empty() ? context.evaluator.mean_run_seconds() : mean_wall_seconds(runs);
+  };
+  std::vector<double> cost;
+  for (const Check& check : to_check) {
+    cost.push_back(check.expected == Verdict::good ? seconds_per_run(check.candidate) : -1.0);
+  }
+  double cheapest = 0.0, dearest = 0.0;
+  for (double c : cost) {
+    if (c > 0.0) {
+      cheapest = cheapest > 0.0 ? std::min(cheapest, c) : c;
+      dearest = std::max(dearest, c);
+    }
+  }
+  if (!(dearest > 1.25 * cheapest)) {
+    std::fill(cost.begin(), cost.end(), 0.0);
+  }
+  std::vector<std::size_t> order(to_check.size());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    order[i] = i;
+  }
+  std::stable_sort(order.begin(), order.end(), [&cost](std::size_t a, std::size_t b) { return cost[a] < cost[b]; });
+  std::vector<Check> ordered;
+  for (std::size_t i : order) {
+    ordered.push_back(to_check[i]);
+  }
+  return ordered;
+}
+
+}  // namespace
+
 nlohmann::json verify_boundary(const StageContext& context, const std::vector<Axis>& axes, const Isolation& isolation,
                                const nlohmann::json& refinements, const EnvState& cause_state,
                                const RerunCandidate& rerun, int good_runs, int part_runs) {
-  // Each candidate re-run, with the verdict the answer says it has (and, for a good side, the runs it
-  // must pass; 0: the good side's count).
-  struct Check {
-    Candidate candidate;
-    std::string label;
-    Verdict expected;
-    int runs = 0;
-  };
   std::vector<Check> to_check;
   // refine_cause() journals one entry per axis of the cause, in axis order.
   std::size_t entry = 0;
@@ -223,39 +264,7 @@ nlohmann::json verify_boundary(const StageContext& context, const std::vector<Ax
                           Verdict::good, std::max(good_runs, part_runs)});
     }
   }
-  // Where the good sides' runs differ in cost by more than a quarter, the bad sides first (one more run
-  // each), then the good sides cheapest run first: a good side must pass several runs, and a race that
-  // bites it in some shows soonest where runs cost least (on the GPU a warm-cache part runs in 8 s, a
-  // cold-cache one in 13 s; the run that disagrees ends one-run mode). Runs of about one cost keep the
-  // answer's order (timing noise would otherwise pick it).
-  const auto seconds_per_run = [&context](const Candidate& candidate) {
-    const std::vector<RunResult>& runs = context.evaluator.attempts(candidate);
-    return runs.empty() ? context.evaluator.mean_run_seconds() : mean_wall_seconds(runs);
-  };
-  std::vector<double> cost;
-  for (const Check& check : to_check) {
-    cost.push_back(check.expected == Verdict::good ? seconds_per_run(check.candidate) : -1.0);
-  }
-  double cheapest = 0.0, dearest = 0.0;
-  for (double c : cost) {
-    if (c > 0.0) {
-      cheapest = cheapest > 0.0 ? std::min(cheapest, c) : c;
-      dearest = std::max(dearest, c);
-    }
-  }
-  if (!(dearest > 1.25 * cheapest)) {
-    std::fill(cost.begin(), cost.end(), 0.0);
-  }
-  std::vector<std::size_t> order(to_check.size());
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    order[i] = i;
-  }
-  std::stable_sort(order.begin(), order.end(), [&cost](std::size_t a, std::size_t b) { return cost[a] < cost[b]; });
-  std::vector<Check> ordered;
-  for (std::size_t i : order) {
-    ordered.push_back(to_check[i]);
-  }
-  to_check = std::move(ordered);
+  to_check = cheapest_good_sides_first(context, std::move(to_check));
   json checks = json::array();
   bool ok = true;
   if (good_runs > 0) {
