@@ -461,12 +461,16 @@ std::string shown_side(const std::optional<std::string>& value, const std::strin
   return ref.empty() ? *value : ref + " (" + value->substr(0, 12) + ")";
 }
 
-std::string anchor_runs_words(const Preflight& preflight) {
-  if (preflight.good_runs == preflight.bad_runs) {
-    return std::to_string(preflight.anchor_runs) + " interleaved runs each";
+std::string anchor_runs_words(int good_runs, int bad_runs) {
+  if (good_runs == bad_runs) {
+    return std::to_string(good_runs) + " interleaved runs each";
   }
-  return "good " + std::to_string(preflight.good_runs) + " runs, bad " + std::to_string(preflight.bad_runs) +
-         ", each next run where it told most per second";
+  return "good " + std::to_string(good_runs) + (good_runs == 1 ? " run" : " runs") + ", bad " +
+         std::to_string(bad_runs) + ", each next run where it told most per second";
+}
+
+std::string anchor_runs_words(const Preflight& preflight) {
+  return anchor_runs_words(preflight.good_runs, preflight.bad_runs);
 }
 
 }  // namespace envbisect::report

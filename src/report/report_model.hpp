@@ -92,6 +92,7 @@ struct Preflight {
 
 // Return how the anchors ran before the search: "5 interleaved runs each" or "good 6 runs, bad 4,
 // each next run where it told most per second".
+std::string anchor_runs_words(int good_runs, int bad_runs);
 std::string anchor_runs_words(const Preflight& preflight);
 
 // One decided candidate ("decision" record of the last session), with the search's reason for asking.

@@ -9,7 +9,7 @@ namespace envbisect::stats {
 
 namespace {
 
-// How much longer one anchor's runs must take than the other's before their counts may differ.
+// How much longer one run time must be than another before the two count as different.
 constexpr double k_unequal_run_times = 1.25;
 
 // Return how many runs passed (not failed, not skipped).
@@ -98,12 +98,16 @@ bool looks_deterministic(const SampleSet& good, const SampleSet& bad, const Verd
          all_pass_all_fail(good, bad);
 }
 
+bool run_times_differ(double seconds, double other_seconds) {
+  if (!(seconds > 0.0) || !(other_seconds > 0.0)) {
+    return false;
+  }
+  return std::max(seconds, other_seconds) > k_unequal_run_times * std::min(seconds, other_seconds);
+}
+
 AnchorSide cheaper_anchor_evidence(std::size_t good_runs, std::size_t bad_runs, double good_seconds,
                                    double bad_seconds) {
-  // Run times within a quarter of each other count as equal: 6 + 4 then saves under 3 % of 5 + 5, and
-  // timing noise would pick the split.
-  const bool unknown = !(good_seconds > 0.0) || !(bad_seconds > 0.0);
-  if (unknown || std::max(good_seconds, bad_seconds) < k_unequal_run_times * std::min(good_seconds, bad_seconds)) {
+  if (!run_times_differ(good_seconds, bad_seconds)) {
     good_seconds = bad_seconds = 1.0;
   }
   const double all = static_cast<double>(good_runs + bad_runs + 1);

@@ -47,14 +47,19 @@ std::size_t least_runs_each(const VerdictPolicy& policy);
 // (unlike_bad_anchor()).
 bool looks_deterministic(const SampleSet& good, const SampleSet& bad, const VerdictPolicy& policy);
 
+// Return true when both run times are known and one is more than a quarter longer than the other.
+// Within a quarter they count as equal wherever runs are ordered or shared out by their cost: 6 + 4
+// anchors then save under 3 % of 5 + 5, and timing noise would pick the split or the order.
+bool run_times_differ(double seconds, double other_seconds);
+
 // Which anchor runs next while the anchors look like a pass/fail test.
 enum class AnchorSide { good, bad };
 
 // Return the anchor whose next run buys the most evidence per second of run time while every good run
 // passes and every bad one fails. The exact test's p is then 1 / C(g + b, b): one more good run divides
 // it by (g + b + 1) / (g + 1), one more bad run by (g + b + 1) / (b + 1); each gain is weighed by that
-// anchor's mean run time (`good_seconds`, `bad_seconds`; unknown, or within 25 % of each other: both
-// alike, so the anchor with fewer runs). Where a bad run (a crash after a cold compile) takes twice a good one, the level a
+// anchor's mean run time (`good_seconds`, `bad_seconds`; unless run_times_differ(): both alike, so
+// the anchor with fewer runs). Where a bad run (a crash after a cold compile) takes twice a good one, the level a
 // 5 + 5 split reaches is reached by 6 good and 4 bad runs in less time.
 AnchorSide cheaper_anchor_evidence(std::size_t good_runs, std::size_t bad_runs, double good_seconds,
                                    double bad_seconds);

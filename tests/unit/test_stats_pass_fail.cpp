@@ -104,6 +104,14 @@ TEST_CASE("the next anchor run goes where it lowers the exact test's p most per 
   CHECK(cheaper_anchor_evidence(4, 2, 20.0, 7.0) == AnchorSide::bad);
 }
 
+TEST_CASE("run times differ when one is more than a quarter longer and both are known", "[stats][pass_fail]") {
+  CHECK(run_times_differ(7.0, 13.0));
+  CHECK(run_times_differ(13.0, 7.0));
+  CHECK_FALSE(run_times_differ(7.0, 8.5));
+  CHECK_FALSE(run_times_differ(0.0, 13.0));  // unknown
+  CHECK_FALSE(run_times_differ(7.0, 0.0));
+}
+
 TEST_CASE("a failure the bad anchor never showed is named, one it showed is not", "[stats][pass_fail]") {
   SampleSet bad = runs("fff");
   bad.samples[1].failure_signature = "Hang";

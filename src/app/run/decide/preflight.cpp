@@ -8,6 +8,7 @@
 #include "app/measure/diagnosis.hpp"
 #include "app/run/result.hpp"
 #include "report/load.hpp"
+#include "report/report_model.hpp"
 #include "stats/effect.hpp"
 #include "stats/pass_fail.hpp"
 #include "store/journal.hpp"
@@ -49,15 +50,6 @@ bool anchors_by_value(Judge& judge, Evaluator& evaluator, const stats::VerdictPo
     }
     judge.measure_one_anchor(next);
   }
-}
-
-// Return "5 runs each" or, after anchors_by_value(), "good 6 runs, bad 4".
-std::string anchor_counts(Judge& judge) {
-  const int good = judge.seen_runs(judge.good()), bad = judge.seen_runs(judge.bad());
-  if (good == bad) {
-    return std::to_string(good) + (good == 1 ? " run" : " runs") + " each";
-  }
-  return "good " + std::to_string(good) + (good == 1 ? " run" : " runs") + ", bad " + std::to_string(bad);
 }
 
 }  // namespace
@@ -102,9 +94,11 @@ stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& 
   const int good_runs = judge.seen_runs(judge.good()), bad_runs = judge.seen_runs(judge.bad());
   journal.append({{"type", "preflight"}, {"anchor_runs", anchor_runs}, {"good_runs", good_runs},
                   {"bad_runs", bad_runs}, {"preflight", preflight_to_json(preflight)}});
-  std::cout << "anchors (" << anchor_counts(judge)
-            << (pass_fail ? ", pass/fail" : good_runs == bad_runs ? ", interleaved" : ", each next run where it told most per second")
-            << "): " << preflight.message << "\n";
+  // "5 runs each, interleaved" (or pass/fail), else how the report words anchors run by value per second.
+  const std::string how = good_runs != bad_runs ? report::anchor_runs_words(good_runs, bad_runs)
+                          : std::to_string(anchor_runs) + (anchor_runs == 1 ? " run each" : " runs each") +
+                                (pass_fail ? ", pass/fail" : ", interleaved");
+  std::cout << "anchors (" << how << "): " << preflight.message << "\n";
   // Noisy anchors make every verdict need more runs, and a small effect invisible: say so (a warning:
   // stderr, after the line above).
   std::cout << std::flush;

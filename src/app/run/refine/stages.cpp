@@ -6,6 +6,7 @@
 #include <map>
 #include <string_view>
 
+#include "stats/pass_fail.hpp"
 #include "store/journal.hpp"
 #include "util/strings.hpp"
 
@@ -165,11 +166,12 @@ struct Check {
   int runs = 0;
 };
 
-// Return the checks in the order they are re-run. Where the good sides' runs differ in cost by more
-// than a quarter, the bad sides first (one more run each), then the good sides cheapest run first: a
-// good side must pass several runs, and a race that bites it in some shows soonest where runs cost
-// least (on the GPU a warm-cache part runs in 8 s, a cold-cache one in 13 s; the run that disagrees
-// ends one-run mode). Runs of about one cost keep the answer's order (timing noise would pick it).
+// Return the checks in the order they are re-run. Where the good sides' run times differ
+// (stats::run_times_differ: by more than a quarter), the bad sides first (one more run each), then the
+// good sides cheapest run first: a good side must pass several runs, and a race that bites it in some
+// shows soonest where runs cost least (on the GPU a warm-cache part runs in 8 s, a cold-cache one in
+// 13 s; the run that disagrees ends one-run mode). Runs of about one cost keep the answer's order
+// (timing noise would pick it).
 std::vector<Check> cheapest_good_sides_first(const StageContext& context, std::vector<Check> to_check) {
   const auto seconds_per_run = [&context](const Candidate& candidate) {
     const std::vector<RunResult>& runs = context.evaluator.attempts(candidate);
@@ -186,7 +188,7 @@ std::vector<Check> cheapest_good_sides_first(const StageContext& context, std::v
       dearest = std::max(dearest, c);
     }
   }
-  if (!(dearest > 1.25 * cheapest)) {
+  if (!stats::run_times_differ(cheapest, dearest)) {
     std::fill(cost.begin(), cost.end(), 0.0);
   }
   std::vector<std::size_t> order(to_check.size());
