@@ -68,17 +68,17 @@ std::string default_run_dir() {
 }
 
 // Return whether the candidate was measured again after its first verdict, up to the good anchor's
-// run count at the preflight (`preflight_runs`, the count the hold asks for): a search asked again on
+// run count at the preflight (Judge::preflight_good_runs(), the count the hold asks for): a search asked again on
 // statistics (one-run verdicts that disagreed) meets candidates whose first verdict came at one run
 // and which the hold then ran until they had passed that many runs. Those later runs are the
 // re-measurement a re-check asks for; three more would ask the same question a third time (run15:
 // "bad minus the cause" went from 6 runs to 9, 31 s).
-bool remeasured_since_first_verdict(Judge& judge, const Candidate& candidate, int preflight_runs) {
+bool remeasured_since_first_verdict(Judge& judge, const Candidate& candidate) {
   for (const json& decision : judge.verdict_log()) {
     if (decision.value("candidate", std::string()) == candidate.hash) {
       const int first = decision.value("runs", 0);
       const int now = judge.seen_runs(candidate);
-      return now > first && now >= preflight_runs;
+      return now > first && now >= judge.preflight_good_runs();
     }
   }
   return false;
@@ -86,10 +86,9 @@ bool remeasured_since_first_verdict(Judge& judge, const Candidate& candidate, in
 
 // Isolate the minimal cause among `units` (single deltas, or packages pinned to each other, which
 // move together), each question a candidate the judge decides; return the isolation with every set
-// naming deltas again. `preflight_runs`: the good anchor's runs at the preflight.
+// naming deltas again.
 Isolation search_cause(Judge& judge, Evaluator& evaluator, const std::vector<Delta>& deltas,
-                       const std::vector<std::vector<std::size_t>>& units, const RunOptions& options, int min_runs,
-                       int preflight_runs) {
+                       const std::vector<std::vector<std::size_t>>& units, const RunOptions& options, int min_runs) {
   auto expand = [&](const DeltaSet& unit_set) {
     DeltaSet applied;
     for (std::size_t unit : unit_set) {
@@ -147,7 +146,7 @@ Isolation search_cause(Judge& judge, Evaluator& evaluator, const std::vector<Del
     }
     // On failure rates the sequential test's verdict already stands on every run with its stated error:
     // a re-check asks it again on those runs, and it adds runs only where they are short.
-    const int more = judge.rate_mode() ? 0 : judge.one_run() ? 1 : remeasured_since_first_verdict(judge, candidate, preflight_runs) ? 0 : min_runs;
+    const int more = judge.rate_mode() ? 0 : judge.one_run() ? 1 : remeasured_since_first_verdict(judge, candidate) ? 0 : min_runs;
     if (more > 0 && !judge.see_affordable(candidate, judge.seen_runs(candidate) + more)) {
       unanswered.push_back(unit_set);
       return Verdict::skip;
@@ -477,12 +476,11 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   progress.plan(worst_case_decisions(axes, units.size()), policy.min_runs);
   progress.unit(recipe.unit);
   progress.phase("anchors");
-  const stats::Preflight preflight = preflight_anchors(judge, evaluator, journal, run_dir, mode, policy);
-  const int preflight_runs = judge.good_runs_to_match();  // as the good anchor did when it was judged good
+  preflight_anchors(judge, evaluator, journal, run_dir, mode, policy);
 
   // Search: every question becomes a candidate measured until its verdict is decided, and a journaled
   // decision. Every few decisions the anchors run once more, to catch drift on a shared machine.
-  Isolation isolation = search_cause(judge, evaluator, deltas, units, options, policy.min_runs, preflight_runs);
+  Isolation isolation = search_cause(judge, evaluator, deltas, units, options, policy.min_runs);
   // Whether the search ended on one-run verdicts (runs that disagreed during it made it search again
   // on statistics already, inside search_cause).
   const bool one_run_search = judge.one_run();
@@ -499,22 +497,22 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   // count in the cause is left to those probes (refined by single runs only without them).
   const ThreadCulprit threads =
       judge.rate_fallback() && !options.no_probe ? ThreadCulprit::leave_to_rate_probes : ThreadCulprit::refine;
-  AfterIsolation after = verify_cause(judge, stages, axes, isolation, cause_state, threads, preflight_runs);
+  AfterIsolation after = verify_cause(judge, stages, axes, isolation, cause_state, threads, judge.preflight_good_runs());
   if (one_run_search && !judge.one_run() && !judge.budget_spent() && !judge.stop_reached()) {
     // The verification's own runs disagreed: the cause and its refinement rest on one-run verdicts.
     // Every question is asked again on failure rates or statistics, every run kept.
-    isolation = search_cause(judge, evaluator, deltas, units, options, policy.min_runs, preflight_runs);
+    isolation = search_cause(judge, evaluator, deltas, units, options, policy.min_runs);
     cause_state = apply_deltas(good, bad, deltas, isolation.cause);
-    after = verify_cause(judge, stages, axes, isolation, cause_state, threads, preflight_runs);
+    after = verify_cause(judge, stages, axes, isolation, cause_state, threads, judge.preflight_good_runs());
   }
   // An interaction on failure rates: each part alone is good at a stricter level before the cause is
   // written, or the search asks again (once) with the runs that showed a part carries the failure.
   std::vector<DeltaSet> unheld = parts_not_held_on_rates(judge, stages, isolation);
   if (!unheld.empty() && !judge.stop_reached()) {
     std::cout << "a part of the cause was not shown good: the search asks its questions again, every run kept\n";
-    isolation = search_cause(judge, evaluator, deltas, units, options, policy.min_runs, preflight_runs);
+    isolation = search_cause(judge, evaluator, deltas, units, options, policy.min_runs);
     cause_state = apply_deltas(good, bad, deltas, isolation.cause);
-    after = verify_cause(judge, stages, axes, isolation, cause_state, threads, preflight_runs);
+    after = verify_cause(judge, stages, axes, isolation, cause_state, threads, judge.preflight_good_runs());
     unheld = parts_not_held_on_rates(judge, stages, isolation);
   }
   if (!unheld.empty()) {
@@ -523,10 +521,11 @@ ExitCode execute(RunOptions options, const std::vector<json>& previous, Mode mod
   }
   // Cause first: a verified cause is written before any probe spends what is left of the budget; a
   // budget the probes end is no stop of the run (they report what they measured).
-  write_cause_first(judge, evaluator, plan, isolation, after, preflight, started, mode, run_dir, journal);
+  // The anchors' preflight as it stands now: provisional anchors may have been completed since.
+  write_cause_first(judge, evaluator, plan, isolation, after, judge.anchors_preflight(), started, mode, run_dir, journal);
   const bool stopped_before_probes = judge.budget_spent();
   after.probes = probe_when_it_bites(judge, stages, isolation, cause_state, options, after);
-  return finish_run(judge, evaluator, plan, options, isolation, after, preflight, started,
+  return finish_run(judge, evaluator, plan, options, isolation, after, judge.anchors_preflight(), started,
                     FinishAt{mode, previous, run_dir, journal, muted, stopped_before_probes});
 }
 

@@ -104,7 +104,28 @@ void Judge::measure_one_anchor(const Candidate& anchor) {
 }
 
 int Judge::good_runs_to_match() {
+  if (provisional_anchors()) {
+    return static_cast<int>(stats::least_runs_each(m_options.policy));
+  }
   return std::min(seen_runs(m_good), std::max(m_anchor_runs, m_options.policy.anchor_runs));
+}
+
+void Judge::set_provisional_anchors(CompleteAnchors complete, stats::Preflight preflight) {
+  m_complete_anchors = std::move(complete);
+  set_anchors_preflight(std::move(preflight));
+}
+
+void Judge::complete_anchors(Completion why) {
+  if (!m_complete_anchors) {
+    return;
+  }
+  const CompleteAnchors complete = std::move(m_complete_anchors);
+  m_complete_anchors = nullptr;
+  complete(why);  // keeps its preflight (set_anchors_preflight())
+  if (why != Completion::after_disagreement && m_one_run &&
+      !stats::looks_deterministic(samples(m_good), samples(m_bad), m_options.policy)) {
+    leave_one_run("the anchors");
+  }
 }
 
 stats::SampleSet Judge::samples(const Candidate& candidate) {
@@ -252,6 +273,12 @@ std::optional<stats::Assessment> Judge::assess_until_decided(const Candidate& ca
     if (const std::string unlike = stats::unlike_bad_anchor(samples(candidate), samples(m_bad)); !unlike.empty()) {
       std::cout << label << " failed unlike any bad anchor run (" << unlike << "): its exit status alone cannot call it "
                 << "bad; judged on " << policy.min_runs << " or more runs by their failures\n";
+      // Statistics judge against anchors at the preflight's level; more anchor runs that break the
+      // pattern end one-run mode for every candidate.
+      complete_anchors(Completion::for_one_candidate);
+      if (!m_one_run) {
+        return assess_until_decided(candidate, label);
+      }
       for (int runs = std::max(seen_runs(candidate), policy.min_runs);; ++runs) {
         if (!see_affordable(candidate, runs)) {
           return std::nullopt;
@@ -269,23 +296,13 @@ std::optional<stats::Assessment> Judge::assess_until_decided(const Candidate& ca
   }
   if (detected && assessment.decided && assessment.verdict == Verdict::unstable) {
     // The anchors only looked deterministic: a candidate whose runs disagree (a race that bites in
-    // some runs) shows the test is not. Statistical verdicts from here on; the search starts again on
-    // them, keeping every run made so far.
-    m_one_run = false;
-    m_fell_back = true;
-    if (m_rate_fallback) {
-      // The anchors differ only in failures: a sequential test on failure counts decides from here on,
-      // on every run each candidate already holds; earlier verdicts are judged again on their runs, and
-      // runs are added only where they are short.
-      m_rate_mode = true;
-      std::cout << "runs of " << label << " disagreed: the test is not deterministic after all; failure rates "
-                                          "decide from here on (a sequential test, every run so far counts)\n";
-      m_journal.append({{"type", "mode"}, {"mode", "rate"}, {"why", label + ": its runs disagreed"}});
+    // some runs) shows the test is not. Statistical verdicts from here on, against anchors brought to
+    // the preflight's level; the search starts again on them, keeping every run made so far.
+    complete_anchors(Completion::after_disagreement);
+    leave_one_run(label);
+    if (m_rate_mode) {
       return assess_until_decided(candidate, label);
     }
-    std::cout << "runs of " << label << " disagreed: the test is not deterministic after all; statistical "
-                                        "verdicts from here on, and the search starts again on them\n";
-    m_journal.append({{"type", "mode"}, {"mode", "metric"}, {"why", label + ": its runs disagreed"}});
     if (!see_affordable(candidate, std::max(seen_runs(candidate), policy.min_runs))) {
       return std::nullopt;
     }
@@ -298,6 +315,24 @@ std::optional<stats::Assessment> Judge::assess_until_decided(const Candidate& ca
     assessment = stats::assess(samples(candidate), samples(m_good), samples(m_bad), policy);
   }
   return assessment;
+}
+
+void Judge::leave_one_run(const std::string& label) {
+  m_one_run = false;
+  m_fell_back = true;
+  if (m_rate_fallback) {
+    // The anchors differ only in failures: a sequential test on failure counts decides from here on,
+    // on every run each candidate already holds; earlier verdicts are judged again on their runs, and
+    // runs are added only where they are short.
+    m_rate_mode = true;
+    std::cout << "runs of " << label << " disagreed: the test is not deterministic after all; failure rates "
+                                        "decide from here on (a sequential test, every run so far counts)\n";
+    m_journal.append({{"type", "mode"}, {"mode", "rate"}, {"why", label + ": its runs disagreed"}});
+    return;
+  }
+  std::cout << "runs of " << label << " disagreed: the test is not deterministic after all; statistical "
+                                      "verdicts from here on, and the search starts again on them\n";
+  m_journal.append({{"type", "mode"}, {"mode", "metric"}, {"why", label + ": its runs disagreed"}});
 }
 
 void Judge::start_rate_mode(const std::string& why) {

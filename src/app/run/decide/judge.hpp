@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -41,6 +42,16 @@ enum class RunsPerCandidate { one, until_decided };
 // sequential test on failure counts (anchors that differ only in failures).
 enum class Fallback { statistics, failure_rates };
 
+// Why anchors taken as deterministic on their first runs are brought to the preflight's level: a
+// candidate's runs disagreed (the search goes on with statistics or failure rates), one candidate
+// failed unlike the bad anchor and alone is judged by statistics, an interaction's parts are held to a
+// bar the anchors' failure counts set, or the probes measure failure rates against them.
+enum class Completion { after_disagreement, for_one_candidate, for_parts, for_probes };
+
+// Brings provisional anchors to the preflight's level, sets how a disagreement is judged from then on
+// (Judge::set_fallback) and returns the preflight on all their runs (preflight_anchors()).
+using CompleteAnchors = std::function<stats::Preflight(Completion)>;
+
 // Turns a run's measured attempts into verdicts: measures the anchors and each candidate until the
 // statistics decide, journals every decision, and keeps the anchors fresh during a search. Every
 // stage of a run (search, refinement, probes, verification) decides its candidates through one judge.
@@ -79,6 +90,33 @@ public:
 
   // Judge candidates with `runs` from here on (one: anchors that look deterministic).
   void set_runs_per_candidate(RunsPerCandidate runs) { m_one_run = runs == RunsPerCandidate::one; }
+
+  // Take the anchors as deterministic on their first runs (`preflight`, by exit status): one run per
+  // candidate, and `complete` brings them to the preflight's level only when a candidate's runs call
+  // for statistics. Otherwise the boundary's re-runs reach that level, pooled with the anchors'.
+  void set_provisional_anchors(CompleteAnchors complete, stats::Preflight preflight);
+
+  // Return whether the anchors are still provisional (set_provisional_anchors()).
+  bool provisional_anchors() const { return static_cast<bool>(m_complete_anchors); }
+
+  // Bring provisional anchors to the preflight's level (nothing when they are not provisional). Where
+  // their new runs break the pattern (a good run failed, a bad one passed), one-run mode ends here
+  // (unless a disagreement is already ending it).
+  void complete_anchors(Completion why);
+
+  // Return the anchors' latest preflight: provisional, or on all their runs once completed.
+  const stats::Preflight& anchors_preflight() const { return m_preflight; }
+
+  // Keep the anchors' preflight (preflight_anchors()), and the runs a good verdict must match as its
+  // anchors then stand (good_runs_to_match()).
+  void set_anchors_preflight(stats::Preflight preflight) {
+    m_preflight = std::move(preflight);
+    m_preflight_good_runs = good_runs_to_match();
+  }
+
+  // Return good_runs_to_match() as it was when the anchors were last judged (provisional or complete):
+  // later anchor runs against drift do not raise what earlier good verdicts were held to.
+  int preflight_good_runs() const { return m_preflight_good_runs; }
 
   // Say what a one-run search whose runs disagree goes on with.
   void set_fallback(Fallback fallback) { m_rate_fallback = fallback == Fallback::failure_rates; }
@@ -144,7 +182,9 @@ public:
 
   // Return the runs a candidate called good must pass, as the good anchor did: the good anchor's runs,
   // no more than the anchors were meant to have each (anchors run by value per second may give good
-  // the most runs: the cheap side, not a stronger claim).
+  // the most runs: the cheap side, not a stronger claim). With provisional anchors, the fewest runs an
+  // anchor needs to look deterministic (stats::least_runs_each): the boundary's runs then count as the
+  // anchors' (verify_cause()).
   int good_runs_to_match();
 
   // Return whether the candidate's intermediate verdict was replicated beside fresh anchor runs: its
@@ -165,6 +205,7 @@ private:
   // Which hypotheses the rate test uses: the run's (stats::rate_hypotheses) or a part's.
   enum class RateBar { run, part };
   stats::Assessment assess_rate(const Candidate& candidate, double alpha = -1, RateBar bar = RateBar::run);
+  void leave_one_run(const std::string& label);
   std::optional<stats::Assessment> assess_until_decided(const Candidate& candidate, const std::string& label);
   std::optional<stats::Assessment> replicate(const Candidate& candidate, stats::Assessment assessment, int& replicated);
   void record_decision(const Candidate& candidate, const std::string& stage, const std::string& label,
@@ -184,6 +225,9 @@ private:
   bool m_fell_back = false;
   bool m_rate_fallback = false;
   bool m_rate_mode = false;
+  CompleteAnchors m_complete_anchors;
+  stats::Preflight m_preflight;
+  int m_preflight_good_runs = 0;
   int m_decisions = 0;
   std::vector<nlohmann::json> m_verdict_log;
   Budget m_budget;

@@ -52,23 +52,15 @@ bool anchors_by_value(Judge& judge, Evaluator& evaluator, const stats::VerdictPo
   }
 }
 
-}  // namespace
 
-stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& journal, const std::string& run_dir,
-                                   Mode mode, const stats::VerdictPolicy& policy) {
+// Bring the anchors to the preflight's level (the runs each needs, by value per second while they
+// look like a pass/fail test, interleaved otherwise) and judge them on all their runs. Throw Error
+// (indistinct) when they cannot be told apart, the reports written first. At the start of a run this
+// also decides how candidates are judged; completing provisional anchors (`why`) only sets what a
+// disagreement goes on with (the judge leaves one-run mode itself).
+stats::Preflight complete_preflight(Judge& judge, Evaluator& evaluator, Journal& journal, const std::string& run_dir,
+                                    Mode mode, const stats::VerdictPolicy& policy, std::optional<Completion> why) {
   const bool pass_fail = judge.declared_pass_fail();
-  // Two runs of each anchor show a mistake in the inputs (an anchor that cannot be built, a recipe
-  // every run fails the same way) before the remaining anchor runs are spent on it.
-  judge.measure_anchors(std::min(2, policy.anchor_runs));
-  if (const std::optional<std::string> problem =
-          anchors_input_error(evaluator.attempts(judge.good()), evaluator.attempts(judge.bad()))) {
-    journal.append({{"type", "stopped"}, {"why", "input_error"}, {"message", *problem}});
-    if (mode == Mode::run) {
-      report::write_reports(run_dir);
-    }
-    throw Error(with_hint(*problem, anchors_input_hint(evaluator.attempts(judge.good()), evaluator.recipe_metric())),
-                ExitCode::bad_input);
-  }
   // With one slot, anchors that look like a pass/fail test run where their runs buy the most per second.
   const bool by_value = !pass_fail && judge.slots() == 1 && anchors_by_value(judge, evaluator, policy);
   if (!by_value) {
@@ -116,13 +108,17 @@ stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& 
     }
     throw Error(preflight.message, ExitCode::indistinct);
   }
+  // Anchors told apart by failures alone: runs that disagree later make failure rates decide.
+  judge.set_fallback(!pass_fail && preflight.by_failure && !preflight.by_metric ? Fallback::failure_rates
+                                                                                : Fallback::statistics);
+  judge.set_anchors_preflight(preflight);
+  if (why) {
+    return preflight;
+  }
   // Anchors that pass every time and fail every time need no statistics: one run per candidate from
   // here on, as a pass/fail test, and the boundary re-run at the end. A candidate whose runs disagree,
   // or that fails unlike any bad anchor run, sends the run back to statistics (Judge).
   judge.set_runs_per_candidate(pass_fail || deterministic ? RunsPerCandidate::one : RunsPerCandidate::until_decided);
-  // Anchors told apart by failures alone: runs that disagree later make failure rates decide.
-  judge.set_fallback(!pass_fail && preflight.by_failure && !preflight.by_metric ? Fallback::failure_rates
-                                                                                : Fallback::statistics);
   if (!judge.one_run() && judge.rate_fallback()) {
     // A bad anchor that fails in some runs only, with nothing else to tell it from good: the failure is
     // the regression, and a candidate carrying it at a lower rate (a race on fewer threads) is still
@@ -137,6 +133,61 @@ stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& 
     journal.append({{"type", "mode"}, {"mode", "pass-fail"}, {"why", "anchors look deterministic"}});
   }
   return preflight;
+}
+
+}  // namespace
+
+stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& journal, const std::string& run_dir,
+                                   Mode mode, const stats::VerdictPolicy& policy) {
+  const bool pass_fail = judge.declared_pass_fail();
+  // Two runs of each anchor show a mistake in the inputs (an anchor that cannot be built, a recipe
+  // every run fails the same way) before the remaining anchor runs are spent on it.
+  judge.measure_anchors(std::min(2, policy.anchor_runs));
+  if (const std::optional<std::string> problem =
+          anchors_input_error(evaluator.attempts(judge.good()), evaluator.attempts(judge.bad()))) {
+    journal.append({{"type", "stopped"}, {"why", "input_error"}, {"message", *problem}});
+    if (mode == Mode::run) {
+      report::write_reports(run_dir);
+    }
+    throw Error(with_hint(*problem, anchors_input_hint(evaluator.attempts(judge.good()), evaluator.recipe_metric())),
+                ExitCode::bad_input);
+  }
+  // Lazy anchors: where those runs already pass every time on good and fail every time on bad, the
+  // test is taken as deterministic for now, as git bisect takes it, and the anchors get no more runs
+  // unless a candidate's runs disagree (then they are brought to the preflight's level before any
+  // statistics). The boundary's re-runs, pooled with the anchors', reach that level at the end
+  // (verify_cause()), so a deterministic test costs git bisect's runs plus eight, not plus fifteen.
+  if (!pass_fail && judge.slots() == 1 &&
+      stats::all_pass_all_fail(judge.samples(judge.good()), judge.samples(judge.bad()))) {
+    stats::Preflight preflight = judge.judge_anchors(AnchorTest::exit_status);
+    // "good passed 2 of 2 runs, bad failed 2 of 2 (signature)", without the pass/fail run's ending.
+    preflight.message = preflight.message.substr(0, preflight.message.rfind(": pass/fail")) +
+                        ": taken as deterministic for now";
+    const int runs = judge.anchor_runs();
+    journal.append({{"type", "preflight"}, {"anchor_runs", runs}, {"good_runs", runs}, {"bad_runs", runs},
+                    {"provisional", true}, {"preflight", preflight_to_json(preflight)}});
+    std::cout << "anchors (" << runs << " runs each, interleaved): " << preflight.message << "\n"
+              << "anchors look deterministic so far (every good run passed, every bad run failed): one run per "
+                 "candidate; the boundary's re-runs bring each side of the answer to the evidence of more anchor "
+                 "runs, and runs that disagree bring the anchors to the preflight's level first\n";
+    judge.set_runs_per_candidate(RunsPerCandidate::one);
+    // Every bad run failed, so none gave a metric: the anchors differ in failures alone, as the
+    // preflight on more runs would find while they keep to the pattern.
+    judge.set_fallback(Fallback::failure_rates);
+    journal.append({{"type", "mode"}, {"mode", "pass-fail"}, {"why", "anchors look deterministic so far"}});
+    judge.set_provisional_anchors(
+        [&judge, &evaluator, &journal, run_dir, mode, policy](Completion why) {
+          const char* because = why == Completion::after_disagreement  ? "runs disagreed"
+                                : why == Completion::for_one_candidate ? "a failure unlike the bad anchor's"
+                                : why == Completion::for_parts         ? "an interaction's parts are held to the anchors' failure counts"
+                                                                       : "the probes measure failure rates against the anchors";
+          std::cout << because << ": the anchors are brought to the preflight's level first\n";
+          return complete_preflight(judge, evaluator, journal, run_dir, mode, policy, why);
+        },
+        preflight);
+    return preflight;
+  }
+  return complete_preflight(judge, evaluator, journal, run_dir, mode, policy, std::nullopt);
 }
 
 }  // namespace envbisect

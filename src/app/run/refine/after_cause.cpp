@@ -7,6 +7,8 @@
 #include "app/run/decide/hold.hpp"
 #include "app/run/refine/probes.hpp"
 #include "app/run/refine/rate_probes.hpp"
+#include "stats/anchors.hpp"
+#include "stats/pass_fail.hpp"
 #include "stats/rate.hpp"
 #include "store/journal.hpp"
 #include "util/strings.hpp"
@@ -92,6 +94,72 @@ bool hold_parts_to_plan(Judge& judge, const StageContext& stages, const Isolatio
   return true;
 }
 
+// One side of the answer: the anchor and every candidate the answer puts beside it.
+struct Side {
+  stats::SampleSet runs;  // every run of them
+  std::size_t fixed = 0;  // runs whose side was set before they ran: all the anchor's, and each other
+                          // candidate's runs after its first (that run put it on this side)
+};
+
+// Return the side of `anchor` and `candidates`, each candidate once.
+Side side_of(Judge& judge, const Candidate& anchor, const std::vector<Candidate>& candidates) {
+  Side side;
+  side.runs = judge.samples(anchor);
+  side.fixed = side.runs.size();
+  std::vector<std::string> seen{anchor.hash};
+  for (const Candidate& candidate : candidates) {
+    if (std::find(seen.begin(), seen.end(), candidate.hash) != seen.end()) {
+      continue;
+    }
+    seen.push_back(candidate.hash);
+    const stats::SampleSet runs = judge.samples(candidate);
+    side.runs.samples.insert(side.runs.samples.end(), runs.samples.begin(), runs.samples.end());
+    side.fixed += runs.size() > 0 ? runs.size() - 1 : 0;
+  }
+  return side;
+}
+
+// With provisional anchors (taken as deterministic on their first two runs each), each side of the
+// answer must show stats::least_runs_each() + 1 runs (4 by default) whose side was set before they
+// ran, every good-side run passing and every bad-side run failing: the anchors' runs, and the re-runs
+// of the candidates the answer calls good (the last good) or bad (the first bad). A candidate's first
+// run chose its side, so it is no evidence that the test is deterministic. A test whose bad state
+// fails in half its runs passes four such bad-side runs one time in sixteen, as it passes anchors run
+// 6 + 4 by value per second. Further runs go to the answer's first good or first bad candidate, the
+// short side first (both short: stats::cheaper_anchor_evidence). Return false when a run disagreed
+// (one-run mode has ended then) or the budget stopped it; add the counts to `boundary`.
+bool reach_pooled_level(Judge& judge, Evaluator& evaluator, const BoundarySides& sides, const RerunCandidate& rerun,
+                        json& boundary) {
+  const std::size_t floor = stats::least_runs_each(judge.policy()) + 1;
+  const auto seconds = [&evaluator](const Candidate& candidate) { return mean_wall_seconds(evaluator.attempts(candidate)); };
+  for (;;) {
+    const Side good = side_of(judge, judge.good(), sides.good);
+    const Side bad = side_of(judge, judge.bad(), sides.bad);
+    const bool agree = stats::all_pass_all_fail(good.runs, bad.runs);
+    const bool reached = agree && good.fixed >= floor && bad.fixed >= floor;
+    if (reached || !agree || sides.good.empty() || sides.bad.empty()) {
+      boundary["pooled"] = {{"good_runs", good.fixed}, {"bad_runs", bad.fixed}, {"each", floor}, {"reached", reached}};
+      if (reached) {
+        std::cout << "verify: " << good.fixed << " good-side runs passed and " << bad.fixed
+                  << " bad-side runs failed whose side was set before they ran (the anchors' and the re-runs): the "
+                     "test is taken as deterministic\n";
+      }
+      return reached;
+    }
+    const bool good_next = good.fixed < floor && (bad.fixed >= floor ||
+                                                  stats::cheaper_anchor_evidence(good.fixed, bad.fixed, seconds(sides.good.front()),
+                                                                                 seconds(sides.bad.front())) ==
+                                                      stats::AnchorSide::good);
+    const Candidate& candidate = good_next ? sides.good.front() : sides.bad.front();
+    const std::string& label = good_next ? sides.good_labels.front() : sides.bad_labels.front();
+    const Verdict verdict = rerun(candidate, label, judge.seen_runs(candidate) + 1);
+    if (verdict != (good_next ? Verdict::good : Verdict::bad) || !judge.one_run()) {
+      boundary["pooled"] = {{"good_runs", good.fixed}, {"bad_runs", bad.fixed}, {"each", floor}, {"reached", false}};
+      return false;
+    }
+  }
+}
+
 }  // namespace
 
 AfterIsolation verify_cause(Judge& judge, const StageContext& stages, const std::vector<Axis>& all_axes,
@@ -115,6 +183,14 @@ AfterIsolation verify_cause(Judge& judge, const StageContext& stages, const std:
   if (judge.budget_spent()) {
     return after;
   }
+  if (isolation.cause.size() > 1 && judge.provisional_anchors()) {
+    // The parts of an interaction are held to a bar the anchors' failure counts set (plan_parts()):
+    // two runs of each say too little of bad's rate.
+    judge.complete_anchors(Completion::for_parts);
+    if (!judge.one_run()) {
+      return after;  // the anchors broke the pattern: the search asks again on statistics
+    }
+  }
   // Declared pass/fail (--deterministic, a pass-fail recipe): a second run, as git bisect's users
   // expect. Chosen by envbisect because the anchors looked deterministic: the candidate the answer
   // calls good must pass as many runs as the good anchor did.
@@ -136,12 +212,17 @@ AfterIsolation verify_cause(Judge& judge, const StageContext& stages, const std:
     const std::size_t parts = isolation.cause.size() > 1 ? good_parts_of_cause(isolation).size() : 0;
     plan = plan_parts(judge, stages.evaluator, parts, level, good_runs);
   }
+  BoundarySides sides;
   after.boundary =
-      verify_boundary(stages, axes, isolation, after.refinements, cause_state, rerun, good_runs, plan.passes);
+      verify_boundary(stages, axes, isolation, after.refinements, cause_state, rerun, good_runs, plan.passes, &sides);
   if (plan.more_bad_runs > 0 && after.boundary.value("ok", false) && judge.one_run() &&
       !hold_parts_to_plan(judge, stages, isolation, plan, level, good_runs, rerun)) {
     after.boundary["ok"] = false;
     after.boundary["parts_held"] = false;
+  }
+  if (judge.provisional_anchors() && after.boundary.value("ok", false) && judge.one_run() &&
+      !reach_pooled_level(judge, stages.evaluator, sides, rerun, after.boundary)) {
+    after.boundary["ok"] = false;
   }
   return after;
 }
@@ -199,6 +280,11 @@ json probe_when_it_bites(Judge& judge, const StageContext& stages, const Isolati
                          const EnvState& cause_state, const RunOptions& options, const AfterIsolation& after) {
   if (!isolation.found || options.no_probe || judge.stop_reached()) {
     return json::array();
+  }
+  // The cause is written; the probes (thread counts, each with every cache state) measure against
+  // anchors at the preflight's level.
+  if (!cause_state.threads.empty()) {
+    judge.complete_anchors(Completion::for_probes);
   }
   if (judge.rate_fallback()) {
     const stats::SampleSet good = judge.samples(judge.good());

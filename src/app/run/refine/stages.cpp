@@ -207,7 +207,7 @@ std::vector<Check> cheapest_good_sides_first(const StageContext& context, std::v
 
 nlohmann::json verify_boundary(const StageContext& context, const std::vector<Axis>& axes, const Isolation& isolation,
                                const nlohmann::json& refinements, const EnvState& cause_state,
-                               const RerunCandidate& rerun, int good_runs, int part_runs) {
+                               const RerunCandidate& rerun, int good_runs, int part_runs, BoundarySides* sides) {
   std::vector<Check> to_check;
   // refine_cause() journals one entry per axis of the cause, in axis order.
   std::size_t entry = 0;
@@ -280,6 +280,10 @@ nlohmann::json verify_boundary(const StageContext& context, const std::vector<Ax
     const Verdict verdict =
         rerun(check.candidate, check.label, check.expected != Verdict::good ? 0 : check.runs > 0 ? check.runs : good_runs);
     ok = ok && verdict == check.expected;
+    if (sides != nullptr) {
+      (check.expected == Verdict::good ? sides->good : sides->bad).push_back(check.candidate);
+      (check.expected == Verdict::good ? sides->good_labels : sides->bad_labels).push_back(check.label);
+    }
     checks.push_back({{"label", check.label}, {"expected", to_string(check.expected)},
                       {"verdict", to_string(verdict)}});
     if (!ok) {

@@ -50,6 +50,12 @@ std::vector<DeltaSet> good_parts_of_cause(const Isolation& isolation);
 // verdict of all its runs together (a pass/fail re-run).
 using RerunCandidate = std::function<Verdict(const Candidate&, const std::string& label, int runs)>;
 
+// The candidates a verification re-ran, by the side the answer puts them on, in the order re-run.
+struct BoundarySides {
+  std::vector<Candidate> good, bad;
+  std::vector<std::string> good_labels, bad_labels;
+};
+
 // Verify a pass/fail answer by running again each of the two candidates it rests on: the last good
 // and the first bad point of the first refined axis, else bad minus the causes and good plus the
 // cause. The bad side gets one more run; the good side one more, or, with `good_runs` > 0 (one-run
@@ -58,10 +64,11 @@ using RerunCandidate = std::function<Verdict(const Candidate&, const std::string
 // members the search found good must pass `part_runs` (at least `good_runs`): "each alone is good" is
 // the claim an interaction rests on. Return {checks: [{label, expected, verdict}], ok, of, good_runs}
 // (ok: each came back as expected; of: "refinement" or "causes", which pair was run); print one line
-// per check.
+// per check. `sides`, when given, receives the candidates re-run.
 nlohmann::json verify_boundary(const StageContext& context, const std::vector<Axis>& axes, const Isolation& isolation,
                                const nlohmann::json& refinements, const EnvState& cause_state,
-                               const RerunCandidate& rerun, int good_runs, int part_runs);
+                               const RerunCandidate& rerun, int good_runs, int part_runs,
+                               BoundarySides* sides = nullptr);
 
 // Print the end of a run: the cause and its verification (or why none was isolated), where it bites
 // inside its axes and across the probes.
