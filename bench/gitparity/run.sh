@@ -12,6 +12,8 @@
 #   gitparity_first_bad_match: F    (fraction of runs where both name the same first bad commit)
 #   gitparity_question_match: Q     (fraction whose questions, anchors and re-runs aside, equal git's)
 #   gitparity_runs_over_git_plus_4: R (worst of ours / (git's + 4); 1.000 = the promise of README)
+#   gitparity_default_runs_over_git_plus_8: D (the same test with default options, a metric printed by
+#                                   passing runs and no --deterministic: worst of ours / (git's + 8))
 #   gitparity_noisy_right: N        (--noisy: fraction of statistical runs that exit 0 naming the culprit)
 # Usage: bench/gitparity/run.sh [--noisy] REPO GOOD BAD [culprits] [seed]   (a real repository, e.g. a clone)
 #        BENCH_SMOKE=1 bench/gitparity/run.sh   (a generated 64-commit history with merges, 3 culprits;
@@ -52,6 +54,7 @@ done
 cat >"$work/test.sh" <<'SH'
 git -C "$1" rev-parse HEAD >>"$2"
 git -C "$1" merge-base --is-ancestor "$3" HEAD && exit 1
+[ -n "$4" ] && echo '{"ms": 100}'
 exit 0
 SH
 
@@ -62,7 +65,7 @@ for ((i = 0; i < culprits; i++)); do
   picked+=("${pool[$(( (seed * (i + 3) + i * 7919) % ${#pool[@]} ))]}")
 done
 
-runs=0 same_bad=0 same_questions=0 worst=0
+runs=0 same_bad=0 same_questions=0 worst=0 worst_default=0
 printf '%-10s %-12s %-10s %-5s %-5s %-8s %s\n' culprit mode first_bad git ours same_bad same_questions
 for culprit in "${picked[@]}"; do
   for mode in dag first-parent; do
@@ -93,6 +96,19 @@ for culprit in "${picked[@]}"; do
     [[ $match == yes ]] && same_bad=$((same_bad + 1))
     [[ $questions == yes ]] && same_questions=$((same_questions + 1))
     worst=$(awk -v a="$ours_runs" -v b="$git_runs" -v w="$worst" 'BEGIN { r = a / (b + 4); print (r > w) ? r : w }')
+    # Default options: the anchors' first runs look deterministic, one run per question, the boundary's
+    # re-runs bring each side to four runs whose side was set before they ran.
+    printf '{"format": 1, "command": ["sh", "%s", "{repo.r}", "%s", "%s", "metric"], "metric": "ms", "direction": "lower"}\n' \
+      "$work/test.sh" "$work/default.log" "$culprit" >"$work/recipe.json"
+    : >"$work/default.log"
+    rm -rf "$work/run"
+    "$envbisect" -q run "$work/good.json" "$work/bad.json" --recipe "$work/recipe.json" "${flag[@]}" \
+      --out "$work/run" >"$work/out.txt" 2>&1 || { cat "$work/out.txt" >&2; exit 1; }
+    default_bad=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["refinements"][0]["first_bad"])' \
+      "$work/run/result.json")
+    [[ "$default_bad" == "$git_bad" ]] || { echo "default options named $default_bad, git $git_bad" >&2; exit 1; }
+    default_runs=$(wc -l <"$work/default.log")
+    worst_default=$(awk -v a="$default_runs" -v b="$git_runs" -v w="$worst_default" 'BEGIN { r = a / (b + 8); print (r > w) ? r : w }')
   done
 done
 noisy_runs=0 noisy_right=0
@@ -132,5 +148,6 @@ fi
 printf 'gitparity_first_bad_match: %.3f\n' "$(awk -v m="$same_bad" -v r="$runs" 'BEGIN { print m / r }')"
 printf 'gitparity_question_match: %.3f\n' "$(awk -v m="$same_questions" -v r="$runs" 'BEGIN { print m / r }')"
 printf 'gitparity_runs_over_git_plus_4: %.3f\n' "$worst"
+printf 'gitparity_default_runs_over_git_plus_8: %.3f\n' "$worst_default"
 [[ $noisy == no ]] || printf 'gitparity_noisy_right: %.3f\n' "$(awk -v m="$noisy_right" -v r="$noisy_runs" 'BEGIN { print m / r }')"
 [[ $same_bad -eq $runs ]] || { echo "first bad commits differ from git's in $((runs - same_bad)) of $runs runs" >&2; exit 1; }
