@@ -192,12 +192,16 @@ stats::Assessment Judge::assess_rate(const Candidate& candidate, double alpha_ea
                            : stats::rate_hypotheses(good.failure_count(), good.size(), bad.failure_count(), bad.size());
   const stats::RateInterval interval = stats::rate_interval(failures, counted);
   const double alpha = alpha_each > 0 ? alpha_each : m_options.policy.rate_alpha;
-  stats::RateCall call =
-      h.usable ? stats::sprt_rate(failures, counted, h.p_low, h.p_high, alpha, alpha) : stats::RateCall::undecided;
+  // A part of an interaction is held clean at `alpha` (a biting part called clean would confirm a
+  // wrong answer), and called biting at the run's own level: that error costs only a second search.
+  const double alpha_high = bar == RateBar::part ? m_options.policy.rate_alpha : alpha;
+  stats::RateCall call = h.usable ? stats::sprt_rate(failures, counted, h.p_low, h.p_high, alpha_high, alpha)
+                                  : stats::RateCall::undecided;
   // The test's low call is promised only against rates at p_high or above. A candidate failing clearly
   // more often than the good hypothesis yet below p_high (a race on fewer threads, or a bad anchor whose
   // few runs overstated its rate) can drift to "low": it carries the failure, so it is not called clean.
-  out.between_rates = h.usable && call != stats::RateCall::high && stats::more_failures_p(failures, counted, h.p_low) < alpha;
+  out.between_rates =
+      h.usable && call != stats::RateCall::high && stats::more_failures_p(failures, counted, h.p_low) < alpha_high;
   // A candidate that failed at all is called clean only against a bar measured on as many runs: a bad
   // anchor whose few runs overstated its rate sets "bites" too high, and a race at half its true rate
   // passes under it.

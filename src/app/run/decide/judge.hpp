@@ -134,9 +134,10 @@ public:
   // Judge the candidate on the runs in view, as decide() would, without measuring or journaling.
   stats::Assessment assess_now(const Candidate& candidate);
 
-  // Judge a part of an interaction the answer calls clean on its failure counts by the sequential test at
-  // error level `alpha` each way, against the part's bar (stats::part_hypotheses), without measuring or
-  // journaling.
+  // Judge a part of an interaction the answer calls clean on its failure counts by the sequential test,
+  // against the part's bar (stats::part_hypotheses), without measuring or journaling: clean at error
+  // level `alpha`, biting (or failing significantly more often than good: between_rates) at the run's
+  // rate_alpha.
   stats::Assessment assess_part_at(const Candidate& candidate, double alpha) {
     return assess_rate(candidate, alpha, RateBar::part);
   }
