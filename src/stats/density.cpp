@@ -37,7 +37,7 @@ double density(const std::vector<double>& anchor, double x, double width) {
 
 double log_likelihood_ratio(const std::vector<double>& c, const std::vector<double>& x_anchor, double x_shift,
                             const std::vector<double>& y_anchor, double y_shift, double width) {
-  constexpr double k_bound = 2.0794415416798357;  // log(8)
+  constexpr double k_bound = k_run_evidence_bound;
   double sum = 0.0;
   for (double v : c) {
     const double fx = density(x_anchor, v - x_shift, width), fy = density(y_anchor, v - y_shift, width);

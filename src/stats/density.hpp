@@ -18,6 +18,9 @@ double kernel_width(const std::vector<double>& good, const std::vector<double>& 
 // density underflows.
 double density(const std::vector<double>& anchor, double x, double width);
 
+// The most one run counts for in log_likelihood_ratio, either way: log 8.
+inline constexpr double k_run_evidence_bound = 2.0794415416798357;
+
 // Return the log likelihood ratio "measures like `x_anchor`" over "measures like `y_anchor`" of the
 // runs `c` (each anchor's runs shifted by its offset), each run's term bounded to +-log(8) so that no
 // single run (an outlier, a run in a tail the few anchor runs did not sample) decides alone; a run

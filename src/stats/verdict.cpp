@@ -108,6 +108,66 @@ double robust_low_position(const std::vector<double>& c, const Anchors& a) {
   return positions[(positions.size() - 1) / 4];
 }
 
+// The halfway guard's evidence about the candidate's runs (see bad_over_halfway).
+struct HalfwayEvidence {
+  double llr = 0.0;             // log likelihood ratio "measures like bad" over "measures halfway"
+  bool every_run_firm = false;  // every run counted fully for bad (k_run_evidence_bound)
+};
+
+// Return the runs' evidence for "measures like bad" over "measures like a candidate halfway between the
+// anchors" (a partial cause): the halfway candidate is good's runs moved by half the gap. One slow
+// outlier among good's few runs, moved by half, lands among or past bad's runs (at 4.5x, good's 3x
+// outlier lands at 1.4x bad's median), where it held a fifth of the halfway density: bad's own runs
+// looked halfway and a bad candidate stayed undecided for many runs. So runs are weighed like with like:
+// - a run within bad's reach against good's runs within good's reach moved by half: typical runs
+//   against typical runs (an anchor's reach: three robust spreads past its median, as anchors.cpp
+//   reaches past good's, the spread taken from both anchors' runs around their medians: five runs'
+//   own spread is too often a fraction of the true one, and would leave good's ordinary runs out);
+// - a run beyond bad's reach, itself a slow outlier, against all of good's runs moved by half, and for
+//   bad against bad's runs together with good's moved by the whole gap: outliers against outliers moved
+//   alike, rather than against whichever anchor happened to catch one.
+// A candidate truly halfway keeps its protection: its typical runs meet halfway's typical runs, and its
+// slow outliers, beyond bad's reach where the gap is small, still meet good's outliers moved by half.
+HalfwayEvidence bad_over_halfway(const std::vector<double>& c, const Anchors& a) {
+  const double w = a.bandwidth, half = a.gap / 2.0;
+  const Side worse = a.tail_side;
+  const double bad_median = median(a.bad);
+  std::vector<double> residuals;
+  for (double g : a.good) {
+    residuals.push_back(g - a.good_median);
+  }
+  for (double b : a.bad) {
+    residuals.push_back(b - bad_median);
+  }
+  const double reach = 3.0 * std::max(robust_sd(residuals), std::abs(a.gap) / 20.0);
+  const double signed_reach = worse == Side::above ? reach : -reach;
+  const double good_reach = a.good_median + signed_reach, bad_reach = bad_median + signed_reach;
+  std::vector<double> typical_good;
+  for (double g : a.good) {
+    if (beyond({g}, good_reach, worse) == 0) {
+      typical_good.push_back(g);
+    }
+  }
+  if (typical_good.empty()) {
+    typical_good = a.good;
+  }
+  std::vector<double> bad_and_moved_good = a.bad;
+  for (double g : a.good) {
+    bad_and_moved_good.push_back(g + a.gap);
+  }
+  HalfwayEvidence e;
+  std::size_t firm = 0;
+  for (double v : c) {
+    const double term = beyond({v}, bad_reach, worse) == 0
+                            ? log_likelihood_ratio({v}, a.bad, 0.0, typical_good, half, w)
+                            : log_likelihood_ratio({v}, bad_and_moved_good, 0.0, a.good, half, w);
+    e.llr += term;
+    firm += term >= k_run_evidence_bound ? 1 : 0;
+  }
+  e.every_run_firm = !c.empty() && firm == c.size();
+  return e;
+}
+
 // Return where the metrics point, and fill the assessment's p-values and position. The anchors fix
 // the direction of the regression, so the exact rank tests are one-sided: "worse than good" and
 // "better than bad". With densities for both anchors (three runs each or more), good and bad are
@@ -117,8 +177,10 @@ double robust_low_position(const std::vector<double>& c, const Anchors& a) {
 // of good, bad needs "worse than good" and even the candidate's better runs within the gate of bad.
 // Intermediate needs both rank tests to reject at the stricter level, in between, and replication:
 // twice the first runs, since a few runs between two few-run anchors reach that level by chance.
+// `failure_log_ratio` is the log of the failure channel's likelihood ratio bad:good of the same runs;
+// `not_good` says the candidate showed a failure only bad showed, which good never showed.
 Leaning metric_leaning(const std::vector<double>& c, const Anchors& a, const VerdictPolicy& policy, bool at_cap,
-                       Assessment& out) {
+                       double failure_log_ratio, bool not_good, Assessment& out) {
   if (c.size() < 2) {
     return a.metric_reliable ? Leaning::unknown : Leaning::silent;
   }
@@ -143,8 +205,26 @@ Leaning metric_leaning(const std::vector<double>& c, const Anchors& a, const Ver
     const double bound = std::log(1.0 / policy.failure_alpha);
     const double half_bound = at_cap ? 0.0 : bound;
     const double llr = log_likelihood_ratio(c, a.bad, 0.0, a.good, 0.0, w);
-    if (llr >= bound && out.p_vs_good <= policy.alpha &&
-        log_likelihood_ratio(c, a.bad, 0.0, a.good, half, w) >= half_bound) {
+    // Against good, bad counts both channels: a crash hides a run's metric, and with each run's metric
+    // term bounded (log 8) against a bound of log 100, three runs had to measure before "bad" -- a
+    // third of a crashing bad state's runs bought nothing. The channels are two views of the same runs,
+    // independent given the candidate's state, so their likelihood ratios multiply: a failure like an
+    // anchor's counts bad_rate/good_rate, a run that measured also (1-bad_rate)/(1-good_rate) (see
+    // failure_likelihood_ratio; the cautious rates keep a few anchor runs from saying much). The
+    // failure channel is counted only where it points to bad: a candidate that measures like bad and
+    // fails less than bad stays bad (combine()), not undecided. A candidate that showed a failure only
+    // bad showed, never seen from good, is not good at all (assess(), combine()): then nothing is left
+    // to weigh against good, and bad rests on the metric agreeing -- the rank test against good and the
+    // halfway guard.
+    const bool like_bad_not_good = llr + std::max(0.0, failure_log_ratio) >= bound || not_good;
+    // The halfway guard stays on the metric alone: a partial cause may fail like bad (combine() makes a
+    // candidate that fails like bad and measures between intermediate). Besides the bound, it passes
+    // when every one of two runs or more counts fully against halfway: a run's term is bounded at
+    // log 8, so two runs can never reach log 100, and where a crash took the third run's metric the
+    // runs that measured have said all that runs may say.
+    const HalfwayEvidence halfway = bad_over_halfway(c, a);
+    const bool not_halfway = halfway.llr >= half_bound || (c.size() >= 2 && halfway.every_run_firm);
+    if (like_bad_not_good && out.p_vs_good <= policy.alpha && not_halfway) {
       return Leaning::bad;
     }
     if (llr <= -bound && out.p_vs_bad <= policy.alpha &&
@@ -272,7 +352,9 @@ Assessment assess(const SampleSet& candidate, const SampleSet& good, const Sampl
   }
   const double ratio = failure_likelihood_ratio(counts, anchors);
   const bool at_cap = runs >= static_cast<std::size_t>(policy.max_runs);
-  const Leaning metric = metric_leaning(on_scale(metrics, scale), anchors, policy, at_cap, out);
+  const bool not_good = counts.bad_only > 0 && anchors.good_failures == 0;
+  const Leaning metric =
+      metric_leaning(on_scale(metrics, scale), anchors, policy, at_cap, std::log(ratio), not_good, out);
   Leaning failure = failure_leaning(ratio, policy);
   if (at_cap && failure == Leaning::unknown) {
     // At the cap the cautious rates (see wilson_bound) have already been paid for with many runs: a

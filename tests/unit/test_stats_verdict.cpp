@@ -439,3 +439,126 @@ TEST_CASE("a candidate like good is cleared within the cap against a sometimes-s
   const Assessment b = assess(runs(sometimes), good, bad, policy);
   CHECK(b.verdict != Verdict::good);
 }
+
+namespace {
+
+// Return `set` with a failed run of `signature` inserted at `index`.
+SampleSet with_failure_at(SampleSet set, std::size_t index, const std::string& signature) {
+  set.samples.insert(set.samples.begin() + static_cast<std::ptrdiff_t>(index), {true, 0.0, signature, ""});
+  return set;
+}
+
+// Anchors where bad is 5x slower and crashes in a third of its runs: four of its six runs measured.
+const SampleSet k_six_good = runs({1.00, 1.08, 0.93, 1.03, 0.97, 1.01});
+const SampleSet k_flaky_bad = with_failure_at(with_failure_at(runs({5.1, 4.7, 5.4, 4.9}), 1, k_crash), 4, k_crash);
+
+}  // namespace
+
+TEST_CASE("assess: a bad state that crashes in a third of its runs is bad after three runs, one a crash",
+          "[stats][verdict][joint]") {
+  // The crash hid a metric: two runs measured, each as firmly like bad as one run may count (log 8
+  // against a bound of log 100). The crash is bad's own, never seen from good, so the candidate is not
+  // good; both measured runs are firmly unlike a halfway candidate. It was undecided until a third run
+  // measured (four or five runs, half a run more on average).
+  const VerdictPolicy policy;
+  for (std::size_t at : {0, 1, 2}) {
+    const SampleSet cand = with_failure_at(runs({5.0, 4.9}), at, k_crash);
+    const Assessment a = assess(cand, k_six_good, k_flaky_bad, policy);
+    INFO("crash at run " << at << ": " << a.reason);
+    CHECK(a.decided);
+    CHECK(a.verdict == Verdict::bad);
+  }
+  // Two runs are not enough, whatever they show.
+  CHECK_FALSE(assess(with_failure_at(runs({5.0}), 0, k_crash), k_six_good, k_flaky_bad, policy).decided);
+  // One measured run is not enough either: a crash and a metric are not two metrics.
+  CHECK_FALSE(assess(with_failure_at(with_failure_at(runs({5.0}), 0, k_crash), 0, k_crash), k_six_good, k_flaky_bad,
+                     policy)
+                  .decided);
+}
+
+TEST_CASE("assess: failures multiply into the evidence against good where good also fails", "[stats][verdict][joint]") {
+  // Good failed once too (another signature), so a crash does not rule good out; bad crashes in 8 of 12
+  // runs. Two firm runs like bad (log 64) and two crashes (the failure channel's ratio, clean runs
+  // counted, about 2.5) pass log 100 together; neither channel does alone.
+  const VerdictPolicy policy;
+  const SampleSet good = with_failure_at(runs({1.00, 1.08, 0.93, 1.03, 0.97, 1.01, 0.99, 1.05, 0.95, 1.02, 0.98}), 5,
+                                         "exit:1|RuntimeError: CUDA out of memory");
+  const SampleSet bad = with_failures(runs({5.1, 4.7, 5.4, 4.9}), 8, k_crash);
+  const SampleSet cand = with_failure_at(with_failure_at(runs({5.0, 4.9}), 0, k_crash), 2, k_crash);
+  const Assessment a = assess(cand, good, bad, policy);
+  INFO(a.reason);
+  CHECK(a.decided);
+  CHECK(a.verdict == Verdict::bad);
+  // One crash is not enough here: its clean runs count against bad's high failure rate.
+  CHECK_FALSE(assess(with_failure_at(runs({5.0, 4.9}), 0, k_crash), good, bad, policy).decided);
+}
+
+TEST_CASE("assess: crashing like bad does not make a candidate that measures unlike bad bad", "[stats][verdict][joint]") {
+  const VerdictPolicy policy;
+  SECTION("measures like good: never bad, never good") {
+    // Crashes in a third of its runs like bad, runs as fast as good: part of the regression at most.
+    SampleSet cand = runs({1.0, 0.98, 1.04, 1.01, 0.97, 1.02, 1.0, 0.99, 1.03, 1.0, 0.98, 1.02});
+    for (std::size_t at : {1, 4, 7, 10}) {
+      cand = with_failure_at(cand, at, k_crash);
+    }
+    for (std::size_t n = 3; n <= cand.size(); ++n) {
+      SampleSet first = cand;
+      first.samples.resize(n);
+      const Assessment a = assess(first, k_six_good, k_flaky_bad, policy);
+      INFO(n << " runs: " << a.reason);
+      CHECK((!a.decided || a.verdict == Verdict::intermediate));
+    }
+  }
+  SECTION("measures halfway: a partial cause, not bad") {
+    // 2.2x where bad is 5x: halfway on the log scale, crashing like bad.
+    SampleSet cand = runs({2.2, 2.3, 2.1, 2.25, 2.4, 2.15, 2.2, 2.3, 2.25, 2.1});
+    for (std::size_t at : {1, 5}) {
+      cand = with_failure_at(cand, at, k_crash);
+    }
+    Assessment a;
+    for (std::size_t n = 3; n <= cand.size(); ++n) {
+      SampleSet first = cand;
+      first.samples.resize(n);
+      a = assess(first, k_six_good, k_flaky_bad, policy);
+      INFO(n << " runs: " << a.reason);
+      CHECK(a.verdict != Verdict::bad);
+      if (a.decided) {
+        break;
+      }
+    }
+    CHECK(a.decided);
+    CHECK(a.verdict == Verdict::intermediate);
+  }
+}
+
+TEST_CASE("assess: one slow outlier in the good anchor does not hold a bad candidate back", "[stats][verdict][joint]") {
+  // Good's 2.77 is a slow outlier; moved by half the gap (4.5x) it lands at 5.9, among bad's runs, and
+  // made the candidate's runs look halfway: it took six runs. Typical runs are weighed against typical
+  // runs, and the candidate's own slow outlier (13.8) against outliers moved alike.
+  const VerdictPolicy policy;
+  const SampleSet good = runs({1.12, 1.06, 0.93, 2.77, 0.98});
+  const SampleSet bad = runs({4.81, 4.37, 5.70, 4.30, 4.94});
+  const Assessment a = assess(runs({4.87, 13.8, 5.39}), good, bad, policy);
+  INFO(a.reason);
+  CHECK(a.decided);
+  CHECK(a.verdict == Verdict::bad);
+}
+
+TEST_CASE("assess: a halfway candidate's slow outliers still meet good's outliers moved by half", "[stats][verdict][joint]") {
+  // Anchors 1.2x apart at CV 10 %, each with slow 3x outliers (a simulated case, bench/verdicts). The
+  // candidate is halfway (1.1x) and starts with two slow outliers. Leaving good's outliers out of the
+  // halfway candidate altogether let those two count fully for bad, and the halfway runs after them
+  // say little at this gap: it was called bad after nine runs. Beyond bad's reach they are weighed
+  // against good's runs moved by half, outliers included, and bad's with good's moved by the gap.
+  const VerdictPolicy policy;
+  const SampleSet good = runs({0.99, 1.00, 0.96, 2.67, 1.10, 0.96, 0.92, 1.00, 0.95, 3.16, 0.94, 0.93, 1.04});
+  const SampleSet bad = runs({1.08, 1.23, 1.09, 1.07, 1.06, 1.17, 0.98, 4.07, 1.18, 1.11, 1.13, 1.06, 1.29});
+  const SampleSet cand = runs({3.42, 3.60, 1.04, 1.25, 1.12, 0.87, 1.18, 1.29, 1.19});
+  for (std::size_t n = 3; n <= cand.size(); ++n) {
+    SampleSet first = cand;
+    first.samples.resize(n);
+    const Assessment a = assess(first, good, bad, policy);
+    INFO(n << " runs: " << a.reason);
+    CHECK(a.verdict != Verdict::bad);
+  }
+}
