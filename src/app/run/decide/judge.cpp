@@ -121,7 +121,7 @@ void Judge::complete_anchors(Completion why) {
   }
   const CompleteAnchors complete = std::move(m_complete_anchors);
   m_complete_anchors = nullptr;
-  complete(why);  // keeps its preflight (set_anchors_preflight())
+  complete(why);
   if (why != Completion::after_disagreement && m_one_run &&
       !stats::looks_deterministic(samples(m_good), samples(m_bad), m_options.policy)) {
     leave_one_run("the anchors");

@@ -49,8 +49,8 @@ enum class Fallback { statistics, failure_rates };
 enum class Completion { after_disagreement, for_one_candidate, for_parts, for_probes };
 
 // Brings provisional anchors to the preflight's level, sets how a disagreement is judged from then on
-// (Judge::set_fallback) and returns the preflight on all their runs (preflight_anchors()).
-using CompleteAnchors = std::function<stats::Preflight(Completion)>;
+// (Judge::set_fallback) and keeps the preflight on all their runs (Judge::set_anchors_preflight).
+using CompleteAnchors = std::function<void(Completion)>;
 
 // Turns a run's measured attempts into verdicts: measures the anchors and each candidate until the
 // statistics decide, journals every decision, and keeps the anchors fresh during a search. Every

@@ -58,7 +58,7 @@ bool anchors_by_value(Judge& judge, Evaluator& evaluator, const stats::VerdictPo
 // (indistinct) when they cannot be told apart, the reports written first. At the start of a run this
 // also decides how candidates are judged; completing provisional anchors (`why`) only sets what a
 // disagreement goes on with (the judge leaves one-run mode itself).
-stats::Preflight complete_preflight(Judge& judge, Evaluator& evaluator, Journal& journal, const std::string& run_dir,
+void complete_preflight(Judge& judge, Evaluator& evaluator, Journal& journal, const std::string& run_dir,
                                     Mode mode, const stats::VerdictPolicy& policy, std::optional<Completion> why) {
   const bool pass_fail = judge.declared_pass_fail();
   // With one slot, anchors that look like a pass/fail test run where their runs buy the most per second.
@@ -113,7 +113,7 @@ stats::Preflight complete_preflight(Judge& judge, Evaluator& evaluator, Journal&
                                                                                 : Fallback::statistics);
   judge.set_anchors_preflight(preflight);
   if (why) {
-    return preflight;
+    return;
   }
   // Anchors that pass every time and fail every time need no statistics: one run per candidate from
   // here on, as a pass/fail test, and the boundary re-run at the end. A candidate whose runs disagree,
@@ -132,13 +132,12 @@ stats::Preflight complete_preflight(Judge& judge, Evaluator& evaluator, Journal&
                  "run per candidate, the boundary re-run at the end\n";
     journal.append({{"type", "mode"}, {"mode", "pass-fail"}, {"why", "anchors look deterministic"}});
   }
-  return preflight;
 }
 
 }  // namespace
 
-stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& journal, const std::string& run_dir,
-                                   Mode mode, const stats::VerdictPolicy& policy) {
+void preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& journal, const std::string& run_dir, Mode mode,
+                       const stats::VerdictPolicy& policy) {
   const bool pass_fail = judge.declared_pass_fail();
   // Two runs of each anchor show a mistake in the inputs (an anchor that cannot be built, a recipe
   // every run fails the same way) before the remaining anchor runs are spent on it.
@@ -182,12 +181,12 @@ stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& 
                                 : why == Completion::for_parts         ? "an interaction's parts are held to the anchors' failure counts"
                                                                        : "the probes measure failure rates against the anchors";
           std::cout << because << ": the anchors are brought to the preflight's level first\n";
-          return complete_preflight(judge, evaluator, journal, run_dir, mode, policy, why);
+          complete_preflight(judge, evaluator, journal, run_dir, mode, policy, why);
         },
         preflight);
-    return preflight;
+    return;
   }
-  return complete_preflight(judge, evaluator, journal, run_dir, mode, policy, std::nullopt);
+  complete_preflight(judge, evaluator, journal, run_dir, mode, policy, std::nullopt);
 }
 
 }  // namespace envbisect

@@ -16,7 +16,9 @@ class Journal;
 // are written first (a run, not a replay). Decide how candidates are judged from here on: one run each
 // (anchors that look deterministic), failure rates (anchors that differ only in failures, bad failing
 // in some runs) or statistics. A judge whose recipe declares pass/fail tells the anchors by exit status.
-stats::Preflight preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& journal, const std::string& run_dir,
-                                   Mode mode, const stats::VerdictPolicy& policy);
+// The preflight is kept by the judge (Judge::anchors_preflight()): provisional anchors may be completed
+// later, and their preflight with them.
+void preflight_anchors(Judge& judge, Evaluator& evaluator, Journal& journal, const std::string& run_dir, Mode mode,
+                       const stats::VerdictPolicy& policy);
 
 }  // namespace envbisect
