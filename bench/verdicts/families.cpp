@@ -14,8 +14,9 @@
 // For every family with one cause it also prints the cost to the verified cause (the journal's
 // `verified_cause` record: attempts before it and their simulated seconds, warm-ups included) beside
 // an oracle that knows the cause and asks only what verifying it needs: the anchors as the preflight
-// measures them, then good plus the cause and bad minus the cause, each decided by the same
-// sequential rule (src/stats) on fresh runs. That is a floor, not a strategy.
+// measures them, then good plus the cause and bad minus the cause (and, for an interaction, each part
+// of it on top of good, which the answer claims good), each decided by the same sequential rule
+// (src/stats) on fresh runs. That is a floor, not a strategy.
 //
 // Usage: bench_verdict_families [bisections per family] [seed] [workers]. BENCH_FAMILY=TEXT keeps
 // the families whose name contains TEXT; BENCH_KEEP=DIR keeps each bisection's run folder under DIR.
@@ -345,7 +346,8 @@ void read_journal(const std::string& path, Outcome& out) {
 // The oracle's floor for a family with one cause: the anchors until the preflight tells them apart
 // (and as many as it wants when they are close), then good plus the cause and bad minus the cause,
 // each until the run's own decision rule decides: one run each on deterministic-looking anchors, the
-// sequential rate test where the anchors differ by failures alone, the statistics otherwise.
+// sequential rate test where the anchors differ by failures alone, the statistics otherwise. An
+// interaction's parts are shown good too, as the answer claims them (the rule in the loop below).
 void oracle_floor(const Family& family, std::mt19937_64& rng, Outcome& out) {
   if (family.null || family.partial || family.causes.size() + (family.race ? 1 : 0) != 1) {
     return;
@@ -412,6 +414,49 @@ void oracle_floor(const Family& family, std::mt19937_64& rng, Outcome& out) {
   }
   const bool by_rate = !deterministic && (family.race || (pre.by_failure && !pre.by_metric));
   const auto h = envbisect::stats::rate_hypotheses(g.failure_count(), g.size(), b.failure_count(), b.size());
+  // An interaction's answer also says each part (the cause less one member, on top of good) is good:
+  // the oracle shows that too, by the rule the run holds parts to (after_cause.cpp): on failures, clean
+  // at a fifth of the rate test's level against half the low end of the bad rate (a fixed number of
+  // passes where the anchors look deterministic), by the statistics otherwise.
+  std::vector<Point> parts;
+  if (family.race && family.race->needs_cold) {
+    Point cold_alone = good, threads_alone = good;
+    cold_alone.warm = false;
+    threads_alone.threads = 3;
+    parts = {cold_alone, threads_alone};
+  } else if (!family.race && family.causes[0].size() > 1) {
+    for (std::size_t member : family.causes[0]) {
+      Point part = good;
+      std::copy_if(family.causes[0].begin(), family.causes[0].end(), std::back_inserter(part.applied),
+                   [&](std::size_t d) { return d != member; });
+      parts.push_back(part);
+    }
+  }
+  const double part_level = policy.rate_alpha / 5.0;
+  const auto ph = envbisect::stats::part_hypotheses(g.failure_count(), g.size(), b.failure_count(), b.size());
+  for (const Point& part : parts) {
+    SampleSet c;
+    if (family.race && deterministic) {
+      const int passes = envbisect::stats::passes_to_clear_part(g.failure_count(), g.size(), b.failure_count(),
+                                                                b.size(), part_level, 1);
+      do {
+        draw(part, c);
+      } while (c.failure_count() == 0 && static_cast<int>(c.size()) < passes);
+    } else if (family.race && ph.usable) {
+      do {
+        draw(part, c);
+      } while (envbisect::stats::sprt_rate(c.failure_count(), c.size(), ph.p_low, ph.p_high, policy.rate_alpha,
+                                            part_level) == envbisect::stats::RateCall::undecided &&
+               c.size() < static_cast<std::size_t>(policy.max_runs));
+    } else if (!family.race) {
+      while (static_cast<int>(c.size()) < policy.min_runs) {
+        draw(part, c);
+      }
+      while (!envbisect::stats::assess(c, g, b, policy).decided) {
+        draw(part, c);
+      }
+    }
+  }
   for (const Point* p : std::vector<const Point*>{&with_cause, &without_cause}) {
     SampleSet c;
     if (deterministic) {
