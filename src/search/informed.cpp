@@ -121,7 +121,8 @@ ThresholdTree::ThresholdTree(const std::vector<double>& weights, std::size_t fir
 }
 
 std::optional<DeltaSet> informed_cause(std::size_t delta_count, const InformedAsk& ask,
-                                       const std::function<std::string(const DeltaSet&)>& name) {
+                                       const std::function<std::string(const DeltaSet&)>& name,
+                                       const std::function<bool()>& complement_first) {
   if (delta_count == 0 || delta_count > k_informed_max_deltas) {
     throw Error("informed search takes 1 to " + std::to_string(k_informed_max_deltas) + " deltas, not " +
                 std::to_string(delta_count));
@@ -148,6 +149,29 @@ std::optional<DeltaSet> informed_cause(std::size_t delta_count, const InformedAs
     std::size_t hi = n;
     std::size_t asked = 0;
     while (lo < hi) {
+      if (found.empty() && hi == lo + 1 && complement_first && complement_first()) {
+        // The first member, between lengths lo and hi: is window[lo] needed? Bad minus it being good
+        // says so, and holds the shorter prefix inside it. (A later member's "bad minus it" is no
+        // reverse check of the cause, and "are the found deltas enough?" is likelier good.)
+        const std::size_t d = window[lo];
+        DeltaSet others;
+        for (std::size_t i = 0; i < delta_count; ++i) {
+          if (i != d) {
+            others.push_back(i);
+          }
+        }
+        DeltaSet shorter(window.begin(), window.begin() + static_cast<std::ptrdiff_t>(lo));
+        shorter.insert(shorter.end(), found.begin(), found.end());
+        std::sort(shorter.begin(), shorter.end());
+        // Outside the trees' depth limits (and `used`): at most one such question per member.
+        if (others != shorter && !others.empty()) {
+          if (ask(others, "is " + name(DeltaSet{d}) + " needed? bad minus it: test " + name(others)) ==
+              InformedAnswer::good) {
+            lo = hi;
+            break;
+          }
+        }
+      }
       const std::size_t t = tree.split(lo, hi, asked++);
       DeltaSet prefix(window.begin(), window.begin() + static_cast<std::ptrdiff_t>(t));
       DeltaSet applied;

@@ -59,7 +59,15 @@ private:
 // must be good or bad (a monotone world is assumed; verification is the caller's): the first other
 // answer returns nullopt, so that the caller can fall back to its robust search with the answers it
 // memoised. delta_count must be 1..k_informed_max_deltas; throw Error otherwise. Pure: calls only `ask`.
+//
+// With `complement_first` set and returning true when a stage's last question comes (good answers cost
+// more than bad ones, as on failure rates, where "good" takes many clean runs and "bad" a few failures),
+// the question that pins the first needed delta d between two neighbouring lengths asks "bad minus d" first:
+// good there says d is needed (monotone: the shorter prefix lies inside it) and is the very candidate
+// the reverse verification of a one-delta cause asks, so that good answer serves twice. Any other answer
+// says nothing on its own, and the prefix question follows: at most one question more per member.
 std::optional<DeltaSet> informed_cause(std::size_t delta_count, const InformedAsk& ask,
-                                       const std::function<std::string(const DeltaSet&)>& name);
+                                       const std::function<std::string(const DeltaSet&)>& name,
+                                       const std::function<bool()>& complement_first = {});
 
 }  // namespace envbisect

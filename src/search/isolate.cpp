@@ -482,7 +482,7 @@ Isolation isolate(std::size_t delta_count, const Oracle& oracle, const IsolateOp
                  : verdict == Verdict::good ? InformedAnswer::good
                                             : InformedAnswer::other;
         },
-        [&](const DeltaSet& set) { return isolator.name(set); });
+        [&](const DeltaSet& set) { return isolator.name(set); }, options.complement_first);
   }
   // Each round removes at least one delta, so this ends; it stops once bad minus the causes is good.
   while (!remaining.empty()) {

@@ -181,7 +181,13 @@ TEST_CASE("isolation_worst_case holds for every placement of 1 to 3 culprits amo
           "[app][axes]") {
   // The promise --dry-run prints and --budget counts on: no placement asks more, and one difference
   // (the whole cause is the anchors' difference) asks nothing.
+  // Both ways of asking: plain, and on failure rates (bad minus the first needed delta first).
   CHECK(envbisect::isolation_worst_case(1, 1) == 0);
+  for (const bool complement : {false, true}) {
+  envbisect::IsolateOptions options;
+  if (complement) {
+    options.complement_first = [] { return true; };
+  }
   for (std::size_t d = 1; d <= 9; ++d) {
     for (std::size_t k = 1; k <= std::min<std::size_t>(3, d); ++k) {
       int worst = 0;
@@ -195,12 +201,13 @@ TEST_CASE("isolation_worst_case holds for every placement of 1 to 3 culprits amo
             }
           }
           return Verdict::bad;
-        });
+        }, options);
         REQUIRE(isolation.found);
         worst = std::max(worst, isolation.evaluations);
       } while (std::next_permutation(pick.begin(), pick.end()));
-      INFO("D = " << d << ", K = " << k);
+      INFO("D = " << d << ", K = " << k << (complement ? ", bad minus the needed delta first" : ""));
       CHECK(worst <= envbisect::isolation_worst_case(d, k));
     }
+  }
   }
 }

@@ -122,6 +122,9 @@ Isolation search_cause(Judge& judge, Evaluator& evaluator, const std::vector<Del
   };
   // Bad without an added package may still need a removed one back (a rename): revert those first.
   isolate_options.partners = [&](const DeltaSet& unit_set) { return rename_partners(deltas, units, unit_set); };
+  // On failure rates a good verdict takes many clean runs and a bad one a few failures: the informed
+  // search asks "bad minus the needed delta" first, which is also the reverse check of a one-delta cause.
+  isolate_options.complement_first = [&judge] { return judge.rate_mode() && !judge.one_run(); };
   // With k slots each bisection step's k sets get their first runs side by side, then are decided.
   isolate_options.slots = static_cast<std::size_t>(options.execution.slots);
   isolate_options.prefetch = [&](const std::vector<DeltaSet>& unit_sets) {
