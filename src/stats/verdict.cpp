@@ -271,8 +271,9 @@ void decide(Assessment& out, Verdict verdict, std::string reason) {
 }
 
 // Combine the two channels into a verdict, or leave `out` undecided. A channel that points to bad
-// wins over one that points to good, except that failing like bad while measuring unlike bad is a
-// partial cause; "good" needs every channel the anchors differ in to be cleared.
+// wins over one that points to good, except that failing like bad while measuring unlike bad, or
+// measuring like bad while failing unlike bad, is a partial cause; "good" needs every channel the
+// anchors differ in to be cleared.
 void combine(Leaning metric, Leaning failure, Leaning tail, const FailureCounts& c, double ratio, const Anchors& a,
              const VerdictPolicy& policy, bool at_cap, Assessment& out) {
   const std::string words = metric_words(out) + "; " + failure_words(c, ratio) +
@@ -298,7 +299,12 @@ void combine(Leaning metric, Leaning failure, Leaning tail, const FailureCounts&
     const bool unlike_bad = metric == Leaning::good || metric == Leaning::between;
     decide(out, unlike_bad ? Verdict::intermediate : Verdict::bad, words);
   } else if (metric == Leaning::bad) {
-    decide(out, Verdict::bad, words);
+    // The mirror: measuring like bad while failing clearly less often than bad (the likelihood ratio on
+    // the anchors' cautious rates: only where bad fails more than good) is bad's slowdown without its
+    // failures -- a partial cause, replicated beside fresh anchor runs (Judge) before it counts. Called
+    // bad on a metric gap the anchors showed by chance, a candidate that never fails would otherwise be
+    // named a second, independent cause.
+    decide(out, failure == Leaning::good ? Verdict::intermediate : Verdict::bad, words);
   } else if (metric == Leaning::between) {
     decide(out, Verdict::intermediate, words);
   } else if (metric == Leaning::good) {

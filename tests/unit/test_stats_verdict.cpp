@@ -562,3 +562,31 @@ TEST_CASE("assess: a halfway candidate's slow outliers still meet good's outlier
     CHECK(a.verdict != Verdict::bad);
   }
 }
+
+TEST_CASE("assess: measuring like bad while never failing where bad fails is a partial cause, not bad", "[stats][verdict][joint]") {
+  // A race the metric cannot see: the good anchor's runs came out low and the bad anchor's passing runs
+  // high by chance (3 % apart at a spread of 5 %), and bad fails in 5 of 14 runs. A candidate that
+  // measures like bad's passing runs yet never fails in 30 runs lacks bad's failures: at most a partial
+  // cause (replicated beside fresh anchor runs before it counts), never "bad", which would name it a
+  // second, independent cause.
+  const VerdictPolicy policy;
+  const SampleSet good = runs({0.97, 0.95, 1.00, 0.96, 0.98, 0.93, 0.99, 0.97, 0.94, 1.01, 0.96, 0.98, 0.95, 0.97});
+  const SampleSet bad = with_failures(runs({1.03, 1.05, 1.01, 1.06, 1.02, 1.04, 1.00, 1.07, 1.03}), 5, k_crash);
+  std::vector<double> like_bad;
+  for (int i = 0; i < 30; ++i) {
+    like_bad.push_back(1.00 + 0.07 * static_cast<double>((i * 7) % 10) / 9.0);  // 1.00 .. 1.07
+  }
+  const Assessment never_fails = assess(runs(like_bad), good, bad, policy);
+  INFO(never_fails.reason);
+  CHECK(never_fails.decided);
+  CHECK(never_fails.verdict == Verdict::intermediate);
+  // The same runs with bad's failures among them are bad.
+  SampleSet fails_like_bad = runs(like_bad);
+  for (std::size_t at : {1, 5, 9, 13, 17, 21, 25, 29, 33, 37}) {
+    fails_like_bad = with_failure_at(fails_like_bad, at, k_crash);
+  }
+  const Assessment fails = assess(fails_like_bad, good, bad, policy);
+  INFO(fails.reason);
+  CHECK(fails.decided);
+  CHECK(fails.verdict == Verdict::bad);
+}
