@@ -413,6 +413,39 @@ void oracle_floor(const Family& family, std::mt19937_64& rng, Outcome& out) {
     draw(bad, b);
   }
   const bool by_rate = !deterministic && (family.race || (pre.by_failure && !pre.by_metric));
+  // The run's rate rule (Judge::assess_rate and assess_until_decided): the sequential test between good's
+  // rate and half bad's, at `alpha_high` (bites) and `alpha_low` (clean), with the hypotheses from the
+  // anchors as they stand. A candidate failing clearly more often than good yet not called biting is not
+  // called clean, nor one that failed at all, while the bad anchor has fewer runs than it: the bad anchor
+  // gets a run first (its few runs may have overstated the bar). `part` takes the parts' bar.
+  auto decide_on_rates = [&](const Point& point, SampleSet& c, bool part, double alpha_high, double alpha_low) {
+    for (;;) {
+      draw(point, c);
+      for (;;) {
+        const auto hyp = part ? envbisect::stats::part_hypotheses(g.failure_count(), g.size(), b.failure_count(), b.size())
+                              : envbisect::stats::rate_hypotheses(g.failure_count(), g.size(), b.failure_count(), b.size());
+        if (!hyp.usable) {
+          return;
+        }
+        auto call = envbisect::stats::sprt_rate(c.failure_count(), c.size(), hyp.p_low, hyp.p_high, alpha_high, alpha_low);
+        const bool between = call != envbisect::stats::RateCall::high &&
+                             envbisect::stats::more_failures_p(c.failure_count(), c.size(), hyp.p_low) < alpha_high;
+        const bool bar_short =
+            (between || (call == envbisect::stats::RateCall::low && c.failure_count() > 0)) && b.size() < c.size();
+        if (bar_short) {
+          draw(bad, b);
+          continue;
+        }
+        if (between) {
+          call = envbisect::stats::RateCall::undecided;
+        }
+        if (call != envbisect::stats::RateCall::undecided || c.size() >= static_cast<std::size_t>(policy.max_runs)) {
+          return;
+        }
+        break;
+      }
+    }
+  };
   const auto h = envbisect::stats::rate_hypotheses(g.failure_count(), g.size(), b.failure_count(), b.size());
   // An interaction's answer also says each part (the cause less one member, on top of good) is good:
   // the oracle shows that too, by the rule the run holds parts to (after_cause.cpp): on failures, clean
@@ -443,11 +476,7 @@ void oracle_floor(const Family& family, std::mt19937_64& rng, Outcome& out) {
         draw(part, c);
       } while (c.failure_count() == 0 && static_cast<int>(c.size()) < passes);
     } else if (family.race && ph.usable) {
-      do {
-        draw(part, c);
-      } while (envbisect::stats::sprt_rate(c.failure_count(), c.size(), ph.p_low, ph.p_high, policy.rate_alpha,
-                                            part_level) == envbisect::stats::RateCall::undecided &&
-               c.size() < static_cast<std::size_t>(policy.max_runs));
+      decide_on_rates(part, c, true, policy.rate_alpha, part_level);
     } else if (!family.race) {
       while (static_cast<int>(c.size()) < policy.min_runs) {
         draw(part, c);
@@ -464,11 +493,7 @@ void oracle_floor(const Family& family, std::mt19937_64& rng, Outcome& out) {
       continue;
     }
     if (by_rate && h.usable) {
-      do {
-        draw(*p, c);
-      } while (envbisect::stats::sprt_rate(c.failure_count(), c.size(), h.p_low, h.p_high, policy.rate_alpha,
-                                            policy.rate_alpha) == envbisect::stats::RateCall::undecided &&
-               c.size() < static_cast<std::size_t>(policy.max_runs));
+      decide_on_rates(*p, c, false, policy.rate_alpha, policy.rate_alpha);
       continue;
     }
     while (static_cast<int>(c.size()) < policy.min_runs) {
