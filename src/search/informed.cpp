@@ -151,8 +151,9 @@ std::optional<DeltaSet> informed_cause(std::size_t delta_count, const InformedAs
     while (lo < hi) {
       if (found.empty() && hi == lo + 1 && complement_first && complement_first()) {
         // The first member, between lengths lo and hi: is window[lo] needed? Bad minus it being good
-        // says so, and holds the shorter prefix inside it. (A later member's "bad minus it" is no
-        // reverse check of the cause, and "are the found deltas enough?" is likelier good.)
+        // says so, and holds the shorter prefix (window[0..lo), nothing found yet) inside it. A later
+        // member's "bad minus it" is no reverse check of the cause, and mostly bad. Outside the trees'
+        // depth limits (and `used`): one question more at most, in all.
         const std::size_t d = window[lo];
         DeltaSet others;
         for (std::size_t i = 0; i < delta_count; ++i) {
@@ -160,11 +161,8 @@ std::optional<DeltaSet> informed_cause(std::size_t delta_count, const InformedAs
             others.push_back(i);
           }
         }
-        DeltaSet shorter(window.begin(), window.begin() + static_cast<std::ptrdiff_t>(lo));
-        shorter.insert(shorter.end(), found.begin(), found.end());
-        std::sort(shorter.begin(), shorter.end());
-        // Outside the trees' depth limits (and `used`): at most one such question per member.
-        if (others != shorter && !others.empty()) {
+        const DeltaSet shorter(window.begin(), window.begin() + static_cast<std::ptrdiff_t>(lo));
+        if (others != shorter) {  // with two deltas they are the same question
           if (ask(others, "is " + name(DeltaSet{d}) + " needed? bad minus it: test " + name(others)) ==
               InformedAnswer::good) {
             lo = hi;

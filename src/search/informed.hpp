@@ -65,7 +65,7 @@ private:
 // the question that pins the first needed delta d between two neighbouring lengths asks "bad minus d" first:
 // good there says d is needed (monotone: the shorter prefix lies inside it) and is the very candidate
 // the reverse verification of a one-delta cause asks, so that good answer serves twice. Any other answer
-// says nothing on its own, and the prefix question follows: at most one question more per member.
+// says nothing on its own, and the prefix question follows: at most one question more in all.
 std::optional<DeltaSet> informed_cause(std::size_t delta_count, const InformedAsk& ask,
                                        const std::function<std::string(const DeltaSet&)>& name,
                                        const std::function<bool()>& complement_first = {});
