@@ -413,11 +413,9 @@ void oracle_floor(const Family& family, std::mt19937_64& rng, Outcome& out) {
     draw(bad, b);
   }
   const bool by_rate = !deterministic && (family.race || (pre.by_failure && !pre.by_metric));
-  // The run's rate rule (Judge::assess_rate and assess_until_decided): the sequential test between good's
-  // rate and half bad's, at `alpha_high` (bites) and `alpha_low` (clean), with the hypotheses from the
-  // anchors as they stand. A candidate failing clearly more often than good yet not called biting is not
-  // called clean, nor one that failed at all, while the bad anchor has fewer runs than it: the bad anchor
-  // gets a run first (its few runs may have overstated the bar). `part` takes the parts' bar.
+  // The run's rate rule (stats::rate_ruling, as Judge::assess_rate and assess_until_decided apply it),
+  // with the hypotheses from the anchors as they stand: where the ruling is short of bad anchor runs, the
+  // bad anchor gets a run first. `part` takes the parts' bar.
   auto decide_on_rates = [&](const Point& point, SampleSet& c, bool part, double alpha_high, double alpha_low) {
     for (;;) {
       draw(point, c);
@@ -427,19 +425,14 @@ void oracle_floor(const Family& family, std::mt19937_64& rng, Outcome& out) {
         if (!hyp.usable) {
           return;
         }
-        auto call = envbisect::stats::sprt_rate(c.failure_count(), c.size(), hyp.p_low, hyp.p_high, alpha_high, alpha_low);
-        const bool between = call != envbisect::stats::RateCall::high &&
-                             envbisect::stats::more_failures_p(c.failure_count(), c.size(), hyp.p_low) < alpha_high;
-        const bool bar_short =
-            (between || (call == envbisect::stats::RateCall::low && c.failure_count() > 0)) && b.size() < c.size();
-        if (bar_short) {
+        const auto ruling =
+            envbisect::stats::rate_ruling(c.failure_count(), c.size(), hyp, b.size(), alpha_high, alpha_low);
+        if (ruling.bar_short) {
           draw(bad, b);
           continue;
         }
-        if (between) {
-          call = envbisect::stats::RateCall::undecided;
-        }
-        if (call != envbisect::stats::RateCall::undecided || c.size() >= static_cast<std::size_t>(policy.max_runs)) {
+        if (ruling.call != envbisect::stats::RateCall::undecided ||
+            c.size() >= static_cast<std::size_t>(policy.max_runs)) {
           return;
         }
         break;

@@ -60,9 +60,9 @@ private:
 // answer returns nullopt, so that the caller can fall back to its robust search with the answers it
 // memoised. delta_count must be 1..k_informed_max_deltas; throw Error otherwise. Pure: calls only `ask`.
 //
-// With `complement_first` set and returning true when a stage's last question comes (good answers cost
-// more than bad ones, as on failure rates, where "good" takes many clean runs and "bad" a few failures),
-// the question that pins the first needed delta d between two neighbouring lengths asks "bad minus d" first:
+// With `complement_first` set and returning true when asked (good answers cost more than bad ones, as
+// on failure rates, where "good" takes many clean runs and "bad" a few failures), the question that
+// pins the first needed delta d between two neighbouring lengths asks "bad minus d" first:
 // good there says d is needed (monotone: the shorter prefix lies inside it) and is the very candidate
 // the reverse verification of a one-delta cause asks, so that good answer serves twice. Any other answer
 // says nothing on its own, and the prefix question follows: at most one question more in all.

@@ -41,9 +41,9 @@ struct IsolateOptions {
   // package's other half: where the cause adds a package, the deltas that remove one); may be empty.
   // The other deltas follow in order. Unset: order alone.
   std::function<DeltaSet(const DeltaSet&)> partners;
-  // Asked before each stage's last question of the informed search: true where a good answer costs more
-  // than a bad one (failure rates), so that "bad minus the needed delta" is asked first (informed_cause()).
-  // Unset: never.
+  // Asked before the informed search's last question for the first needed delta: true where a good
+  // answer costs more than a bad one (failure rates), so that "bad minus that delta" is asked first
+  // (informed_cause()). Unset: never.
   std::function<bool()> complement_first;
 };
 

@@ -37,16 +37,15 @@ double density(const std::vector<double>& anchor, double x, double width) {
 
 double log_likelihood_ratio(const std::vector<double>& c, const std::vector<double>& x_anchor, double x_shift,
                             const std::vector<double>& y_anchor, double y_shift, double width) {
-  constexpr double k_bound = k_run_evidence_bound;
   double sum = 0.0;
   for (double v : c) {
     const double fx = density(x_anchor, v - x_shift, width), fy = density(y_anchor, v - y_shift, width);
     if (fx > 0.0 && fy > 0.0) {
-      sum += std::clamp(std::log(fx / fy), -k_bound, k_bound);
+      sum += std::clamp(std::log(fx / fy), -k_run_evidence_bound, k_run_evidence_bound);
     } else if (fx > 0.0) {
-      sum += k_bound;
+      sum += k_run_evidence_bound;
     } else if (fy > 0.0) {
-      sum -= k_bound;
+      sum -= k_run_evidence_bound;
     }  // a run far from every run of both anchors (beyond ~38 widths) is unlike both: no evidence
   }
   return sum;

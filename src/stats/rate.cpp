@@ -113,6 +113,21 @@ RateHypotheses part_hypotheses(std::size_t good_failures, std::size_t good_runs,
   return out;
 }
 
+RateRuling rate_ruling(std::size_t failures, std::size_t runs, const RateHypotheses& h, std::size_t bad_runs,
+                       double alpha_high, double alpha_low) {
+  RateRuling out;
+  if (!h.usable) {
+    return out;
+  }
+  out.call = sprt_rate(failures, runs, h.p_low, h.p_high, alpha_high, alpha_low);
+  out.between_rates = out.call != RateCall::high && more_failures_p(failures, runs, h.p_low) < alpha_high;
+  out.bar_short = (out.between_rates || (out.call == RateCall::low && failures > 0)) && bad_runs < runs;
+  if (out.between_rates || out.bar_short) {
+    out.call = RateCall::undecided;
+  }
+  return out;
+}
+
 int passes_to_clear_part(std::size_t good_failures, std::size_t good_runs, std::size_t bad_failures,
                          std::size_t bad_runs, double level, int floor) {
   const RateHypotheses h = part_hypotheses(good_failures, good_runs, bad_failures, bad_runs);

@@ -63,6 +63,22 @@ RateHypotheses rate_hypotheses(std::size_t good_failures, std::size_t good_runs,
 RateHypotheses part_hypotheses(std::size_t good_failures, std::size_t good_runs, std::size_t bad_failures,
                                std::size_t bad_runs);
 
+// What the run's rate rule makes of a candidate's failure counts against hypotheses `h`.
+struct RateRuling {
+  RateCall call = RateCall::undecided;  // undecided also while between_rates or bar_short
+  bool between_rates = false;  // fails clearly more often than p_low (at alpha_high), not called high
+  bool bar_short = false;      // a clean call, or between_rates, against a bad anchor with fewer runs:
+                               // the bad anchor's runs are topped up to the candidate's first
+};
+
+// Return the rate rule's ruling on `failures` of `runs` against `h` (unusable: undecided), with the bad
+// anchor at `bad_runs` runs: the sequential test at `alpha_high` (high) and `alpha_low` (low). A
+// candidate failing clearly more often than good yet below p_high can drift to "low"; it carries the
+// failure, so it is not called clean. A candidate that failed at all is called clean only against a bar
+// measured on as many runs: a bad anchor whose few runs overstated its rate sets p_high too high.
+RateRuling rate_ruling(std::size_t failures, std::size_t runs, const RateHypotheses& h, std::size_t bad_runs,
+                       double alpha_high, double alpha_low);
+
 // Return the passes a part of an interaction must show to be called clean at `level` (a part failing
 // at part_hypotheses()'s p_high passes that many runs with probability `level` at most), at least
 // `floor`; `floor` when the hypotheses are unusable.

@@ -184,30 +184,30 @@ TEST_CASE("isolation_worst_case holds for every placement of 1 to 3 culprits amo
   // Both ways of asking: plain, and on failure rates (bad minus the first needed delta first).
   CHECK(envbisect::isolation_worst_case(1, 1) == 0);
   for (const bool complement : {false, true}) {
-  envbisect::IsolateOptions options;
-  if (complement) {
-    options.complement_first = [] { return true; };
-  }
-  for (std::size_t d = 1; d <= 9; ++d) {
-    for (std::size_t k = 1; k <= std::min<std::size_t>(3, d); ++k) {
-      int worst = 0;
-      std::vector<char> pick(d, 0);
-      std::fill(pick.end() - static_cast<std::ptrdiff_t>(k), pick.end(), 1);
-      do {
-        const envbisect::Isolation isolation = envbisect::isolate(d, [&](const envbisect::DeltaSet& applied) {
-          for (std::size_t i = 0; i < d; ++i) {
-            if (pick[i] != 0 && std::find(applied.begin(), applied.end(), i) == applied.end()) {
-              return Verdict::good;
-            }
-          }
-          return Verdict::bad;
-        }, options);
-        REQUIRE(isolation.found);
-        worst = std::max(worst, isolation.evaluations);
-      } while (std::next_permutation(pick.begin(), pick.end()));
-      INFO("D = " << d << ", K = " << k << (complement ? ", bad minus the needed delta first" : ""));
-      CHECK(worst <= envbisect::isolation_worst_case(d, k));
+    envbisect::IsolateOptions options;
+    if (complement) {
+      options.complement_first = [] { return true; };
     }
-  }
+    for (std::size_t d = 1; d <= 9; ++d) {
+      for (std::size_t k = 1; k <= std::min<std::size_t>(3, d); ++k) {
+        int worst = 0;
+        std::vector<char> pick(d, 0);
+        std::fill(pick.end() - static_cast<std::ptrdiff_t>(k), pick.end(), 1);
+        do {
+          const envbisect::Isolation isolation = envbisect::isolate(d, [&](const envbisect::DeltaSet& applied) {
+            for (std::size_t i = 0; i < d; ++i) {
+              if (pick[i] != 0 && std::find(applied.begin(), applied.end(), i) == applied.end()) {
+                return Verdict::good;
+              }
+            }
+            return Verdict::bad;
+          }, options);
+          REQUIRE(isolation.found);
+          worst = std::max(worst, isolation.evaluations);
+        } while (std::next_permutation(pick.begin(), pick.end()));
+        INFO("D = " << d << ", K = " << k << (complement ? ", bad minus the needed delta first" : ""));
+        CHECK(worst <= envbisect::isolation_worst_case(d, k));
+      }
+    }
   }
 }

@@ -112,3 +112,30 @@ TEST_CASE("a part of an interaction must pass more runs the fewer runs the bad a
   CHECK(passes_to_clear_part(0, 5, 5, 5, 0.01, 20) == 20);  // never fewer than the floor
   CHECK(passes_to_clear_part(0, 5, 0, 5, 0.01, 5) == 5);    // bad never failed: unusable, the floor
 }
+
+TEST_CASE("rate_ruling never calls clean a candidate that carries the failure at a lower rate, nor on a short bar", "[stats][rate]") {
+  // Good failed 0 of 40, bad 20 of 40: the test is 1.2 % (good) against 25 % (bites).
+  const RateHypotheses h = rate_hypotheses(0, 40, 20, 40);
+  REQUIRE(h.usable);
+  // 5 of 80: the sequential test alone drifts to "low", yet 5 failures are far too many for good's rate.
+  REQUIRE(sprt_rate(5, 80, h.p_low, h.p_high, 0.05, 0.05) == RateCall::low);
+  const RateRuling lower_rate = rate_ruling(5, 80, h, 80, 0.05, 0.05);
+  CHECK(lower_rate.between_rates);
+  CHECK_FALSE(lower_rate.bar_short);  // the bad anchor has as many runs
+  CHECK(lower_rate.call == RateCall::undecided);
+  // 1 of 50: clean by the test and not between, but it failed, and the bad anchor has 40 runs: short.
+  const RateRuling short_bar = rate_ruling(1, 50, h, 40, 0.05, 0.05);
+  CHECK_FALSE(short_bar.between_rates);
+  CHECK(short_bar.bar_short);
+  CHECK(short_bar.call == RateCall::undecided);
+  // The same against a bad anchor of 50 runs, or with no failure at all: clean.
+  CHECK(rate_ruling(1, 50, h, 50, 0.05, 0.05).call == RateCall::low);
+  CHECK(rate_ruling(0, 50, h, 40, 0.05, 0.05).call == RateCall::low);
+  // Biting is called whatever the bar's runs.
+  const RateRuling bites = rate_ruling(10, 20, h, 5, 0.05, 0.05);
+  CHECK(bites.call == RateCall::high);
+  CHECK_FALSE(bites.between_rates);
+  CHECK_FALSE(bites.bar_short);
+  // Unusable hypotheses decide nothing.
+  CHECK(rate_ruling(0, 50, rate_hypotheses(3, 10, 3, 10), 10, 0.05, 0.05).call == RateCall::undecided);
+}

@@ -195,20 +195,12 @@ stats::Assessment Judge::assess_rate(const Candidate& candidate, double alpha_ea
   // A part of an interaction is held clean at `alpha` (a biting part called clean would confirm a
   // wrong answer), and called biting at the run's own level: that error costs only a second search.
   const double alpha_high = bar == RateBar::part ? m_options.policy.rate_alpha : alpha;
-  stats::RateCall call = h.usable ? stats::sprt_rate(failures, counted, h.p_low, h.p_high, alpha_high, alpha)
-                                  : stats::RateCall::undecided;
-  // The test's low call is promised only against rates at p_high or above. A candidate failing clearly
-  // more often than the good hypothesis yet below p_high (a race on fewer threads, or a bad anchor whose
-  // few runs overstated its rate) can drift to "low": it carries the failure, so it is not called clean.
-  out.between_rates =
-      h.usable && call != stats::RateCall::high && stats::more_failures_p(failures, counted, h.p_low) < alpha_high;
-  // A candidate that failed at all is called clean only against a bar measured on as many runs: a bad
-  // anchor whose few runs overstated its rate sets "bites" too high, and a race at half its true rate
-  // passes under it.
-  out.bar_short = (out.between_rates || (call == stats::RateCall::low && failures > 0)) && bad.size() < counted;
-  if (out.between_rates || out.bar_short) {
-    call = stats::RateCall::undecided;
-  }
+  // The test's low call is promised only against rates at p_high or above: a race on fewer threads, or
+  // a bad anchor whose few runs overstated its rate, is not called clean (stats::rate_ruling).
+  const stats::RateRuling ruling = stats::rate_ruling(failures, counted, h, bad.size(), alpha_high, alpha);
+  const stats::RateCall call = ruling.call;
+  out.between_rates = ruling.between_rates;
+  out.bar_short = ruling.bar_short;
   const std::string words = stats::rate_words(interval) + "; sequential test of " +
                             std::to_string(std::lround(100 * h.p_low)) + " % (good) against " +
                             std::to_string(std::lround(100 * h.p_high)) + " % (bites), " +
