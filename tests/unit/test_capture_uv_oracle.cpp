@@ -178,8 +178,20 @@ std::set<std::string> diff_of(const std::set<std::string>& good, const std::set<
 }  // namespace
 
 TEST_CASE("uv.lock read as uv export reads it: every real lock, revision and flag combination", "[capture][uv_oracle]") {
-  const std::vector<Case> all = cases();
+  std::vector<Case> all = cases();
   REQUIRE(all.size() > 500);
+#ifdef ENVBISECT_SANITIZED
+  // Under the sanitizers every sixth lock, with all its revisions and flag combinations: the same
+  // reading code on a sample of the real locks, in seconds instead of six minutes.
+  {
+    std::map<std::string, std::size_t> index_of_lock;
+    for (const Case& c : all) {
+      index_of_lock.emplace(c.name, index_of_lock.size());
+    }
+    std::erase_if(all, [&](const Case& c) { return index_of_lock.at(c.name) % 6 != 0; });
+    REQUIRE(all.size() > 50);
+  }
+#endif
   std::map<std::pair<std::string, std::string>, std::vector<std::set<std::string>>> ours_by_rev;
   std::map<std::pair<std::string, std::string>, std::vector<std::set<std::string>>> uvs_by_rev;
   std::set<std::string> locks;
