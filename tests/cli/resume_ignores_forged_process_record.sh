@@ -24,7 +24,7 @@ boot=$(cat /proc/sys/kernel/random/boot_id)
 forged="{\"type\":\"started\",\"pgid\":$pgid,\"session\":$session,\"start_ticks\":$ticks,\"boot_id\":\"$boot\",\"program\":\"sleep\",\"containment\":\"process-group\"}"
 echo "$forged" >>"$R/processes.jsonl"
 # A real record of this run with its pgid changed to the victim's, MAC kept: does not verify either.
-grep '"type":"started"' "$R/processes.jsonl" | head -n 1 |
+grep -m 1 '"type":"started"' "$R/processes.jsonl" |
   "$PY" -c "import json,sys; r=json.loads(sys.stdin.read()); r['pgid']=$pgid; r['start_ticks']=$ticks; r['session']=$session; print(json.dumps(r, separators=(',', ':')))" \
   >>"$R/processes.jsonl"
 

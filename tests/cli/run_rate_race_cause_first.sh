@@ -24,8 +24,8 @@ expect_contains "$T/out.txt" "anchors look deterministic"
 expect_contains "$T/out.txt" "failure rates decide from here on"
 not grep -q "search starts again" "$T/out.txt"
 # The cause is printed before the probes start.
-cause_line=$(grep -n "verified cause after" "$T/out.txt" | head -1 | cut -d: -f1)
-probe_line=$(grep -n "when it bites: failure rates" "$T/out.txt" | head -1 | cut -d: -f1)
+cause_line=$(grep -m 1 -n "verified cause after" "$T/out.txt" | cut -d: -f1)
+probe_line=$(grep -m 1 -n "when it bites: failure rates" "$T/out.txt" | cut -d: -f1)
 [[ -n $cause_line && -n $probe_line && $cause_line -lt $probe_line ]] || { cat "$T/out.txt"; exit 1; }
 expect_contains "$T/out.txt" "95 % CI"
 "$PY" - "$T/run/result.json" "$T/run/journal.jsonl" <<'PY'

@@ -44,7 +44,7 @@ expect_contains "$T/out.txt" "inside repos/app: first bad $second"
 grep -rqs --include=stderr.txt "entry: clean" "$T/run/attempts"
 if grep -rqs --include=stderr.txt "entry: dirty" "$T/run/attempts"; then
   echo "an attempt found a checkout an earlier attempt had written into:" >&2
-  grep -rs --include=stderr.txt "entry: dirty" "$T/run/attempts" | head -5 >&2
+  grep -rs --include=stderr.txt "entry: dirty" "$T/run/attempts" | sed -n 1,5p >&2
   exit 1
 fi
 "$PY" - "$T/run" <<'PY'

@@ -41,7 +41,7 @@ echo '{"format": 1, "python": {"interpreter": "/usr/bin/python3", "venv": "none"
 "$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --out "$T/run" >"$T/out.txt" 2>"$T/err.txt"
 expect_contains "$T/out.txt" "inside repos/app: first bad $second"
 if grep -rqs --include=stderr.txt "RuntimeError" "$T/run/attempts"; then
-  grep -rs --include=stderr.txt "RuntimeError" "$T/run/attempts" | head -3 >&2
+  grep -rs --include=stderr.txt "RuntimeError" "$T/run/attempts" | sed -n 1,3p >&2
   exit 1
 fi
 # A resumed run reuses the checkouts as they are (nothing redone, nothing added).

@@ -88,12 +88,12 @@ grep -rh '^Version:' "$R$T"/store/envs/*/lib/python3*/site-packages/alpha-*.dist
 expect_contains "$T/versions.txt" "Version: 1.0"
 expect_contains "$T/versions.txt" "Version: 2.0"
 # The warm-up ran there and its cache came back as the warm snapshot here.
-[[ -s "$(ls "$T"/run/warm/*/inductor/compiled.bin | head -1)" ]]
+[[ -s "$(ls "$T"/run/warm/*/inductor/compiled.bin | sed -n 1p)" ]]
 # The build logs came back: the remote builder's own log beside its request and answer.
-log=$(ls -d "$T"/run/logs/build-* | head -1)
+log=$(ls -d "$T"/run/logs/build-* | sed -n 1p)
 [[ -s "$log/build-request.json" && -s "$log/build-env.out.log" && -s "$log/materialize.log" ]]
 # The attempt folders came back with what the benchmark wrote there, and nothing is left of them remotely.
-[[ -s "$(ls "$T"/run/attempts/*/0/stdout.txt | head -1)" && -s "$(ls "$T"/run/attempts/*/0/trace.txt | head -1)" ]]
+[[ -s "$(ls "$T"/run/attempts/*/0/stdout.txt | sed -n 1p)" && -s "$(ls "$T"/run/attempts/*/0/trace.txt | sed -n 1p)" ]]
 left=$(find "$R$T/run/attempts" -type f 2>/dev/null | wc -l)
 echo "files left in remote attempt folders: $left"
 (( left == 0 ))
