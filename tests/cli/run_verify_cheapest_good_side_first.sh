@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # A good side of the answer must pass several runs, and a race that bites it in some shows soonest
-# where runs cost least: the cheaper good side is re-run first. Here three warm workers pass their
-# first three runs and then fail every other one, a cold cache costs three times a warm run, and the
-# one-run search (anchors look deterministic) first takes the race for an interaction with the cache.
-# Verifying it, the warm part {workers} (cheap) runs before the cold part {caches} (dear), one run at a
-# time: its fourth run disagrees before the cold part has run again, the verification of an answer
-# already refuted stops there, and failure rates decide from there. Re-run in the answer's order, all
-# runs at once and every check to the end, the cold part would have passed 13 runs or more (3x the run
-# time each) for nothing, as on one GPU where that cost 140 s of a 500 s budget.
+# where runs cost least: the good sides run side by side at about equal seconds each, so the cheaper
+# one runs more often, and first. Here three warm workers pass their first three runs and then fail
+# every other one, a cold cache costs six times a warm run, and the one-run search (anchors look
+# deterministic) first takes the race for an interaction with the cache. Verifying it, the warm part
+# {workers} (cheap) runs twice before the cold part {caches} (dear) would run once: its fourth run
+# disagrees before the cold part has run again, the verification of an answer already refuted stops
+# there, and failure rates decide from there. Re-run in the answer's order, all
+# runs at once and every check to the end, the cold part would have passed 13 runs or more (several
+# times the run time each) for nothing, as on one GPU where that cost 140 s of a 500 s budget.
 source "$(dirname "$0")/common.sh"
 need /usr/bin/python3 python3
 race_bench cache <<'PY'
@@ -17,7 +18,7 @@ if threads >= 3 and not warm:
 elif threads >= 3:
     n = count_run("warm-3")
     fail = n >= 4 and n % 2 == 0
-time.sleep(0.15 if warm else 0.45)
+time.sleep(0.1 if warm else 0.6)
 PY
 race_state 1 warm >"$T/good.json"
 race_state 3 cold >"$T/bad.json"

@@ -212,9 +212,18 @@ AfterIsolation verify_cause(Judge& judge, const StageContext& stages, const std:
     const std::size_t parts = isolation.cause.size() > 1 ? good_parts_of_cause(isolation).size() : 0;
     plan = plan_parts(judge, stages.evaluator, parts, level, good_runs);
   }
+  const RunsInView in_view{[&](const Candidate& candidate) { return judge.seen_runs(candidate); },
+                           [&](const Candidate& candidate, int runs) {
+                             const std::size_t failed = judge.samples(candidate).failure_count();
+                             return judge.see_until_failure(candidate, runs) &&
+                                    judge.samples(candidate).failure_count() == failed;
+                           },
+                           [&](const Candidate& candidate, const std::string& label) {
+                             return judge.decide(candidate, "verify", label);
+                           }};
   BoundarySides sides;
-  after.boundary =
-      verify_boundary(stages, axes, isolation, after.refinements, cause_state, rerun, good_runs, plan.passes, &sides);
+  after.boundary = verify_boundary(stages, axes, isolation, after.refinements, cause_state, rerun, good_runs,
+                                   plan.passes, &sides, &in_view);
   if (plan.more_bad_runs > 0 && after.boundary.value("ok", false) && judge.one_run() &&
       !hold_parts_to_plan(judge, stages, isolation, plan, level, good_runs, rerun)) {
     after.boundary["ok"] = false;

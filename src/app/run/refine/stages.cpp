@@ -166,20 +166,19 @@ struct Check {
   int runs = 0;
 };
 
-// Return the checks in the order they are re-run. Where the good sides' run times differ
-// (stats::run_times_differ: by more than a quarter), the bad sides first (one more run each), then the
-// good sides cheapest run first: a good side must pass several runs, and a race that bites it in some
-// shows soonest where runs cost least (on the GPU a warm-cache part runs in 8 s, a cold-cache one in
-// 13 s; the run that disagrees ends one-run mode). Runs of about one cost keep the answer's order
-// (timing noise would pick it).
-std::vector<Check> cheapest_good_sides_first(const StageContext& context, std::vector<Check> to_check) {
-  const auto seconds_per_run = [&context](const Candidate& candidate) {
-    const std::vector<RunResult>& runs = context.evaluator.attempts(candidate);
-    return runs.empty() ? context.evaluator.mean_run_seconds() : mean_wall_seconds(runs);
-  };
+// Seconds a run of `candidate` takes: the mean of its runs so far, else of all runs.
+double seconds_per_run(const StageContext& context, const Candidate& candidate) {
+  const std::vector<RunResult>& runs = context.evaluator.attempts(candidate);
+  return runs.empty() ? context.evaluator.mean_run_seconds() : mean_wall_seconds(runs);
+}
+
+// Return the checks in the order they are re-run: the bad sides first (one more run each), then the
+// good sides; where their run times differ (stats::run_times_differ: by more than a quarter), cheapest
+// run first, else in the answer's order (timing noise would pick it).
+std::vector<Check> bad_sides_then_cheapest_good_sides(const StageContext& context, std::vector<Check> to_check) {
   std::vector<double> cost;
   for (const Check& check : to_check) {
-    cost.push_back(check.expected == Verdict::good ? seconds_per_run(check.candidate) : -1.0);
+    cost.push_back(check.expected == Verdict::good ? seconds_per_run(context, check.candidate) : -1.0);
   }
   double cheapest = 0.0, dearest = 0.0;
   for (double c : cost) {
@@ -189,7 +188,9 @@ std::vector<Check> cheapest_good_sides_first(const StageContext& context, std::v
     }
   }
   if (!stats::run_times_differ(cheapest, dearest)) {
-    std::fill(cost.begin(), cost.end(), 0.0);
+    for (double& c : cost) {
+      c = std::min(c, 0.0);
+    }
   }
   std::vector<std::size_t> order(to_check.size());
   for (std::size_t i = 0; i < order.size(); ++i) {
@@ -203,11 +204,71 @@ std::vector<Check> cheapest_good_sides_first(const StageContext& context, std::v
   return ordered;
 }
 
+// The runs each check will have when rerun() has decided it: one more than now, or the good side's
+// count where that is more (rerun()'s rule).
+int runs_when_decided(const Check& check, int good_runs, const RunsInView& in_view) {
+  const int seen = in_view.seen(check.candidate);
+  const int count = check.expected != Verdict::good ? 0 : check.runs > 0 ? check.runs : good_runs;
+  return std::max(seen + 1, count);
+}
+
+// From `first` on, run the good sides that rerun() would hold to several runs side by side, each to
+// one run short of its count (rerun() runs the last and decides). Next runs the side whose next run
+// would end soonest were each side's runs laid end to end from the start of the rounds (ties: in
+// `to_check`'s order): every side gets about the same seconds, so a race that bites one of them shows
+// at about twice what that side's own runs to the failure cost, whichever side it is -- not after a
+// cheaper clean side passed all its runs first (a race needs threads, and threads make runs dear),
+// nor after a dear clean side held up a cheap racing one. A side whose run fails ends the rounds and
+// moves to `first`: it is decided next, on the runs it has (return true then).
+bool good_sides_side_by_side(const StageContext& context, std::vector<Check>& to_check, std::size_t first,
+                             int good_runs, const RunsInView& in_view) {
+  struct Held {
+    std::size_t index;
+    int target;
+    double seconds;  // a run's
+    double spent = 0.0;
+  };
+  std::vector<Held> held;
+  for (std::size_t i = first; i < to_check.size(); ++i) {
+    if (to_check[i].expected == Verdict::good) {
+      held.push_back({i, runs_when_decided(to_check[i], good_runs, in_view) - 1,
+                      std::max(seconds_per_run(context, to_check[i].candidate), 1e-3)});
+    }
+  }
+  if (held.size() < 2) {
+    return false;  // one side alone runs as rerun() runs it
+  }
+  std::cout << "verify: " << held.size()
+            << " good sides side by side, about equal seconds each (one that fails is decided first):\n";
+  for (;;) {
+    Held* next = nullptr;
+    for (Held& side : held) {
+      if (in_view.seen(to_check[side.index].candidate) < side.target &&
+          (next == nullptr || side.spent + side.seconds < next->spent + next->seconds)) {
+        next = &side;
+      }
+    }
+    if (next == nullptr) {
+      return false;
+    }
+    const Candidate& candidate = to_check[next->index].candidate;
+    if (!in_view.run_while_passing(candidate, in_view.seen(candidate) + 1)) {
+      // Failed (or the budget stopped it): decide it next.
+      std::rotate(to_check.begin() + static_cast<std::ptrdiff_t>(first),
+                  to_check.begin() + static_cast<std::ptrdiff_t>(next->index),
+                  to_check.begin() + static_cast<std::ptrdiff_t>(next->index) + 1);
+      return true;
+    }
+    next->spent += next->seconds;
+  }
+}
+
 }  // namespace
 
 nlohmann::json verify_boundary(const StageContext& context, const std::vector<Axis>& axes, const Isolation& isolation,
                                const nlohmann::json& refinements, const EnvState& cause_state,
-                               const RerunCandidate& rerun, int good_runs, int part_runs, BoundarySides* sides) {
+                               const RerunCandidate& rerun, int good_runs, int part_runs, BoundarySides* sides,
+                               const RunsInView* in_view) {
   std::vector<Check> to_check;
   // refine_cause() journals one entry per axis of the cause, in axis order.
   std::size_t entry = 0;
@@ -266,7 +327,7 @@ nlohmann::json verify_boundary(const StageContext& context, const std::vector<Ax
                           Verdict::good, std::max(good_runs, part_runs)});
     }
   }
-  to_check = cheapest_good_sides_first(context, std::move(to_check));
+  to_check = bad_sides_then_cheapest_good_sides(context, std::move(to_check));
   json checks = json::array();
   bool ok = true;
   if (good_runs > 0) {
@@ -276,9 +337,19 @@ nlohmann::json verify_boundary(const StageContext& context, const std::vector<Ax
   } else {
     std::cout << "verify: one more run of each boundary candidate:\n";
   }
-  for (const Check& check : to_check) {
+  bool side_by_side = in_view != nullptr;
+  for (std::size_t i = 0; i < to_check.size(); ++i) {
+    bool failed = false;
+    if (side_by_side && to_check[i].expected == Verdict::good) {
+      // The bad sides before it ran first (one run each); the good sides run side by side.
+      side_by_side = false;
+      failed = good_sides_side_by_side(context, to_check, i, good_runs, *in_view);
+    }
+    const Check& check = to_check[i];
     const Verdict verdict =
-        rerun(check.candidate, check.label, check.expected != Verdict::good ? 0 : check.runs > 0 ? check.runs : good_runs);
+        failed ? in_view->decide(check.candidate, check.label)
+               : rerun(check.candidate, check.label,
+                       check.expected != Verdict::good ? 0 : check.runs > 0 ? check.runs : good_runs);
     ok = ok && verdict == check.expected;
     if (sides != nullptr) {
       (check.expected == Verdict::good ? sides->good : sides->bad).push_back(check.candidate);

@@ -50,6 +50,16 @@ std::vector<DeltaSet> good_parts_of_cause(const Isolation& isolation);
 // verdict of all its runs together (a pass/fail re-run).
 using RerunCandidate = std::function<Verdict(const Candidate&, const std::string& label, int runs)>;
 
+// What verify_boundary() needs to run good sides side by side: the runs a candidate has in view (the
+// count rerun() starts from), runs up to `runs` in view that return true when they passed (false: one
+// failed, or the budget stopped them), and a decision on the runs in view.
+struct RunsInView {
+  std::function<int(const Candidate&)> seen;
+  std::function<bool(const Candidate&, int runs)> run_while_passing;
+  // The verdict of the runs in view, without another run first (a side whose run failed).
+  std::function<Verdict(const Candidate&, const std::string& label)> decide;
+};
+
 // The candidates a verification re-ran, by the side the answer puts them on, in the order re-run.
 struct BoundarySides {
   std::vector<Candidate> good, bad;
@@ -64,11 +74,14 @@ struct BoundarySides {
 // members the search found good must pass `part_runs` (at least `good_runs`): "each alone is good" is
 // the claim an interaction rests on. Return {checks: [{label, expected, verdict}], ok, of, good_runs}
 // (ok: each came back as expected; of: "refinement" or "causes", which pair was run); print one line
-// per check. `sides`, when given, receives the candidates re-run.
+// per check. `sides`, when given, receives the candidates re-run. With `in_view`, after the bad sides
+// the good sides held to several runs run side by side, about equal seconds each, to one run short of
+// their count: a side that fails ends the rounds and is decided first, before a clean side has paid
+// for all its runs alone (every side is still decided on all its runs).
 nlohmann::json verify_boundary(const StageContext& context, const std::vector<Axis>& axes, const Isolation& isolation,
                                const nlohmann::json& refinements, const EnvState& cause_state,
                                const RerunCandidate& rerun, int good_runs, int part_runs,
-                               BoundarySides* sides = nullptr);
+                               BoundarySides* sides = nullptr, const RunsInView* in_view = nullptr);
 
 // Print the end of a run: the cause and its verification (or why none was isolated), where it bites
 // inside its axes and across the probes.
