@@ -590,3 +590,22 @@ TEST_CASE("assess: measuring like bad while never failing where bad fails is a p
   CHECK(fails.decided);
   CHECK(fails.verdict == Verdict::bad);
 }
+
+TEST_CASE("anchors short of the look's level for want of good runs say more runs would tell", "[stats][verdict]") {
+  // The end of a race's bisection (bench_verdict_families, race 3 threads +4): the bad anchor failed 14
+  // of 28 runs, topped up by the rate decisions, the good anchor passed 7 of 7. The look does not tell
+  // them apart (failure test p 0.017 against 0.0049) but says more runs would; the run then grows the
+  // anchor with fewer runs (judge_anchors_on_all_runs in src/app/run/run.cpp) instead of withdrawing a
+  // found cause, and a few more good runs tell them apart.
+  std::vector<double> metrics;
+  for (int i = 0; i < 14; ++i) {
+    metrics.push_back(1.0 + 0.05 * std::sin(1.3 * i));
+  }
+  const SampleSet bad = with_failures(runs(metrics), 14, k_crash);
+  std::vector<double> good_metrics(metrics.begin(), metrics.begin() + 7);
+  const Preflight short_of = preflight(runs(good_metrics), bad, VerdictPolicy{});
+  CHECK_FALSE(short_of.distinguishable);
+  CHECK(short_of.more_runs_would_help);
+  good_metrics.insert(good_metrics.end(), metrics.begin() + 7, metrics.begin() + 11);
+  CHECK(preflight(runs(good_metrics), bad, VerdictPolicy{}).distinguishable);
+}

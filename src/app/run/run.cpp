@@ -99,7 +99,16 @@ Isolation search_cause(Judge& judge, Evaluator& evaluator, const std::vector<Del
   };
   // Questions answered skip because the budget was spent: no step of the answer.
   std::vector<DeltaSet> unanswered;
+  // A search begun on one-run verdicts is asked again from the start once one-run mode ends (runs that
+  // disagreed): what it asks after that point only finishes an answer that is thrown away. Those
+  // questions are answered skip, unmeasured (a re-check of that answer on failure rates cost 10 to 21
+  // runs a candidate, for candidates the search asked again did not ask).
+  bool first_search_one_run = judge.one_run();
+  const auto abandoned = [&] { return first_search_one_run && !judge.one_run(); };
   Oracle oracle = [&](const DeltaSet& unit_set) {
+    if (abandoned()) {
+      return Verdict::skip;
+    }
     DeltaSet applied = expand(unit_set);
     const Verdict verdict = judge.decide(evaluator.candidate(applied), "isolate", describe_set(deltas, applied));
     if (judge.budget_spent() && verdict == Verdict::skip) {
@@ -128,6 +137,9 @@ Isolation search_cause(Judge& judge, Evaluator& evaluator, const std::vector<Del
   // With k slots each bisection step's k sets get their first runs side by side, then are decided.
   isolate_options.slots = static_cast<std::size_t>(options.execution.slots);
   isolate_options.prefetch = [&](const std::vector<DeltaSet>& unit_sets) {
+    if (abandoned()) {
+      return;
+    }
     std::vector<Candidate> batch;
     for (const DeltaSet& unit_set : unit_sets) {
       batch.push_back(evaluator.candidate(expand(unit_set)));
@@ -142,6 +154,9 @@ Isolation search_cause(Judge& judge, Evaluator& evaluator, const std::vector<Del
   // Before an answer is trusted, what it rests on is measured again: more runs of each cause, of each
   // cause without one member, and of bad minus the causes (one more run each for a pass/fail test).
   isolate_options.recheck = [&](const DeltaSet& unit_set) {
+    if (abandoned()) {
+      return Verdict::skip;
+    }
     const Candidate candidate = evaluator.candidate(expand(unit_set));
     if (judge.replicated(candidate.hash)) {
       // Its verdict rests on its replication beside fresh anchor runs, which stands (Judge::decide).
@@ -156,10 +171,10 @@ Isolation search_cause(Judge& judge, Evaluator& evaluator, const std::vector<Del
     }
     return judge.decide(candidate, "recheck", describe_set(deltas, candidate.applied));
   };
-  const bool one_run = judge.one_run();
   Isolation isolation = isolate(units.size(), oracle, isolate_options);
-  if (one_run && !judge.one_run()) {
+  if (abandoned()) {
     // What the search concluded rests partly on one-run verdicts: ask every question again.
+    first_search_one_run = false;
     isolation = isolate(units.size(), oracle, isolate_options);
   }
   // The anchors were re-measured during the search, and a bad anchor that is only sometimes slow may
@@ -304,16 +319,43 @@ struct FinishAt {
   bool stopped_before_probes = false;
 };
 
+// Judge the anchors on all their runs, as finish_run() does before any cause is reported. Where they
+// are not told apart at this look but more runs would (a race's bad anchor, topped up by the rate
+// decisions, failed 14 of 28 runs against the good anchor's 0 of 7), a found cause is not withdrawn
+// for want of runs: the anchor with fewer runs runs once more (both where they have as many), to the
+// preflight's cap and within the budget, until the look tells them apart or says more would not.
+stats::Preflight judge_anchors_on_all_runs(Judge& judge, const Isolation& isolation) {
+  const AnchorTest test = judge.one_run() ? AnchorTest::exit_status : AnchorTest::statistics;
+  stats::Preflight anchors = judge.judge_anchors(test);
+  bool said = false;
+  while (test == AnchorTest::statistics && isolation.found && !anchors.distinguishable && anchors.more_runs_would_help &&
+         std::min(judge.seen_runs(judge.good()), judge.seen_runs(judge.bad())) < judge.policy().max_anchor_runs &&
+         !judge.stop_reached()) {
+    if (!said) {
+      std::cout << "anchors on all their runs: " << anchors.message
+                << "; more runs would tell: the anchor with fewer runs runs again\n";
+      said = true;
+    }
+    const int good_runs = judge.seen_runs(judge.good());
+    const int bad_runs = judge.seen_runs(judge.bad());
+    if ((good_runs <= bad_runs && !judge.see_affordable(judge.good(), good_runs + 1)) ||
+        (bad_runs <= good_runs && !judge.see_affordable(judge.bad(), bad_runs + 1))) {
+      break;
+    }
+    anchors = judge.judge_anchors(test);
+  }
+  return anchors;
+}
+
 // Judge the anchors on all their runs, size the effect, and write the result (result.json, journal,
 // reports) and the summary; a replay compares instead. Return the exit code.
 ExitCode finish_run(Judge& judge, Evaluator& evaluator, const PlannedRun& plan, const RunOptions& options,
                     const Isolation& isolation, const AfterIsolation& after, const stats::Preflight& preflight,
                     std::chrono::steady_clock::time_point started, const FinishAt& at) {
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // The anchors were re-measured during the search: judge them again on all their runs before any
   // cause is reported. If they no longer differ, every verdict above compared against noise.
-  const stats::Preflight final_anchors =
-      judge.judge_anchors(judge.one_run() ? AnchorTest::exit_status : AnchorTest::statistics);
+  const stats::Preflight final_anchors = judge_anchors_on_all_runs(judge, isolation);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // The effect people quote: the cause's runs (good + cause) against the good anchor's, else the bad
   // anchor's (stats/effect.hpp).
   json effect = effect_of(judge, evaluator, isolation, plan.recipe);
