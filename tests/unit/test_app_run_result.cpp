@@ -45,12 +45,12 @@ TEST_CASE("the effect of a cause the run could not verify is labelled as isolate
                     {}, {}, log, false, 6, 4, 30, 0, 100.0, nullptr};
   const nlohmann::json result = {{"outcome", "found"}};
   std::ostringstream unverified;
-  print_summary(unverified, findings, result, "/runs/x", 6);
+  print_summary(unverified, findings, result, "/runs/x");
   CHECK(unverified.str().find("effect of the cause isolated so far (not verified): fails 12 of 12 runs (good: 0 of 11)") !=
         std::string::npos);
   isolation.verified_reverse = true;
   std::ostringstream verified;
-  print_summary(verified, findings, result, "/runs/x", 6);
+  print_summary(verified, findings, result, "/runs/x");
   CHECK(verified.str().find("effect of the cause: fails 12 of 12 runs (good: 0 of 11)") != std::string::npos);
 }
 
@@ -156,9 +156,31 @@ TEST_CASE("noise and load reach the terminal as one line each, however many deci
   const Findings findings{deltas, recipe, isolation, nlohmann::json::array(), nlohmann::json::array(), nullptr,
                           nullptr, {}, {}, log, false, 5, 4, 20, 0, 60.0, nullptr};
   std::ostringstream out;
-  print_summary(out, findings, {{"outcome", "not_found"}}, "/runs/x", 5, lines);
+  print_summary(out, findings, {{"outcome", "not_found"}}, "/runs/x", lines);
   const std::string printed = out.str();
   CHECK(printed.find("\nnoise: 16 of 17") != std::string::npos);
   CHECK(printed.find("\nload: 14 of 17") != std::string::npos);
   CHECK(printed.find("noise: ") < printed.find("decided 4 candidates"));  // with the result, before the counters
+}
+
+TEST_CASE("a retraction names each anchor's own run count, not the good anchor's for both", "[run_result]") {
+  // At the end of a race's bisection the bad anchor had 30 runs and good 10; the line said "on all 10
+  // runs of each anchor". The preflight's message carries each count.
+  Recipe recipe;
+  recipe.metric = "m";
+  const std::vector<Delta> deltas;
+  const std::vector<nlohmann::json> log;
+  Isolation isolation;
+  stats::Preflight final_anchors;
+  final_anchors.distinguishable = false;
+  final_anchors.message = "good: failed 0 of 10; bad: failed 10 of 30 (exit:1|RuntimeError). cannot tell good from bad";
+  const Findings findings{deltas, recipe, isolation, nlohmann::json::array(), nlohmann::json::array(), nullptr,
+                          nullptr, {}, final_anchors, log, false, 10, 4, 40, 0, 60.0, nullptr};
+  std::ostringstream out;
+  print_summary(out, findings, {{"outcome", "retracted"}}, "/runs/x");
+  const std::string printed = out.str();
+  CHECK(printed.rfind("retracted: on all their runs the anchors no longer differ (good: failed 0 of 10; bad: failed 10 "
+                      "of 30",
+                      0) == 0);
+  CHECK(printed.find("runs of each anchor") == std::string::npos);
 }

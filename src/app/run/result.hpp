@@ -71,9 +71,8 @@ std::string result_file_text(const nlohmann::json& result);
 std::vector<std::string> caveat_lines(const report::Answer& answer);
 
 // Print the end of a run to `out`: the cause (or why none is reported), its effect, the `caveats`
-// (caveat_lines()), the counters and where the result and the report are. `good_runs` is how many
-// runs of the good anchor were judged.
+// (caveat_lines()), the counters and where the result and the report are.
 void print_summary(std::ostream& out, const Findings& findings, const nlohmann::json& result,
-                   const std::string& run_dir, int good_runs, const std::vector<std::string>& caveats = {});
+                   const std::string& run_dir, const std::vector<std::string>& caveats = {});
 
 }  // namespace envbisect

@@ -382,8 +382,7 @@ ExitCode finish_run(Judge& judge, Evaluator& evaluator, const PlannedRun& plan, 
 
   at.muted.restore();  // the result is what -q prints
   // Noise and load as the report words them, one line each.
-  print_summary(std::cout, findings, result, at.run_dir, judge.seen_runs(judge.good()),
-                answer ? caveat_lines(*answer) : std::vector<std::string>());
+  print_summary(std::cout, findings, result, at.run_dir, answer ? caveat_lines(*answer) : std::vector<std::string>());
   // Exit 0 only for a verified cause whose refinements all ended on one first bad point.
   if (result["outcome"] == "retracted") {
     return ExitCode::indistinct;
