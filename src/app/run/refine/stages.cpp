@@ -204,12 +204,16 @@ std::vector<Check> bad_sides_then_cheapest_good_sides(const StageContext& contex
   return ordered;
 }
 
-// The runs each check will have when rerun() has decided it: one more than now, or the good side's
-// count where that is more (rerun()'s rule).
+// The runs rerun() is asked to bring a check to: none for a bad side (one more run), a good side's own
+// count, else the good anchor's.
+int runs_asked(const Check& check, int good_runs) {
+  return check.expected != Verdict::good ? 0 : check.runs > 0 ? check.runs : good_runs;
+}
+
+// The runs each check will have when rerun() has decided it: one more than now, or the count asked
+// where that is more (rerun()'s rule).
 int runs_when_decided(const Check& check, int good_runs, const RunsInView& in_view) {
-  const int seen = in_view.seen(check.candidate);
-  const int count = check.expected != Verdict::good ? 0 : check.runs > 0 ? check.runs : good_runs;
-  return std::max(seen + 1, count);
+  return std::max(in_view.seen(check.candidate) + 1, runs_asked(check, good_runs));
 }
 
 // From `first` on, run the good sides that rerun() would hold to several runs side by side, each to
@@ -348,8 +352,7 @@ nlohmann::json verify_boundary(const StageContext& context, const std::vector<Ax
     const Check& check = to_check[i];
     const Verdict verdict =
         failed ? in_view->decide(check.candidate, check.label)
-               : rerun(check.candidate, check.label,
-                       check.expected != Verdict::good ? 0 : check.runs > 0 ? check.runs : good_runs);
+               : rerun(check.candidate, check.label, runs_asked(check, good_runs));
     ok = ok && verdict == check.expected;
     if (sides != nullptr) {
       (check.expected == Verdict::good ? sides->good : sides->bad).push_back(check.candidate);
