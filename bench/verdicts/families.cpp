@@ -414,8 +414,8 @@ void oracle_floor(const Family& family, std::mt19937_64& rng, Outcome& out) {
   }
   const bool by_rate = !deterministic && (family.race || (pre.by_failure && !pre.by_metric));
   // The run's rate rule (stats::rate_ruling, as Judge::assess_rate and assess_until_decided apply it),
-  // with the hypotheses from the anchors as they stand: where the ruling is short of bad anchor runs, the
-  // bad anchor gets a run first. `part` takes the parts' bar.
+  // with the hypotheses from the anchors as they stand: where the ruling is short of anchor runs, that
+  // anchor gets a run first. `part` takes the parts' bar.
   auto decide_on_rates = [&](const Point& point, SampleSet& c, bool part, double alpha_high, double alpha_low) {
     for (;;) {
       draw(point, c);
@@ -426,7 +426,11 @@ void oracle_floor(const Family& family, std::mt19937_64& rng, Outcome& out) {
           return;
         }
         const auto ruling =
-            envbisect::stats::rate_ruling(c.failure_count(), c.size(), hyp, b.size(), alpha_high, alpha_low);
+            envbisect::stats::rate_ruling(c.failure_count(), c.size(), hyp, g.size(), b.size(), alpha_high, alpha_low);
+        if (ruling.good_short) {
+          draw(good, g);
+          continue;
+        }
         if (ruling.bar_short) {
           draw(bad, b);
           continue;
@@ -597,6 +601,7 @@ std::vector<Family> families() {
   race("race half rate", Race{{0, 0, 0.125, 0.25}, {0, 0, 0.25, 0.5}, false});
   race("race 3 threads", Race{{0, 0, 0, 0.3}, {0, 0, 0, 0.6}, false});
   race("race needs cold", Race{{0, 0, 0, 0}, {0, 0, 0.5, 1.0}, true});
+  race("race h200", Race{{0, 0, 0.05, 0.3}, {0, 0, 0.1, 1.0}, false});
   return out;
 }
 

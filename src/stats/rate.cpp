@@ -102,19 +102,19 @@ RateHypotheses rate_hypotheses(std::size_t good_failures, std::size_t good_runs,
 }
 
 RateHypotheses part_hypotheses(std::size_t good_failures, std::size_t good_runs, std::size_t bad_failures,
-                               std::size_t bad_runs) {
+                               std::size_t bad_runs, double share) {
   RateHypotheses out = rate_hypotheses(good_failures, good_runs, bad_failures, bad_runs);
   if (!out.usable) {
     return out;
   }
   const double low_bad = rate_interval(bad_failures, bad_runs, 0.80).low;
-  out.p_high = std::min(out.p_high, low_bad / 2.0);
+  out.p_high = std::min(out.p_high, low_bad * share);
   out.usable = out.p_high > out.p_low;
   return out;
 }
 
-RateRuling rate_ruling(std::size_t failures, std::size_t runs, const RateHypotheses& h, std::size_t bad_runs,
-                       double alpha_high, double alpha_low) {
+RateRuling rate_ruling(std::size_t failures, std::size_t runs, const RateHypotheses& h, std::size_t good_runs,
+                       std::size_t bad_runs, double alpha_high, double alpha_low) {
   RateRuling out;
   if (!h.usable) {
     return out;
@@ -122,7 +122,8 @@ RateRuling rate_ruling(std::size_t failures, std::size_t runs, const RateHypothe
   out.call = sprt_rate(failures, runs, h.p_low, h.p_high, alpha_high, alpha_low);
   out.between_rates = out.call != RateCall::high && more_failures_p(failures, runs, h.p_low) < alpha_high;
   out.bar_short = (out.between_rates || (out.call == RateCall::low && failures > 0)) && bad_runs < runs;
-  if (out.between_rates || out.bar_short) {
+  out.good_short = out.call == RateCall::low && failures > 0 && good_runs < runs;
+  if (out.between_rates || out.bar_short || out.good_short) {
     out.call = RateCall::undecided;
   }
   return out;
@@ -130,7 +131,7 @@ RateRuling rate_ruling(std::size_t failures, std::size_t runs, const RateHypothe
 
 int passes_to_clear_part(std::size_t good_failures, std::size_t good_runs, std::size_t bad_failures,
                          std::size_t bad_runs, double level, int floor) {
-  const RateHypotheses h = part_hypotheses(good_failures, good_runs, bad_failures, bad_runs);
+  const RateHypotheses h = part_hypotheses(good_failures, good_runs, bad_failures, bad_runs, kPartShareOneRun);
   if (!h.usable) {
     return floor;
   }

@@ -56,32 +56,46 @@ struct RateHypotheses {
 RateHypotheses rate_hypotheses(std::size_t good_failures, std::size_t good_runs, std::size_t bad_failures,
                                std::size_t bad_runs);
 
+// The share of the bad anchor's rate a part of an interaction may fail at and still be called clean
+// with at most the part check's error. In one-run mode a single failure of a part refutes the
+// interaction, so passes alone clear it: half the bad rate (13 passes in a row where bad failed 5 of 5;
+// a part failing 30 % of runs shows them 1 time in 100). On failure rates the sequential test weighs
+// a part's failures against good's rate, so the bar must stand below the rates a cause's part shows on
+// real machines: on one H200 three warm drafter threads failed 6 of 20 runs where the cold cache made
+// it 10 of 10 (reports/2026-12-06-gpu-cheapfirst, run13). A quarter covers that.
+inline constexpr double kPartShareOneRun = 0.5;
+inline constexpr double kPartShareRates = 0.25;
+
 // The hypotheses for a part of an interaction, which the answer calls clean: as rate_hypotheses, but
-// p_high is half the lower end of the bad anchor's two-sided 80 % interval (its one-sided 90 % lower
-// bound), not half its estimate. A bad anchor whose few runs overstate its rate would otherwise set the
-// bar above a part that carries the failure at half the true rate, and the part would pass as clean.
+// p_high is `share` of the lower end of the bad anchor's two-sided 80 % interval (its one-sided 90 %
+// lower bound), not half its estimate. A bad anchor whose few runs overstate its rate would otherwise
+// set the bar above a part that carries the failure at a lower rate, and the part would pass as clean.
 RateHypotheses part_hypotheses(std::size_t good_failures, std::size_t good_runs, std::size_t bad_failures,
-                               std::size_t bad_runs);
+                               std::size_t bad_runs, double share = kPartShareRates);
 
 // What the run's rate rule makes of a candidate's failure counts against hypotheses `h`.
 struct RateRuling {
-  RateCall call = RateCall::undecided;  // undecided also while between_rates or bar_short
+  RateCall call = RateCall::undecided;  // undecided also while between_rates, bar_short or good_short
   bool between_rates = false;  // fails clearly more often than p_low (at alpha_high), not called high
   bool bar_short = false;      // a clean call, or between_rates, against a bad anchor with fewer runs:
                                // the bad anchor's runs are topped up to the candidate's first
+  bool good_short = false;     // a clean call on a candidate that failed, against a good anchor with
+                               // fewer runs: the good anchor's runs are topped up to the candidate's first
 };
 
-// Return the rate rule's ruling on `failures` of `runs` against `h` (unusable: undecided), with the bad
-// anchor at `bad_runs` runs: the sequential test at `alpha_high` (high) and `alpha_low` (low). A
-// candidate failing clearly more often than good yet below p_high can drift to "low"; it carries the
-// failure, so it is not called clean. A candidate that failed at all is called clean only against a bar
-// measured on as many runs: a bad anchor whose few runs overstated its rate sets p_high too high.
-RateRuling rate_ruling(std::size_t failures, std::size_t runs, const RateHypotheses& h, std::size_t bad_runs,
-                       double alpha_high, double alpha_low);
+// Return the rate rule's ruling on `failures` of `runs` against `h` (unusable: undecided), with the good
+// anchor at `good_runs` runs and the bad one at `bad_runs`: the sequential test at `alpha_high` (high)
+// and `alpha_low` (low). A candidate failing clearly more often than good yet below p_high can drift to
+// "low"; it carries the failure, so it is not called clean. A candidate that failed at all is called
+// clean only against anchors measured on as many runs: a bad anchor whose few runs overstated its rate
+// sets p_high too high, and a good anchor's few clean runs set p_low too high to tell a lower rate from
+// good's (5 of 33 against good's 0 of 7 is no difference; against 0 of 33 it is).
+RateRuling rate_ruling(std::size_t failures, std::size_t runs, const RateHypotheses& h, std::size_t good_runs,
+                       std::size_t bad_runs, double alpha_high, double alpha_low);
 
-// Return the passes a part of an interaction must show to be called clean at `level` (a part failing
-// at part_hypotheses()'s p_high passes that many runs with probability `level` at most), at least
-// `floor`; `floor` when the hypotheses are unusable.
+// Return the passes in a row a part of an interaction must show in one-run mode to be called clean at
+// `level` (a part failing at part_hypotheses()'s p_high with kPartShareOneRun passes that many runs with
+// probability `level` at most), at least `floor`; `floor` when the hypotheses are unusable.
 int passes_to_clear_part(std::size_t good_failures, std::size_t good_runs, std::size_t bad_failures,
                          std::size_t bad_runs, double level, int floor);
 

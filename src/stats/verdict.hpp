@@ -88,6 +88,7 @@ struct Assessment {
   double position = 0.0;             // where the candidate sits: 0 at good, 1 at bad (log scale)
   bool between_rates = false;        // fails clearly more often than good, less than the test's "bites"
   bool bar_short = false;            // a call that rests on a bad anchor with fewer runs than the candidate
+  bool good_short = false;           // a clean call on a failing candidate against a good anchor with fewer runs
   std::string reason;                // one line a user can check, with the numbers
 };
 

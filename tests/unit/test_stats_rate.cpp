@@ -78,17 +78,23 @@ TEST_CASE("sprt_rate keeps its stated error levels in simulation", "[stats][rate
   CHECK(error_rate(0.9, RateCall::low) <= 0.01);
 }
 
-TEST_CASE("part_hypotheses sets the bar at half the low end of the bad anchor's rate", "[stats][rate]") {
-  // Bad failed 5 of 5: its two-sided 80 % interval starts at 0.1^(1/5) = 0.63, so the bar is 0.32, not
-  // the 0.46 of rate_hypotheses (half of 5.5 / 6). A part failing at 0.25 (half a true 0.5 rate that
-  // 5 of 5 overstated) stands above this bar.
+TEST_CASE("part_hypotheses sets the bar at a share of the low end of the bad anchor's rate", "[stats][rate]") {
+  // Bad failed 5 of 5: its two-sided 80 % interval starts at 0.1^(1/5) = 0.63, so in one-run mode the bar
+  // is half of it, 0.32, not the 0.46 of rate_hypotheses (half of 5.5 / 6). A part failing at 0.25 (half
+  // a true 0.5 rate that 5 of 5 overstated) stands above this bar.
   const RateHypotheses run = rate_hypotheses(0, 5, 5, 5);
-  const RateHypotheses part = part_hypotheses(0, 5, 5, 5);
+  const RateHypotheses part = part_hypotheses(0, 5, 5, 5, kPartShareOneRun);
   REQUIRE(part.usable);
   CHECK(part.p_low == Approx(run.p_low));
   CHECK(part.p_high == Approx(std::pow(0.1, 0.2) / 2).margin(1e-6));
   CHECK(part.p_high < 0.25 + 0.1);
   CHECK(part.p_high > 0.25);
+  // On failure rates a quarter: a part failing 30 % of runs where bad fails every time (three warm
+  // drafter threads on one H200) stands above the bar.
+  const RateHypotheses rates = part_hypotheses(0, 10, 10, 10);
+  REQUIRE(rates.usable);
+  CHECK(rates.p_high == Approx(std::pow(0.1, 0.1) / 4).margin(1e-6));
+  CHECK(rates.p_high < 0.3);
   // Never above the run's own bar; unusable when the low end leaves no room above good.
   CHECK(part_hypotheses(0, 40, 40, 40).p_high <= rate_hypotheses(0, 40, 40, 40).p_high);
   CHECK_FALSE(part_hypotheses(0, 5, 1, 5).usable);
@@ -119,23 +125,48 @@ TEST_CASE("rate_ruling never calls clean a candidate that carries the failure at
   REQUIRE(h.usable);
   // 5 of 80: the sequential test alone drifts to "low", yet 5 failures are far too many for good's rate.
   REQUIRE(sprt_rate(5, 80, h.p_low, h.p_high, 0.05, 0.05) == RateCall::low);
-  const RateRuling lower_rate = rate_ruling(5, 80, h, 80, 0.05, 0.05);
+  const RateRuling lower_rate = rate_ruling(5, 80, h, 80, 80, 0.05, 0.05);
   CHECK(lower_rate.between_rates);
-  CHECK_FALSE(lower_rate.bar_short);  // the bad anchor has as many runs
+  CHECK_FALSE(lower_rate.bar_short);  // the anchors have as many runs
+  CHECK_FALSE(lower_rate.good_short);
   CHECK(lower_rate.call == RateCall::undecided);
   // 1 of 50: clean by the test and not between, but it failed, and the bad anchor has 40 runs: short.
-  const RateRuling short_bar = rate_ruling(1, 50, h, 40, 0.05, 0.05);
+  const RateRuling short_bar = rate_ruling(1, 50, h, 50, 40, 0.05, 0.05);
   CHECK_FALSE(short_bar.between_rates);
   CHECK(short_bar.bar_short);
   CHECK(short_bar.call == RateCall::undecided);
   // The same against a bad anchor of 50 runs, or with no failure at all: clean.
-  CHECK(rate_ruling(1, 50, h, 50, 0.05, 0.05).call == RateCall::low);
-  CHECK(rate_ruling(0, 50, h, 40, 0.05, 0.05).call == RateCall::low);
+  CHECK(rate_ruling(1, 50, h, 50, 50, 0.05, 0.05).call == RateCall::low);
+  CHECK(rate_ruling(0, 50, h, 40, 40, 0.05, 0.05).call == RateCall::low);
   // Biting is called whatever the bar's runs.
-  const RateRuling bites = rate_ruling(10, 20, h, 5, 0.05, 0.05);
+  const RateRuling bites = rate_ruling(10, 20, h, 5, 5, 0.05, 0.05);
   CHECK(bites.call == RateCall::high);
   CHECK_FALSE(bites.between_rates);
   CHECK_FALSE(bites.bar_short);
+  CHECK_FALSE(bites.good_short);
+  // 1 of 50 against a good anchor of 40 runs: clean by the test, but it failed: the good anchor is short.
+  const RateRuling short_good = rate_ruling(1, 50, h, 40, 50, 0.05, 0.05);
+  CHECK(short_good.good_short);
+  CHECK_FALSE(short_good.bar_short);
+  CHECK(short_good.call == RateCall::undecided);
   // Unusable hypotheses decide nothing.
-  CHECK(rate_ruling(0, 50, rate_hypotheses(3, 10, 3, 10), 10, 0.05, 0.05).call == RateCall::undecided);
+  CHECK(rate_ruling(0, 50, rate_hypotheses(3, 10, 3, 10), 10, 10, 0.05, 0.05).call == RateCall::undecided);
+}
+
+TEST_CASE("rate_ruling calls a lower rate clean only against a good anchor measured on as many runs", "[stats][rate]") {
+  // A race that bites 3 threads with a warm cache 5 times in 33 runs, the good anchor clean in 7, the bad
+  // anchor failing 20 of 20. Against good's 7 runs the 5 failures look like good's regularised 6 %: the
+  // test drifts to clean, and an answer built on it would call the part that carries the failure clean.
+  const RateHypotheses short_good = rate_hypotheses(0, 7, 20, 20);
+  REQUIRE(short_good.usable);
+  REQUIRE(sprt_rate(5, 33, short_good.p_low, short_good.p_high, 0.05, 0.05) == RateCall::low);
+  const RateRuling on_seven = rate_ruling(5, 33, short_good, 7, 20, 0.05, 0.05);
+  CHECK_FALSE(on_seven.between_rates);
+  CHECK(on_seven.good_short);
+  CHECK(on_seven.call == RateCall::undecided);
+  // With the good anchor topped up to 33 clean runs, 5 failures are far more than good's: not clean.
+  const RateHypotheses topped = rate_hypotheses(0, 33, 20, 33);
+  const RateRuling on_33 = rate_ruling(5, 33, topped, 33, 33, 0.05, 0.05);
+  CHECK_FALSE(on_33.good_short);
+  CHECK(on_33.call != RateCall::low);
 }

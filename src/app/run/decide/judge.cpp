@@ -197,10 +197,11 @@ stats::Assessment Judge::assess_rate(const Candidate& candidate, double alpha_ea
   const double alpha_high = bar == RateBar::part ? m_options.policy.rate_alpha : alpha;
   // The test's low call is promised only against rates at p_high or above: a race on fewer threads, or
   // a bad anchor whose few runs overstated its rate, is not called clean (stats::rate_ruling).
-  const stats::RateRuling ruling = stats::rate_ruling(failures, counted, h, bad.size(), alpha_high, alpha);
+  const stats::RateRuling ruling = stats::rate_ruling(failures, counted, h, good.size(), bad.size(), alpha_high, alpha);
   const stats::RateCall call = ruling.call;
   out.between_rates = ruling.between_rates;
   out.bar_short = ruling.bar_short;
+  out.good_short = ruling.good_short;
   const std::string words = stats::rate_words(interval) + "; sequential test of " +
                             std::to_string(std::lround(100 * h.p_low)) + " % (good) against " +
                             std::to_string(std::lround(100 * h.p_high)) + " % (bites), " +
@@ -225,6 +226,17 @@ stats::Assessment Judge::assess_rate(const Candidate& candidate, double alpha_ea
   return out;
 }
 
+bool Judge::top_up_anchor(const stats::Assessment& assessment) {
+  // A clean call on a candidate that failed rests on a good anchor measured on fewer runs: its few
+  // clean runs set "good" too high to tell a lower rate from it.
+  if (assessment.good_short && see_affordable(m_good, seen_runs(m_good) + 1)) {
+    return true;
+  }
+  // A candidate with failures, or a rate between the hypotheses, may mean the bad anchor's few runs
+  // overstated its rate (and so the "bites" bar).
+  return assessment.bar_short && see_affordable(m_bad, seen_runs(m_bad) + 1);
+}
+
 stats::Assessment Judge::assess_now(const Candidate& candidate) {
   return m_rate_mode ? assess_rate(candidate)
                      : stats::assess(samples(candidate), samples(m_good), samples(m_bad), m_options.policy);
@@ -240,9 +252,7 @@ std::optional<stats::Assessment> Judge::assess_until_decided(const Candidate& ca
     }
     stats::Assessment assessment = assess_rate(candidate);
     while (!assessment.decided) {
-      // A candidate with failures, or a rate between the hypotheses, may mean the bad anchor's few runs
-      // overstated its rate (and so the "bites" bar): its runs are topped up to the candidate's.
-      if (assessment.bar_short && see_affordable(m_bad, seen_runs(m_bad) + 1)) {
+      if (top_up_anchor(assessment)) {
         assessment = assess_rate(candidate);
         continue;
       }

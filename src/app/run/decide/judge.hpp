@@ -142,6 +142,10 @@ public:
     return assess_rate(candidate, alpha, RateBar::part);
   }
 
+  // Give the anchor a rate call waits for one more run (bar_short: the bad anchor, good_short: the good
+  // one), where affordable; return whether a run was added (then assess again).
+  bool top_up_anchor(const stats::Assessment& assessment);
+
   // Return whether `runs` runs of the candidate fit in the budget: the runs it does not hold yet at the
   // mean run time so far, plus a build at the mean build time when its environment is not ready. When
   // they do not, the budget is spent from here on: print why, once, and return false.

@@ -273,6 +273,9 @@ std::vector<DeltaSet> parts_not_held_on_rates(Judge& judge, const StageContext& 
         continue;
       }
       part.call = judge.assess_part_at(part.candidate, level);
+      while (!refutes(part) && !part.call.decided && judge.top_up_anchor(part.call)) {
+        part.call = judge.assess_part_at(part.candidate, level);
+      }
       if (refutes(part)) {
         refuted = true;
         break;
