@@ -102,13 +102,13 @@ RateHypotheses rate_hypotheses(std::size_t good_failures, std::size_t good_runs,
 }
 
 RateHypotheses part_hypotheses(std::size_t good_failures, std::size_t good_runs, std::size_t bad_failures,
-                               std::size_t bad_runs, double share) {
+                               std::size_t bad_runs) {
   RateHypotheses out = rate_hypotheses(good_failures, good_runs, bad_failures, bad_runs);
   if (!out.usable) {
     return out;
   }
   const double low_bad = rate_interval(bad_failures, bad_runs, 0.80).low;
-  out.p_high = std::min(out.p_high, low_bad * share);
+  out.p_high = std::min(out.p_high, low_bad / 4.0);
   out.usable = out.p_high > out.p_low;
   return out;
 }
@@ -131,7 +131,7 @@ RateRuling rate_ruling(std::size_t failures, std::size_t runs, const RateHypothe
 
 int passes_to_clear_part(std::size_t good_failures, std::size_t good_runs, std::size_t bad_failures,
                          std::size_t bad_runs, double level, int floor) {
-  const RateHypotheses h = part_hypotheses(good_failures, good_runs, bad_failures, bad_runs, kPartShareOneRun);
+  const RateHypotheses h = part_hypotheses(good_failures, good_runs, bad_failures, bad_runs);
   if (!h.usable) {
     return floor;
   }

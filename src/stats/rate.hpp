@@ -56,22 +56,15 @@ struct RateHypotheses {
 RateHypotheses rate_hypotheses(std::size_t good_failures, std::size_t good_runs, std::size_t bad_failures,
                                std::size_t bad_runs);
 
-// The share of the bad anchor's rate a part of an interaction may fail at and still be called clean
-// with at most the part check's error. In one-run mode a single failure of a part refutes the
-// interaction, so passes alone clear it: half the bad rate (13 passes in a row where bad failed 5 of 5;
-// a part failing 30 % of runs shows them 1 time in 100). On failure rates the sequential test weighs
-// a part's failures against good's rate, so the bar must stand below the rates a cause's part shows on
-// real machines: on one H200 three warm drafter threads failed 6 of 20 runs where the cold cache made
-// it 10 of 10 (reports/2026-12-06-gpu-cheapfirst, run13). A quarter covers that.
-inline constexpr double kPartShareOneRun = 0.5;
-inline constexpr double kPartShareRates = 0.25;
-
 // The hypotheses for a part of an interaction, which the answer calls clean: as rate_hypotheses, but
-// p_high is `share` of the lower end of the bad anchor's two-sided 80 % interval (its one-sided 90 %
-// lower bound), not half its estimate. A bad anchor whose few runs overstate its rate would otherwise
-// set the bar above a part that carries the failure at a lower rate, and the part would pass as clean.
+// p_high is a quarter of the lower end of the bad anchor's two-sided 80 % interval (its one-sided 90 %
+// lower bound), not half its estimate. The low end: a bad anchor whose few runs overstate its rate would
+// otherwise set the bar above a part that carries the failure at a lower rate. A quarter: the bar must
+// stand below the rates a cause's part shows on real machines, and on one H200 three warm drafter
+// threads failed 6 of 20 runs where the cold cache made it 10 of 10 (reports/2026-12-06-gpu-cheapfirst,
+// run13); against half of bad's rate, such a part passes 10 runs in a row 3 times in 100.
 RateHypotheses part_hypotheses(std::size_t good_failures, std::size_t good_runs, std::size_t bad_failures,
-                               std::size_t bad_runs, double share = kPartShareRates);
+                               std::size_t bad_runs);
 
 // What the run's rate rule makes of a candidate's failure counts against hypotheses `h`.
 struct RateRuling {
@@ -94,8 +87,8 @@ RateRuling rate_ruling(std::size_t failures, std::size_t runs, const RateHypothe
                        std::size_t bad_runs, double alpha_high, double alpha_low);
 
 // Return the passes in a row a part of an interaction must show in one-run mode to be called clean at
-// `level` (a part failing at part_hypotheses()'s p_high with kPartShareOneRun passes that many runs with
-// probability `level` at most), at least `floor`; `floor` when the hypotheses are unusable.
+// `level` (a part failing at part_hypotheses()'s p_high passes that many runs with probability `level`
+// at most), at least `floor`; `floor` when the hypotheses are unusable.
 int passes_to_clear_part(std::size_t good_failures, std::size_t good_runs, std::size_t bad_failures,
                          std::size_t bad_runs, double level, int floor);
 

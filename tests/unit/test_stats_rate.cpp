@@ -78,19 +78,18 @@ TEST_CASE("sprt_rate keeps its stated error levels in simulation", "[stats][rate
   CHECK(error_rate(0.9, RateCall::low) <= 0.01);
 }
 
-TEST_CASE("part_hypotheses sets the bar at a share of the low end of the bad anchor's rate", "[stats][rate]") {
-  // Bad failed 5 of 5: its two-sided 80 % interval starts at 0.1^(1/5) = 0.63, so in one-run mode the bar
-  // is half of it, 0.32, not the 0.46 of rate_hypotheses (half of 5.5 / 6). A part failing at 0.25 (half
-  // a true 0.5 rate that 5 of 5 overstated) stands above this bar.
+TEST_CASE("part_hypotheses sets the bar at a quarter of the low end of the bad anchor's rate", "[stats][rate]") {
+  // Bad failed 5 of 5: its two-sided 80 % interval starts at 0.1^(1/5) = 0.63, so the bar is a quarter of
+  // it, 0.16, not the 0.46 of rate_hypotheses (half of 5.5 / 6). A part failing at 0.25 (half a true 0.5
+  // rate that 5 of 5 overstated) stands well above this bar.
   const RateHypotheses run = rate_hypotheses(0, 5, 5, 5);
-  const RateHypotheses part = part_hypotheses(0, 5, 5, 5, kPartShareOneRun);
+  const RateHypotheses part = part_hypotheses(0, 5, 5, 5);
   REQUIRE(part.usable);
   CHECK(part.p_low == Approx(run.p_low));
-  CHECK(part.p_high == Approx(std::pow(0.1, 0.2) / 2).margin(1e-6));
-  CHECK(part.p_high < 0.25 + 0.1);
-  CHECK(part.p_high > 0.25);
-  // On failure rates a quarter: a part failing 30 % of runs where bad fails every time (three warm
-  // drafter threads on one H200) stands above the bar.
+  CHECK(part.p_high == Approx(std::pow(0.1, 0.2) / 4).margin(1e-6));
+  CHECK(part.p_high < 0.25);
+  // A part failing 30 % of runs where bad fails every time (three warm drafter threads on one H200)
+  // stands above the bar.
   const RateHypotheses rates = part_hypotheses(0, 10, 10, 10);
   REQUIRE(rates.usable);
   CHECK(rates.p_high == Approx(std::pow(0.1, 0.1) / 4).margin(1e-6));
@@ -111,11 +110,12 @@ TEST_CASE("more_failures_p is the binomial upper tail", "[stats][rate]") {
 }
 
 TEST_CASE("a part of an interaction must pass more runs the fewer runs the bad anchor failed", "[stats][rate]") {
-  // Half the low end of the bad rate's 80 % interval, at 1 %: 3 of 3 failed -> 18 passes, 5 of 5 -> 13.
-  CHECK(passes_to_clear_part(0, 7, 3, 3, 0.01, 5) == 18);
-  CHECK(passes_to_clear_part(0, 5, 5, 5, 0.01, 5) == 13);
-  CHECK(passes_to_clear_part(0, 5, 10, 10, 0.01, 5) < 13);
-  CHECK(passes_to_clear_part(0, 5, 5, 5, 0.01, 20) == 20);  // never fewer than the floor
+  // A quarter of the low end of the bad rate's 80 % interval, at 1 %: 3 of 3 failed -> 38 passes, 5 of 5
+  // -> 27, 10 of 10 -> 21. A part failing 30 % of runs shows 21 passes in a row 6 times in 10,000.
+  CHECK(passes_to_clear_part(0, 7, 3, 3, 0.01, 5) == 38);
+  CHECK(passes_to_clear_part(0, 5, 5, 5, 0.01, 5) == 27);
+  CHECK(passes_to_clear_part(0, 5, 10, 10, 0.01, 5) == 21);
+  CHECK(passes_to_clear_part(0, 5, 5, 5, 0.01, 30) == 30);  // never fewer than the floor
   CHECK(passes_to_clear_part(0, 5, 0, 5, 0.01, 5) == 5);    // bad never failed: unusable, the floor
 }
 

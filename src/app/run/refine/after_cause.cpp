@@ -203,9 +203,9 @@ AfterIsolation verify_cause(Judge& judge, const StageContext& stages, const std:
     return judge.decide(candidate, "verify", label);
   };
   // A cause of several members says each part less a member is good. Against a part that carries the
-  // failure at half the bad anchor's rate, taken at the low end of its interval (a few bad runs can
-  // overstate it), its passes must leave that claim at most a fifth of the test's error level likely to
-  // be wrong: 13 passes where bad failed 5 of 5.
+  // failure at a quarter of the bad anchor's rate, taken at the low end of its interval (a few bad runs
+  // can overstate it), its passes must leave that claim at most a fifth of the test's error level likely
+  // to be wrong: 27 passes where bad failed 5 of 5 (stats::part_hypotheses says why a quarter).
   PartsPlan plan{good_runs, 0};
   const double level = judge.policy().rate_alpha / 5.0;
   if (good_runs > 0) {
@@ -330,7 +330,7 @@ void undecided_interaction(Isolation& isolation, const std::vector<DeltaSet>& un
   }
   isolation.settle = "more runs of " + join(names, ", ") +
                      ": each fails more often than the good anchor yet was not shown to fail as often as the bar "
-                     "(half the bad anchor's rate); with enough runs one is either clean (the interaction holds) "
+                     "(a quarter of the bad anchor's rate); with enough runs one is either clean (the interaction holds) "
                      "or carries the failure alone";
   isolation.note = "an interaction whose parts were not shown good: " + join(names, ", ");
 }

@@ -362,7 +362,7 @@ nlohmann::json verify_boundary(const StageContext& context, const std::vector<Ax
                       {"verdict", to_string(verdict)}});
     if (!ok) {
       // The answer did not hold: the checks after this one cannot verify it any more, and a good side
-      // held to 13 passes on the GPU costs minutes (the search asks again on what it learnt).
+      // held to 27 passes on the GPU costs minutes (the search asks again on what it learnt).
       break;
     }
   }
