@@ -7,7 +7,7 @@
 # called clean against good's 0 of 7, and the interaction {caches, threads} named as the cause). Every
 # clean call on a candidate with failures must rest on at least as many good runs as that candidate has.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 race_bench cache <<'PY'
 if threads == 3 and not warm:
     fail = count_run("cold-3") % 2 == 1
@@ -22,21 +22,24 @@ rc=0
 "$PY" - "$T/run/journal.jsonl" <<'PY'
 import json, re, sys
 good_runs, checked = 0, 0
+
+def check_clean_call(label, verdict, reason):
+    # A clean call on runs with failures ("good: fails 1 of 20, ...") rests on as many good anchor runs.
+    global checked
+    m = re.match(r"good: fails (\d+) of (\d+)", reason)
+    if verdict == "good" and m and int(m.group(1)) > 0:
+        checked += 1
+        assert good_runs >= int(m.group(2)), (label, reason, "good anchor runs", good_runs)
+
 for line in open(sys.argv[1]):
     r = json.loads(line)
     if r["type"] == "attempt" and r["applied"] == []:
         good_runs += 1
-    if r["type"] == "decision" and r["verdict"] == "good":
-        m = re.match(r"good: fails (\d+) of (\d+)", r["reason"])
-        if m and int(m.group(1)) > 0:
-            checked += 1
-            assert good_runs >= int(m.group(2)), (r["label"], r["reason"], "good anchor runs", good_runs)
+    if r["type"] == "decision":
+        check_clean_call(r["label"], r["verdict"], r["reason"])
     if r["type"] == "parts":
         for p in r["parts"]:
-            m = re.match(r"good: fails (\d+) of (\d+)", p["reason"])
-            if p["verdict"] == "good" and m and int(m.group(1)) > 0:
-                checked += 1
-                assert good_runs >= int(m.group(2)), (p["label"], p["reason"], "good anchor runs", good_runs)
+            check_clean_call(p["label"], p["verdict"], p["reason"])
 assert checked > 0, "no clean call on a candidate with failures: the test did not reach its case"
 PY
 [[ -n "${SHOW:-}" ]] && cat "$T/out.txt"; true
