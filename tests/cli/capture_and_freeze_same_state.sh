@@ -5,8 +5,8 @@
 # (and setuptools where the venv has it) are the installer's tooling: freeze leaves them out, and so
 # does capture, unless something installed needs them.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-"$PY" -c "import ensurepip" 2>/dev/null || skip "python3 has no ensurepip"
-"$PY" -c "import pip" 2>/dev/null || skip "python3 -m pip not available"
+need_python_module ensurepip python3-venv
+need_python_module pip python3-pip
 F="$SRC/fixtures/incidents/dflash-cu130"
 "$F/make-fixture" >/dev/null
 W="$F/.build/wheels"

@@ -3,7 +3,7 @@
 # packages for; the builds of a missing wheel that are there; the recipe's metric key and the log of a
 # run that printed no metric.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 cat >"$T/pylock.toml" <<'TOML'
 lock-version = "1.0"
 created-by = "envbisect-tests"

@@ -2,7 +2,7 @@
 # Messages count in words that agree with their numbers: "1 repo", "1 difference", "1 variable";
 # `repro` calls the anchors by their names, not "good with 7 of the differences".
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 git init -q "$T/repo" && git -C "$T/repo" -c user.name=t -c user.email=t@t commit -q --allow-empty -m one
 ONLY_ONE=x "$ENVBISECT" capture --python "$PY" --repo "r=$T/repo" -o "$T/now.json" >"$T/capture.txt"
 expect_contains "$T/capture.txt" " 1 repo, "

@@ -2,7 +2,7 @@
 # Results go to stdout, progress and warnings to stderr: a run whose anchors are noisy warns on
 # stderr only, its progress lines are on stderr, and stdout holds the run's own lines.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 cat >"$T/bench.py" <<'PY'
 import json, os, random
 r = random.Random(os.getpid())

@@ -2,7 +2,7 @@
 # `resume` says at its start, on stderr, which run it continues (its states and recipe) and what of
 # it is reused; with -q it says nothing.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 cat >"$T/bench.py" <<'PY'
 import json, os, time
 time.sleep(0.3)

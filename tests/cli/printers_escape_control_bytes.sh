@@ -6,7 +6,7 @@
 # variable's name begins with "-S" (GNU env would take it as an option without "--").
 source "$(dirname "$0")/common.sh"
 F="$SRC/fixtures/scenarios/flags"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 # clean FILE...: no control byte but \n and \t, no C1 control, valid UTF-8.
 clean() {
   "$PY" - "$@" <<'PY'

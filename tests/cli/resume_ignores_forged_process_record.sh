@@ -5,7 +5,7 @@
 # kept outside the run folder, so a copied or edited line does not verify either.
 source "$(dirname "$0")/common.sh"
 F="$SRC/fixtures/scenarios/flags"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 export XDG_STATE_HOME="$T/state"
 R="$T/run"
 "$ENVBISECT" run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --out "$R" --no-probe -q >"$T/run.txt" 2>&1

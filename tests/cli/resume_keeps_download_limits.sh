@@ -4,7 +4,7 @@
 # run's values, not the defaults. A run.json written before they were kept resumes with the defaults.
 source "$(dirname "$0")/common.sh"
 F="$SRC/fixtures/scenarios/flags"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 # limits RUNDIR: the index limits of each start record, one line per session.
 limits() { "$PY" -c "
 import json

@@ -6,7 +6,7 @@
 # and why, and processes.jsonl marks each process so.
 source "$(dirname "$0")/common.sh"
 F="$SRC/fixtures/scenarios/flags"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 # The flags benchmark, first starting a process that leaves its group (setpgid) and lingers.
 cat >"$T/bench.py" <<PY
 import os, subprocess, sys

@@ -5,7 +5,7 @@
 # there, resume, replay, report and repro refuse the run folder before reading it.
 source "$(dirname "$0")/common.sh"
 F="$SRC/fixtures/scenarios/flags"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 R="$T/run"
 # The flags benchmark, whose second run swaps attempts/CANDIDATE for a link to $T/outside.
 cat >"$T/bench.py" <<PY

@@ -6,7 +6,7 @@
 # report and repro alike.
 source "$(dirname "$0")/common.sh"
 F="$SRC/fixtures/scenarios/flags"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 R="$T/run"
 "$ENVBISECT" run "$F/good.json" "$F/bad.json" --recipe "$F/recipe.json" --out "$R" --no-probe -q >"$T/run.txt" 2>&1
 printf 'precious\nnot a journal\n' >"$T/victim"

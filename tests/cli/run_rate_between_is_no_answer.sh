@@ -7,7 +7,7 @@
 # failure is what the runs cannot settle. So: no verified cause, exit 1, naming both candidates and
 # what would settle it -- never the interaction as verified.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 race_bench cache <<'PY'
 if threads == 3 and not warm:
     fail = count_run("cold-3") % 2 == 1

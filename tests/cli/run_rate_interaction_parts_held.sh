@@ -7,7 +7,7 @@
 # a run each per round, so the cold part has not paid for its stricter bar alone (35 runs when the parts
 # were checked one after the other) by the time the warm part refutes the interaction.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 race_bench cache <<'PY'
 if threads == 3 and not warm:
     fail = count_run("cold-3") % 2 == 1

@@ -6,7 +6,7 @@
 # (result.json, a "verified_cause" record, a printed line) before any probe, and "when it bites" must be rates
 # with intervals per cell, with no first bad count claimed where the rates show no step.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 race_bench cache <<'PY'
 if threads >= 4 or (threads == 3 and not warm):
     fail = True

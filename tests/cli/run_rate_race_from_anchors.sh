@@ -6,7 +6,7 @@
 # raises its rate -- and never {caches/c, threads/workers}, which the statistics' "partial cause" for a
 # rarer failure would give.
 source "$(dirname "$0")/common.sh"
-[[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
+need /usr/bin/python3 python3
 race_bench cache <<'PY'
 if threads == 3 and not warm:
     fail = count_run("cold-3") % 2 == 1
