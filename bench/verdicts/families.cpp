@@ -610,7 +610,31 @@ struct Tally {
   int total = 0, refused = 0, right = 0, wrong = 0, open = 0, verified = 0, with_oracle = 0;
   long runs = 0, runs_to_cause = 0, oracle_runs = 0;
   double gpu_to_cause = 0, oracle_gpu = 0;
+  // Sums of squares, for the sampling error of the ratios to the oracle.
+  double runs_to_cause_sq = 0, gpu_to_cause_sq = 0, oracle_runs_sq = 0, oracle_gpu_sq = 0;
 };
+
+// A ratio of two means with its approximate 95 % interval (delta method; the two means come from
+// independently seeded runs, so their errors add).
+struct Ratio {
+  double value = 0, low = 0, high = 0;
+};
+
+// Return mean(a) / mean(b) from sums and sums of squares of `na` and `nb` values.
+Ratio ratio_of_means(double sum_a, double sq_a, int na, double sum_b, double sq_b, int nb) {
+  Ratio out;
+  if (na < 2 || nb < 2 || sum_b <= 0) {
+    return out;
+  }
+  const double ma = sum_a / na, mb = sum_b / nb;
+  const double va = std::max(0.0, (sq_a - na * ma * ma) / (na - 1)) / na;
+  const double vb = std::max(0.0, (sq_b - nb * mb * mb) / (nb - 1)) / nb;
+  out.value = ma / mb;
+  const double se = out.value * std::sqrt((ma > 0 ? va / (ma * ma) : 0.0) + vb / (mb * mb));
+  out.low = out.value - 1.96 * se;
+  out.high = out.value + 1.96 * se;
+  return out;
+}
 
 // Return the line a worker sends for one bisection.
 std::string encode(std::size_t family, const Outcome& o) {
@@ -726,11 +750,15 @@ int main(int argc, char** argv) {
       t.verified += 1;
       t.runs_to_cause += runs_to_cause;
       t.gpu_to_cause += gpu_to_cause;
+      t.runs_to_cause_sq += static_cast<double>(runs_to_cause) * runs_to_cause;
+      t.gpu_to_cause_sq += gpu_to_cause * gpu_to_cause;
     }
     if (oracle_runs > 0) {
       t.with_oracle += 1;
       t.oracle_runs += oracle_runs;
       t.oracle_gpu += oracle_gpu;
+      t.oracle_runs_sq += static_cast<double>(oracle_runs) * oracle_runs;
+      t.oracle_gpu_sq += oracle_gpu * oracle_gpu;
     }
   }
   std::printf("%-22s %5s %7s %6s %6s %8s %8s %8s %8s %8s %8s\n", "family", "runs", "refused", "right", "wrong",
@@ -738,6 +766,8 @@ int main(int argc, char** argv) {
   long null_total = 0, null_blame = 0, total = 0, right = 0, wrong = 0, race_total = 0, race_open = 0;
   long race_verified = 0, race_runs = 0;
   double race_gpu = 0, worst_runs_ratio = 0, worst_gpu_ratio = 0;
+  Ratio worst_runs, worst_gpu;  // the worst family's ratios with their intervals
+  std::string worst_runs_family, worst_gpu_family;
   for (std::size_t i = 0; i < all.size(); ++i) {
     const Tally& t = tallies[i];
     auto mean = [](double sum, int n) { return n > 0 ? sum / n : 0.0; };
@@ -762,8 +792,18 @@ int main(int argc, char** argv) {
       race_runs += t.runs_to_cause;
       race_gpu += t.gpu_to_cause;
       if (t.verified > 0 && orc > 0) {
-        worst_runs_ratio = std::max(worst_runs_ratio, to_cause / orc);
-        worst_gpu_ratio = std::max(worst_gpu_ratio, gpu_cause / orc_gpu);
+        if (to_cause / orc > worst_runs_ratio) {
+          worst_runs_ratio = to_cause / orc;
+          worst_runs = ratio_of_means(static_cast<double>(t.runs_to_cause), t.runs_to_cause_sq, t.verified,
+                                      static_cast<double>(t.oracle_runs), t.oracle_runs_sq, t.with_oracle);
+          worst_runs_family = all[i].name;
+        }
+        if (gpu_cause / orc_gpu > worst_gpu_ratio) {
+          worst_gpu_ratio = gpu_cause / orc_gpu;
+          worst_gpu = ratio_of_means(t.gpu_to_cause, t.gpu_to_cause_sq, t.verified, t.oracle_gpu, t.oracle_gpu_sq,
+                                     t.with_oracle);
+          worst_gpu_family = all[i].name;
+        }
       }
     }
   }
@@ -776,6 +816,14 @@ int main(int argc, char** argv) {
   std::printf("gpu_seconds_to_verified_cause: %.0f\n", race_verified > 0 ? race_gpu / race_verified : 0.0);
   std::printf("runs_to_verified_cause_vs_oracle: %.2f\n", worst_runs_ratio);
   std::printf("gpu_seconds_to_verified_cause_vs_oracle: %.2f\n", worst_gpu_ratio);
+  // The headline is the largest of many families' sampled ratios: with few bisections a family's ratio
+  // moves by a tenth or more from one seed to the next, so the worst one is printed with its interval.
+  if (!worst_runs_family.empty()) {
+    std::printf("worst_family_runs_vs_oracle_95ci: %.2f-%.2f (%s)\n", worst_runs.low, worst_runs.high,
+                worst_runs_family.c_str());
+    std::printf("worst_family_gpu_seconds_vs_oracle_95ci: %.2f-%.2f (%s)\n", worst_gpu.low, worst_gpu.high,
+                worst_gpu_family.c_str());
+  }
   if (failed_workers > 0) {
     std::fprintf(stderr, "bench_verdict_families: %d worker(s) failed\n", failed_workers);
     return 1;
