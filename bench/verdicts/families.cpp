@@ -22,7 +22,7 @@
 // the families whose name contains TEXT; BENCH_KEEP=DIR keeps each bisection's run folder under DIR.
 // Prints one line per family, then the headline figures (null_blame_rate, confident_wrong_rate,
 // right_rate, race_undecided_rate, runs_to_verified_cause, gpu_seconds_to_verified_cause and both
-// against the oracle).
+// against the oracle, the worst family's, then that family's ratios with their 95 % intervals).
 
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -631,7 +631,7 @@ Ratio ratio_of_means(double sum_a, double sq_a, int na, double sum_b, double sq_
   const double vb = std::max(0.0, (sq_b - nb * mb * mb) / (nb - 1)) / nb;
   out.value = ma / mb;
   const double se = out.value * std::sqrt((ma > 0 ? va / (ma * ma) : 0.0) + vb / (mb * mb));
-  out.low = out.value - 1.96 * se;
+  out.low = std::max(0.0, out.value - 1.96 * se);
   out.high = out.value + 1.96 * se;
   return out;
 }
@@ -819,9 +819,9 @@ int main(int argc, char** argv) {
   // The headline is the largest of many families' sampled ratios: with few bisections a family's ratio
   // moves by a tenth or more from one seed to the next, so the worst one is printed with its interval.
   if (!worst_runs_family.empty()) {
-    std::printf("worst_family_runs_vs_oracle_95ci: %.2f-%.2f (%s)\n", worst_runs.low, worst_runs.high,
+    std::printf("worst_family_runs_vs_oracle_95ci: %.2f to %.2f (%s)\n", worst_runs.low, worst_runs.high,
                 worst_runs_family.c_str());
-    std::printf("worst_family_gpu_seconds_vs_oracle_95ci: %.2f-%.2f (%s)\n", worst_gpu.low, worst_gpu.high,
+    std::printf("worst_family_gpu_seconds_vs_oracle_95ci: %.2f to %.2f (%s)\n", worst_gpu.low, worst_gpu.high,
                 worst_gpu_family.c_str());
   }
   if (failed_workers > 0) {
