@@ -3,8 +3,9 @@
 # (copyright, changelog, description, maintainer, manual page, stripped binary, permissions).
 source "$(dirname "$0")/common.sh"
 BUILD="$(dirname "$ENVBISECT")"
-command -v cpack >/dev/null && command -v dpkg >/dev/null || skip "needs cpack and dpkg"
-command -v lintian >/dev/null || skip "needs lintian (scripts/install-deps installs it)"
+need cpack cmake
+need dpkg-deb dpkg
+need lintian lintian
 (cd "$T" && cpack -G DEB --config "$BUILD/CPackConfig.cmake" -B "$T/pkg" >"$T/cpack.log" 2>&1) ||
   { cat "$T/cpack.log"; exit 1; }
 deb=$(ls "$T"/pkg/envbisect_*.deb)
