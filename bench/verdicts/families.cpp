@@ -636,6 +636,22 @@ Ratio ratio_of_means(double sum_a, double sq_a, int na, double sum_b, double sq_
   return out;
 }
 
+// The largest of the families' ratios to the oracle, its interval and its family.
+struct Worst {
+  double ratio = 0;
+  Ratio interval;
+  std::string family;
+
+  // Keep `r` of family `name`, with its interval `ci`, if it is the largest so far.
+  void consider(double r, const Ratio& ci, const std::string& name) {
+    if (r > ratio) {
+      ratio = r;
+      interval = ci;
+      family = name;
+    }
+  }
+};
+
 // Return the line a worker sends for one bisection.
 std::string encode(std::size_t family, const Outcome& o) {
   char line[256];
@@ -765,9 +781,8 @@ int main(int argc, char** argv) {
               "no-cause", "runs/bis", "to-cause", "gpu-s", "oracle", "orc-gpu-s");
   long null_total = 0, null_blame = 0, total = 0, right = 0, wrong = 0, race_total = 0, race_open = 0;
   long race_verified = 0, race_runs = 0;
-  double race_gpu = 0, worst_runs_ratio = 0, worst_gpu_ratio = 0;
-  Ratio worst_runs, worst_gpu;  // the worst family's ratios with their intervals
-  std::string worst_runs_family, worst_gpu_family;
+  double race_gpu = 0;
+  Worst worst_runs, worst_gpu;
   for (std::size_t i = 0; i < all.size(); ++i) {
     const Tally& t = tallies[i];
     auto mean = [](double sum, int n) { return n > 0 ? sum / n : 0.0; };
@@ -792,18 +807,14 @@ int main(int argc, char** argv) {
       race_runs += t.runs_to_cause;
       race_gpu += t.gpu_to_cause;
       if (t.verified > 0 && orc > 0) {
-        if (to_cause / orc > worst_runs_ratio) {
-          worst_runs_ratio = to_cause / orc;
-          worst_runs = ratio_of_means(static_cast<double>(t.runs_to_cause), t.runs_to_cause_sq, t.verified,
-                                      static_cast<double>(t.oracle_runs), t.oracle_runs_sq, t.with_oracle);
-          worst_runs_family = all[i].name;
-        }
-        if (gpu_cause / orc_gpu > worst_gpu_ratio) {
-          worst_gpu_ratio = gpu_cause / orc_gpu;
-          worst_gpu = ratio_of_means(t.gpu_to_cause, t.gpu_to_cause_sq, t.verified, t.oracle_gpu, t.oracle_gpu_sq,
-                                     t.with_oracle);
-          worst_gpu_family = all[i].name;
-        }
+        worst_runs.consider(to_cause / orc,
+                            ratio_of_means(static_cast<double>(t.runs_to_cause), t.runs_to_cause_sq, t.verified,
+                                           static_cast<double>(t.oracle_runs), t.oracle_runs_sq, t.with_oracle),
+                            all[i].name);
+        worst_gpu.consider(gpu_cause / orc_gpu,
+                           ratio_of_means(t.gpu_to_cause, t.gpu_to_cause_sq, t.verified, t.oracle_gpu,
+                                          t.oracle_gpu_sq, t.with_oracle),
+                           all[i].name);
       }
     }
   }
@@ -814,15 +825,15 @@ int main(int argc, char** argv) {
   std::printf("race_undecided_rate: %.4f\n", rate(race_open, race_total));
   std::printf("runs_to_verified_cause: %.1f\n", race_verified > 0 ? static_cast<double>(race_runs) / race_verified : 0.0);
   std::printf("gpu_seconds_to_verified_cause: %.0f\n", race_verified > 0 ? race_gpu / race_verified : 0.0);
-  std::printf("runs_to_verified_cause_vs_oracle: %.2f\n", worst_runs_ratio);
-  std::printf("gpu_seconds_to_verified_cause_vs_oracle: %.2f\n", worst_gpu_ratio);
+  std::printf("runs_to_verified_cause_vs_oracle: %.2f\n", worst_runs.ratio);
+  std::printf("gpu_seconds_to_verified_cause_vs_oracle: %.2f\n", worst_gpu.ratio);
   // The headline is the largest of many families' sampled ratios: with few bisections a family's ratio
   // moves by a tenth or more from one seed to the next, so the worst one is printed with its interval.
-  if (!worst_runs_family.empty()) {
-    std::printf("worst_family_runs_vs_oracle_95ci: %.2f to %.2f (%s)\n", worst_runs.low, worst_runs.high,
-                worst_runs_family.c_str());
-    std::printf("worst_family_gpu_seconds_vs_oracle_95ci: %.2f to %.2f (%s)\n", worst_gpu.low, worst_gpu.high,
-                worst_gpu_family.c_str());
+  if (!worst_runs.family.empty()) {
+    std::printf("worst_family_runs_vs_oracle_95ci: %.2f to %.2f (%s)\n", worst_runs.interval.low,
+                worst_runs.interval.high, worst_runs.family.c_str());
+    std::printf("worst_family_gpu_seconds_vs_oracle_95ci: %.2f to %.2f (%s)\n", worst_gpu.interval.low,
+                worst_gpu.interval.high, worst_gpu.family.c_str());
   }
   if (failed_workers > 0) {
     std::fprintf(stderr, "bench_verdict_families: %d worker(s) failed\n", failed_workers);
