@@ -98,6 +98,7 @@ RateHypotheses rate_hypotheses(std::size_t good_failures, std::size_t good_runs,
   const double bad = (static_cast<double>(bad_failures) + 0.5) / (static_cast<double>(bad_runs) + 1.0);
   out.p_high = std::min(0.95, std::max(bad / 2.0, 2.0 * out.p_low));
   out.usable = out.p_high < bad + 1e-12 && out.p_high > out.p_low;
+  out.p_high_floor = std::min(out.p_high, rate_interval(bad_failures, bad_runs, 0.80).low / 2.0);
   return out;
 }
 
@@ -110,6 +111,8 @@ RateHypotheses part_hypotheses(std::size_t good_failures, std::size_t good_runs,
   const double low_bad = rate_interval(bad_failures, bad_runs, 0.80).low;
   out.p_high = std::min(out.p_high, low_bad / 4.0);
   out.usable = out.p_high > out.p_low;
+  // A part's bar already stands on the low end; its ruling stays open to the bad anchor's next runs.
+  out.p_high_floor = 0.0;
   return out;
 }
 
@@ -121,7 +124,10 @@ RateRuling rate_ruling(std::size_t failures, std::size_t runs, const RateHypothe
   }
   out.call = sprt_rate(failures, runs, h.p_low, h.p_high, alpha_high, alpha_low);
   out.between_rates = out.call != RateCall::high && more_failures_p(failures, runs, h.p_low) < alpha_high;
-  out.bar_short = (out.between_rates || (out.call == RateCall::low && failures > 0)) && bad_runs < runs;
+  // Would a bar at the low end of the bad anchor's plausible rates call otherwise?
+  const bool bar_open = !(h.p_high_floor > h.p_low) ||
+                        sprt_rate(failures, runs, h.p_low, h.p_high_floor, alpha_high, alpha_low) != out.call;
+  out.bar_short = (out.between_rates || (out.call == RateCall::low && failures > 0)) && bad_runs < runs && bar_open;
   out.good_short = out.call == RateCall::low && failures > 0 && good_runs < runs;
   if (out.between_rates || out.bar_short || out.good_short) {
     out.call = RateCall::undecided;

@@ -48,6 +48,10 @@ RateCall sprt_rate(std::size_t failures, std::size_t runs, double p_low, double 
 struct RateHypotheses {
   double p_low = 0.0;
   double p_high = 0.0;
+  // The bar were the bad anchor's rate at the low end of its two-sided 80 % interval (half that end,
+  // never above p_high): how far more runs of the bad anchor could plausibly lower p_high. 0 where
+  // unknown, and then any ruling that rests on the bar counts as open to the bad anchor's next runs.
+  double p_high_floor = 0.0;
   bool usable = false;  // false when the anchors do not differ enough in failures for a test
 };
 
@@ -70,8 +74,9 @@ RateHypotheses part_hypotheses(std::size_t good_failures, std::size_t good_runs,
 struct RateRuling {
   RateCall call = RateCall::undecided;  // undecided also while between_rates, bar_short or good_short
   bool between_rates = false;  // fails clearly more often than p_low (at alpha_high), not called high
-  bool bar_short = false;      // a clean call, or between_rates, against a bad anchor with fewer runs:
-                               // the bad anchor's runs are topped up to the candidate's first
+  bool bar_short = false;      // a clean call, or between_rates, against a bad anchor with fewer runs,
+                               // where the bar at p_high_floor would rule otherwise: the bad anchor's
+                               // runs are topped up to the candidate's first
   bool good_short = false;     // a clean call on a candidate that failed, against a good anchor with
                                // fewer runs: the good anchor's runs are topped up to the candidate's first
 };
@@ -82,7 +87,10 @@ struct RateRuling {
 // "low"; it carries the failure, so it is not called clean. A candidate that failed at all is called
 // clean only against anchors measured on as many runs: a bad anchor whose few runs overstated its rate
 // sets p_high too high, and a good anchor's few clean runs set p_low too high to tell a lower rate from
-// good's (5 of 33 against good's 0 of 7 is no difference; against 0 of 33 it is).
+// good's (5 of 33 against good's 0 of 7 is no difference; against 0 of 33 it is). The bad anchor is
+// short only where its plausible rates leave the ruling open: where the test at h.p_high_floor calls
+// the same as at h.p_high, more bad runs cannot change the call (a bad anchor that failed 12 of 12
+// runs only raises the bar with its 13th), and the candidate's own runs decide.
 RateRuling rate_ruling(std::size_t failures, std::size_t runs, const RateHypotheses& h, std::size_t good_runs,
                        std::size_t bad_runs, double alpha_high, double alpha_low);
 

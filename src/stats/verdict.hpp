@@ -87,7 +87,8 @@ struct Assessment {
   double p_vs_bad = 1.0;             // exact one-sided rank-test p of "better than bad"
   double position = 0.0;             // where the candidate sits: 0 at good, 1 at bad (log scale)
   bool between_rates = false;        // fails clearly more often than good, less than the test's "bites"
-  bool bar_short = false;            // a call that rests on a bad anchor with fewer runs than the candidate
+  bool bar_short = false;            // a call that rests on a bad anchor with fewer runs than the candidate,
+                                     // where its plausible rates leave the call open
   bool good_short = false;           // a clean call on a failing candidate against a good anchor with fewer runs
   std::string reason;                // one line a user can check, with the numbers
 };

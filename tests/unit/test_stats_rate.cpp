@@ -130,14 +130,21 @@ TEST_CASE("rate_ruling never calls clean a candidate that carries the failure at
   CHECK_FALSE(lower_rate.bar_short);  // the anchors have as many runs
   CHECK_FALSE(lower_rate.good_short);
   CHECK(lower_rate.call == RateCall::undecided);
-  // 1 of 50: clean by the test and not between, but it failed, and the bad anchor has 40 runs: short.
-  const RateRuling short_bar = rate_ruling(1, 50, h, 50, 40, 0.05, 0.05);
+  // 2 of 40: clean by the test and not between, but it failed, the bad anchor has 30 runs, and a bar at
+  // the low end of bad's plausible rates (20 of 40: 19 %) would not call it clean: short.
+  REQUIRE(sprt_rate(2, 40, h.p_low, h.p_high, 0.05, 0.05) == RateCall::low);
+  REQUIRE(sprt_rate(2, 40, h.p_low, h.p_high_floor, 0.05, 0.05) != RateCall::low);
+  const RateRuling short_bar = rate_ruling(2, 40, h, 40, 30, 0.05, 0.05);
   CHECK_FALSE(short_bar.between_rates);
   CHECK(short_bar.bar_short);
   CHECK(short_bar.call == RateCall::undecided);
-  // The same against a bad anchor of 50 runs, or with no failure at all: clean.
-  CHECK(rate_ruling(1, 50, h, 50, 50, 0.05, 0.05).call == RateCall::low);
+  // The same against a bad anchor of 40 runs, or with no failure at all: clean.
+  CHECK(rate_ruling(2, 40, h, 40, 40, 0.05, 0.05).call == RateCall::low);
   CHECK(rate_ruling(0, 50, h, 40, 40, 0.05, 0.05).call == RateCall::low);
+  // 1 of 50 is clean against that lower bar too: more bad runs could not change the call.
+  REQUIRE(sprt_rate(1, 50, h.p_low, h.p_high_floor, 0.05, 0.05) == RateCall::low);
+  CHECK_FALSE(rate_ruling(1, 50, h, 50, 40, 0.05, 0.05).bar_short);
+  CHECK(rate_ruling(1, 50, h, 50, 40, 0.05, 0.05).call == RateCall::low);
   // Biting is called whatever the bar's runs.
   const RateRuling bites = rate_ruling(10, 20, h, 5, 5, 0.05, 0.05);
   CHECK(bites.call == RateCall::high);
@@ -169,4 +176,34 @@ TEST_CASE("rate_ruling calls a lower rate clean only against a good anchor measu
   const RateRuling on_33 = rate_ruling(5, 33, topped, 33, 33, 0.05, 0.05);
   CHECK_FALSE(on_33.good_short);
   CHECK(on_33.call != RateCall::low);
+}
+
+TEST_CASE("rate_ruling tops up the bad anchor only while its plausible rates leave the ruling open", "[stats][rate]") {
+  // One H200's race: 3 warm threads fail about 30 % of runs, the bad anchor (3 cold threads) every run.
+  // The candidate is between the rates: it fails clearly more often than good, and the test has not
+  // called it biting against half of bad's rate.
+  const std::size_t failures = 5, runs = 20;
+  // Bad failed 4 of 4: its rate could be as low as 56 % (80 % interval), a bar of 28 %, against which
+  // 5 of 20 bites. The bad anchor's next runs can change the call: top it up.
+  const RateHypotheses few = rate_hypotheses(0, 8, 4, 4);
+  REQUIRE(few.p_high_floor < few.p_high);
+  REQUIRE(sprt_rate(failures, runs, few.p_low, few.p_high_floor, 0.05, 0.05) == RateCall::high);
+  const RateRuling on_four = rate_ruling(failures, runs, few, 8, 4, 0.05, 0.05);
+  CHECK(on_four.between_rates);
+  CHECK(on_four.bar_short);
+  CHECK(on_four.call == RateCall::undecided);
+  // Bad failed 12 of 12: the lowest plausible bar is 41 %, and 5 of 20 is undecided against it as against
+  // 48 %. A 13th failure would only raise the bar: the candidate's own runs decide, the bad anchor
+  // (the dearest run: a cold compile on three threads) waits.
+  const RateHypotheses many = rate_hypotheses(0, 8, 12, 12);
+  REQUIRE(sprt_rate(failures, runs, many.p_low, many.p_high_floor, 0.05, 0.05) == RateCall::undecided);
+  const RateRuling on_twelve = rate_ruling(failures, runs, many, 8, 12, 0.05, 0.05);
+  CHECK(on_twelve.between_rates);
+  CHECK_FALSE(on_twelve.bar_short);
+  CHECK(on_twelve.call == RateCall::undecided);
+  // A part's bar already stands on the low end of bad's rate: its rulings keep the old top-up.
+  const RateHypotheses part = part_hypotheses(0, 8, 12, 12);
+  CHECK(part.p_high_floor == 0.0);
+  CHECK(rate_ruling(1, 20, part, 20, 12, 0.05, 0.05).bar_short == (rate_ruling(1, 20, part, 20, 12, 0.05, 0.05).between_rates ||
+                                                                    sprt_rate(1, 20, part.p_low, part.p_high, 0.05, 0.05) == RateCall::low));
 }

@@ -233,7 +233,8 @@ bool Judge::top_up_anchor(const stats::Assessment& assessment) {
     return true;
   }
   // A candidate with failures, or a rate between the hypotheses, may mean the bad anchor's few runs
-  // overstated its rate (and so the "bites" bar).
+  // overstated its rate (and so the "bites" bar); bar_short only where the bad anchor's plausible
+  // rates leave the call open (stats::rate_ruling).
   return assessment.bar_short && see_affordable(m_bad, seen_runs(m_bad) + 1);
 }
 
