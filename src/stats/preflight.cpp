@@ -60,9 +60,9 @@ int runs_to_clear(const Anchors& a, const VerdictPolicy& policy) {
 // Return the advice printed when the anchors cannot be told apart after `runs` runs of each: never a
 // budget already spent.
 std::string advice(const Preflight& p, std::size_t runs) {
-  std::string words = "cannot tell good from bad: rank test p=" + reason_number(p.metric_p) + ", failure test p=" +
-                      reason_number(p.failure_p) + " (need <= " + reason_number(p.look_alpha) +
-                      " one-sided at this look). Try: ";
+  std::string words = "cannot tell good from bad: rank test p=" + reason_number(p.metric_p) + " (need <= " +
+                      reason_number(p.look_alpha) + "), failure test p=" + reason_number(p.failure_p) + " (need <= " +
+                      reason_number(p.failure_look_alpha) + "), one-sided at this look. Try: ";
   // With very few anchor runs no outcome can reach the level.
   const std::size_t n = std::max<std::size_t>(runs, 1);
   if (smallest_p(n) / 2.0 > p.look_alpha) {
@@ -119,6 +119,7 @@ Preflight preflight(const SampleSet& good, const SampleSet& bad, const VerdictPo
   p.tail_p = tail_worse_p(a.good, a.bad, policy, scale);
   p.failure_p = fisher_fewer(good.failure_count(), good.size(), bad.failure_count(), bad.size());
   p.look_alpha = look_alpha(policy, Channel::metric, std::min(good.size(), bad.size()));
+  p.failure_look_alpha = look_alpha(policy, Channel::failure, std::min(good.size(), bad.size()));
   p.by_metric = a.metric_reliable;
   p.by_failure = a.failure_reliable;
   p.checksum_mismatch = good.checksum_mismatch() || bad.checksum_mismatch();
@@ -153,8 +154,8 @@ Preflight preflight(const SampleSet& good, const SampleSet& bad, const VerdictPo
                  " (rank test p=" + reason_number(p.metric_p) +
                  (p.tail_p < p.metric_p ? ", runs beyond the anchors' common reach p=" + reason_number(p.tail_p)
                                         : std::string()) +
-                 ", failure test p=" + reason_number(p.failure_p) + ", this look at " +
-                 reason_number(p.look_alpha) + ")";
+                 " at " + reason_number(p.look_alpha) + ", failure test p=" + reason_number(p.failure_p) + " at " +
+                 reason_number(p.failure_look_alpha) + ": this look's levels)";
   } else {
     p.message += ". " + advice(p, fewest);
   }

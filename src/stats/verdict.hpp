@@ -62,6 +62,7 @@ struct Preflight {
                                      // often": the metric channel counts when either test passes
   double failure_p = 1.0;            // one-sided Fisher exact p of "bad fails more often than good"
   double look_alpha = 0.05;          // the level this look tested the metric at (see look_alpha())
+  double failure_look_alpha = 0.05;  // the level this look tested failures at (its own channel's looks)
   bool bad_is_better = false;        // the bad anchor measured significantly better than good
   bool by_metric = false;            // the metric tells the anchors apart
   bool by_failure = false;           // the failure rate tells the anchors apart

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "stats/anchors.hpp"
 #include "stats/verdict.hpp"
 
 using namespace envbisect;
@@ -66,6 +67,25 @@ TEST_CASE("preflight names the metric's unit beside each anchor's median", "[sta
   INFO(p.message);
   CHECK(p.message.find("good: median 21.5 tok/s, CV") != std::string::npos);
   CHECK(p.message.find("bad: median 4.3 tok/s, CV") != std::string::npos);
+}
+
+TEST_CASE("preflight states the level each channel was held to at this look", "[stats][verdict]") {
+  // The 1-GPU incident's anchors: good passes 6 of 6, bad fails 4 of 4 and gives no metric. Failures
+  // alone tell them apart, at the failure channel's level, not the rank test's stricter one.
+  const VerdictPolicy policy;
+  const Preflight p = preflight(runs({1.00, 1.08, 0.93, 1.03, 0.97, 1.01}), with_failures(SampleSet{}, 4, k_crash), policy);
+  INFO(p.message);
+  REQUIRE(p.distinguishable);
+  REQUIRE(p.failure_look_alpha > p.look_alpha);
+  CHECK(p.failure_p <= p.failure_look_alpha);
+  CHECK(p.message.find("failure test p=" + reason_number(p.failure_p) + " at " + reason_number(p.failure_look_alpha)) !=
+        std::string::npos);
+  CHECK(p.message.find("rank test p=1 at " + reason_number(p.look_alpha)) != std::string::npos);
+  // Refused anchors name both levels too.
+  const Preflight refused = preflight(runs({1.00, 1.08}), with_failures(runs({1.01}), 1, k_crash), policy);
+  INFO(refused.message);
+  REQUIRE_FALSE(refused.distinguishable);
+  CHECK(refused.message.find("(need <= " + reason_number(refused.failure_look_alpha) + ")") != std::string::npos);
 }
 
 TEST_CASE("preflight refuses anchors it cannot tell apart, and says what to try", "[stats][verdict]") {
