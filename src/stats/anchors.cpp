@@ -71,11 +71,12 @@ Anchors prepare_anchors(const SampleSet& good, const SampleSet& bad, const Verdi
   a.good_median = median(a.good);
   // The channels count only in the direction the user called bad (any direction with any_change), at
   // the level the preflight tested them.
-  const double level = look_alpha(policy, Channel::metric, looked);
-  a.metric_reliable = a.gap != 0.0 && (metric_worse_p(a.good, a.bad, policy) <= level ||
-                                       tail_worse_p(a.good, a.bad, policy, scale) <= level);
-  a.failure_reliable = fisher_fewer(good.failure_count(), good.size(), bad.failure_count(), bad.size()) <=
-                       look_alpha(policy, Channel::failure, looked);
+  a.metric_level = look_alpha(policy, Channel::metric, looked);
+  a.failure_level = look_alpha(policy, Channel::failure, looked);
+  a.metric_reliable = a.gap != 0.0 && (metric_worse_p(a.good, a.bad, policy) <= a.metric_level ||
+                                       tail_worse_p(a.good, a.bad, policy, scale) <= a.metric_level);
+  a.failure_reliable =
+      fisher_fewer(good.failure_count(), good.size(), bad.failure_count(), bad.size()) <= a.failure_level;
   a.good_failures = good.failure_count();
   a.bad_failures = bad.failure_count();
   a.bad_runs = bad.size();

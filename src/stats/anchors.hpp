@@ -18,6 +18,8 @@ struct Anchors {
   double gap = 0.0;                  // Hodges-Lehmann shift of bad over good on that scale
   bool metric_reliable = false;      // the metric channel tells the anchors apart
   bool failure_reliable = false;     // the failure channel tells the anchors apart
+  double metric_level = 0.0;         // the level this look held the metric channel to (look_alpha())
+  double failure_level = 0.0;        // the level this look held the failure channel to
   double good_rate = 0.0, bad_rate = 0.0;  // cautious failure rates (Wilson bounds, anchors.cpp)
   double good_median = 0.0;          // median good metric on the comparison scale
   std::set<std::string> good_signatures, bad_signatures;

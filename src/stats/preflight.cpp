@@ -118,8 +118,9 @@ Preflight preflight(const SampleSet& good, const SampleSet& bad, const VerdictPo
   p.metric_p = metric_worse_p(a.good, a.bad, policy);
   p.tail_p = tail_worse_p(a.good, a.bad, policy, scale);
   p.failure_p = fisher_fewer(good.failure_count(), good.size(), bad.failure_count(), bad.size());
-  p.look_alpha = look_alpha(policy, Channel::metric, std::min(good.size(), bad.size()));
-  p.failure_look_alpha = look_alpha(policy, Channel::failure, std::min(good.size(), bad.size()));
+  // The levels the channels were decided at, so the message states what was tested.
+  p.look_alpha = a.metric_level;
+  p.failure_look_alpha = a.failure_level;
   p.by_metric = a.metric_reliable;
   p.by_failure = a.failure_reliable;
   p.checksum_mismatch = good.checksum_mismatch() || bad.checksum_mismatch();
