@@ -88,8 +88,11 @@ RateCall sprt_rate(std::size_t failures, std::size_t runs, double p_low, double 
   return RateCall::undecided;
 }
 
-RateHypotheses rate_hypotheses(std::size_t good_failures, std::size_t good_runs, std::size_t bad_failures,
-                               std::size_t bad_runs) {
+namespace {
+
+// The hypotheses from the anchors' counts, without the bar's floor: p_low from good, p_high half of bad.
+RateHypotheses anchor_hypotheses(std::size_t good_failures, std::size_t good_runs, std::size_t bad_failures,
+                                 std::size_t bad_runs) {
   RateHypotheses out;
   if (good_runs == 0 || bad_runs == 0) {
     return out;
@@ -98,21 +101,31 @@ RateHypotheses rate_hypotheses(std::size_t good_failures, std::size_t good_runs,
   const double bad = (static_cast<double>(bad_failures) + 0.5) / (static_cast<double>(bad_runs) + 1.0);
   out.p_high = std::min(0.95, std::max(bad / 2.0, 2.0 * out.p_low));
   out.usable = out.p_high < bad + 1e-12 && out.p_high > out.p_low;
-  out.p_high_floor = std::min(out.p_high, rate_interval(bad_failures, bad_runs, 0.80).low / 2.0);
+  return out;
+}
+
+}  // namespace
+
+RateHypotheses rate_hypotheses(std::size_t good_failures, std::size_t good_runs, std::size_t bad_failures,
+                               std::size_t bad_runs) {
+  RateHypotheses out = anchor_hypotheses(good_failures, good_runs, bad_failures, bad_runs);
+  if (good_runs > 0 && bad_runs > 0) {
+    out.p_high_floor = std::min(out.p_high, rate_interval(bad_failures, bad_runs, 0.80).low / 2.0);
+  }
   return out;
 }
 
 RateHypotheses part_hypotheses(std::size_t good_failures, std::size_t good_runs, std::size_t bad_failures,
                                std::size_t bad_runs) {
-  RateHypotheses out = rate_hypotheses(good_failures, good_runs, bad_failures, bad_runs);
+  // A part's bar already stands on the low end of bad's rate: no floor (0), so its ruling stays open to
+  // the bad anchor's next runs.
+  RateHypotheses out = anchor_hypotheses(good_failures, good_runs, bad_failures, bad_runs);
   if (!out.usable) {
     return out;
   }
   const double low_bad = rate_interval(bad_failures, bad_runs, 0.80).low;
   out.p_high = std::min(out.p_high, low_bad / 4.0);
   out.usable = out.p_high > out.p_low;
-  // A part's bar already stands on the low end; its ruling stays open to the bad anchor's next runs.
-  out.p_high_floor = 0.0;
   return out;
 }
 

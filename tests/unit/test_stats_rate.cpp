@@ -204,6 +204,7 @@ TEST_CASE("rate_ruling tops up the bad anchor only while its plausible rates lea
   // A part's bar already stands on the low end of bad's rate: its rulings keep the old top-up.
   const RateHypotheses part = part_hypotheses(0, 8, 12, 12);
   CHECK(part.p_high_floor == 0.0);
-  CHECK(rate_ruling(1, 20, part, 20, 12, 0.05, 0.05).bar_short == (rate_ruling(1, 20, part, 20, 12, 0.05, 0.05).between_rates ||
-                                                                    sprt_rate(1, 20, part.p_low, part.p_high, 0.05, 0.05) == RateCall::low));
+  const RateRuling on_part = rate_ruling(1, 20, part, 20, 12, 0.05, 0.05);
+  CHECK(on_part.bar_short ==
+        (on_part.between_rates || sprt_rate(1, 20, part.p_low, part.p_high, 0.05, 0.05) == RateCall::low));
 }
