@@ -120,7 +120,8 @@ system_state() {
 # like the incident's compile race. It takes {threads.workers} as `threads` (and with `cache`,
 # {cache.c}: `warm` says whether an earlier run compiled into it, and this run does); the Python on
 # stdin may set `fail` (with `count_run`, `here`, `os` at hand); a failing run writes the race's
-# RuntimeError and exits 1, any other prints a metric of about 1000.
+# RuntimeError and exits 1, any other prints a metric of about 1000 (1000-1060, the same values for
+# every thread count, so that no state measures better than another).
 race_bench() {
   local with_cache="${1:-}" rule args='"{threads.workers}"'
   rule="$(cat)"
@@ -140,7 +141,9 @@ race_bench() {
     echo 'if fail:'
     echo '    sys.stderr.write("RuntimeError: race in compile\n")'
     echo '    sys.exit(1)'
-    echo 'print(json.dumps({"m": 1000.0 * (1 + os.getpid() % 7 / 100)}))'
+    # The noise cycles through its seven values per thread count: drawn from the process id, it
+    # followed the order good and bad runs start in, and a bad anchor could measure "better".
+    echo 'print(json.dumps({"m": 1000.0 * (1 + count_run("metric-%d" % threads) % 7 / 100)}))'
   } >"$T/bench.py"
   echo "{\"format\": 1, \"command\": [\"{python}\", \"{recipe_dir}/bench.py\", $args], \"metric\": \"m\", \"repeats\": 3}" \
     >"$T/recipe.json"
