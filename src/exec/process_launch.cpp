@@ -25,6 +25,7 @@
 #include <cerrno>
 #include <csignal>
 #include <exception>
+#include <fcntl.h>
 #include <filesystem>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -40,7 +41,74 @@ namespace {
 namespace asio = boost::asio;
 namespace v2 = boost::process::v2;
 using Process = v2::basic_process<asio::io_context::executor_type>;
-using Launcher = v2::posix::default_launcher;
+
+// Boost 1.81's default_launcher (fork; the inits' hooks; execve; errno back over a close-on-exec pipe)
+// without Asio's fork notifications. notify_fork(fork_child) copies the io_context's services into a
+// std::vector inside the child: an allocation after fork() in a threaded parent. glibc's malloc
+// survives that; ASan's allocator (GCC 12) does not, and a lock another thread held at fork() stays
+// held in the child, which spins before execve while envbisect waits for the exec forever. The
+// io_context is fresh per child and watches nothing until the child has exec'd, so neither side needs
+// the notification. Nor the launcher's own close_all (its Linux walk of /proc/self/fd allocates):
+// CloseInherited closes every descriptor but the kept ones.
+struct Launcher : v2::posix::default_launcher {
+  template <typename Executor, typename... Inits>
+  v2::basic_process<Executor> operator()(Executor exec, v2::error_code& ec, const std::filesystem::path& executable,
+                                         const char** args, Inits&&... inits) {
+    namespace hooks = v2::posix::detail;
+    const char* const* argv = args;
+    int error_pipe[2] = {-1, -1};
+    if (::pipe2(error_pipe, O_CLOEXEC) != 0) {
+      ec.assign(errno, v2::system_category());
+      return v2::basic_process<Executor>{exec};
+    }
+    const UniqueFd read_end(error_pipe[0]);
+    UniqueFd write_end(error_pipe[1]);
+    ec = hooks::on_setup(*this, executable, argv, inits...);
+    if (ec) {
+      hooks::on_error(*this, executable, argv, ec, inits...);
+      return v2::basic_process<Executor>{exec};
+    }
+    fd_whitelist.push_back(write_end.get());
+    pid = ::fork();
+    if (pid == -1) {
+      ec.assign(errno, v2::system_category());
+      hooks::on_fork_error(*this, executable, argv, ec, inits...);
+      hooks::on_error(*this, executable, argv, ec, inits...);
+      return v2::basic_process<Executor>{exec};
+    }
+    if (pid == 0) {
+      // The child: system calls only, up to execve or _exit.
+      ec = hooks::on_exec_setup(*this, executable, argv, inits...);
+      if (!ec) {
+        ::execve(executable.c_str(), const_cast<char* const*>(argv), const_cast<char* const*>(env));
+      }
+      const int failed = ec ? ec.value() : errno;
+      (void)!::write(write_end.get(), &failed, sizeof failed);
+      ec.assign(failed, v2::system_category());
+      hooks::on_exec_error(*this, executable, argv, ec, inits...);
+      ::_exit(127);
+    }
+    write_end.reset();
+    int child_error = 0;
+    ssize_t count = -1;
+    while ((count = ::read(read_end.get(), &child_error, sizeof child_error)) == -1) {
+      if (errno != EAGAIN && errno != EINTR) {
+        ec.assign(errno, v2::system_category());
+        break;
+      }
+    }
+    if (count > 0) {
+      ec.assign(child_error, v2::system_category());
+    }
+    if (ec) {
+      hooks::on_error(*this, executable, argv, ec, inits...);
+      return v2::basic_process<Executor>{exec};
+    }
+    v2::basic_process<Executor> process(exec, pid);
+    hooks::on_success(*this, executable, argv, ec, inits...);
+    return process;
+  }
+};
 
 v2::error_code errno_code(int error) {
   errno = error;  // the launcher reports errno, not the returned code, to the parent
