@@ -40,25 +40,63 @@ std::atomic<int> g_alloc_watch_fd{-1};
 
 }  // namespace
 
-void* operator new(std::size_t size) {
+namespace {
+
+void* watched_allocation(std::size_t size) noexcept {
   const pid_t parent = g_alloc_watch_parent.load(std::memory_order_relaxed);
   if (parent != 0 && ::getpid() != parent) {
     (void)!::write(g_alloc_watch_fd.load(), "n", 1);
   }
-  if (void* memory = std::malloc(size == 0 ? 1 : size)) {
+  return std::malloc(size == 0 ? 1 : size);
+}
+
+}  // namespace
+
+// The whole unaligned family is replaced, so that every new and delete of the binary pairs malloc with
+// free (ASan checks the pairs; the aligned forms stay the runtime's, paired among themselves).
+void* operator new(std::size_t size) {
+  if (void* memory = watched_allocation(size)) {
     return memory;
   }
   throw std::bad_alloc();
 }
 
-// The replacements pair malloc with free; GCC, seeing new inlined beside free, would call it a mismatch.
+void* operator new[](std::size_t size) {
+  return operator new(size);
+}
+
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  return watched_allocation(size);
+}
+
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
+  return watched_allocation(size);
+}
+
+// GCC, seeing new inlined beside free, would call the pair a mismatch.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void operator delete(void* memory) noexcept {
   std::free(memory);
 }
 
+void operator delete[](void* memory) noexcept {
+  std::free(memory);
+}
+
 void operator delete(void* memory, std::size_t) noexcept {
+  std::free(memory);
+}
+
+void operator delete[](void* memory, std::size_t) noexcept {
+  std::free(memory);
+}
+
+void operator delete(void* memory, const std::nothrow_t&) noexcept {
+  std::free(memory);
+}
+
+void operator delete[](void* memory, const std::nothrow_t&) noexcept {
   std::free(memory);
 }
 #pragma GCC diagnostic pop
