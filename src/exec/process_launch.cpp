@@ -237,8 +237,8 @@ LaunchedChild::LaunchedChild(const LaunchPlan& plan) : m_state(std::make_unique<
                                         environment, stdio, start_dir, close_inherited));
     }
   } catch (const std::exception& failure) {
-    // The launcher's code between fork() and execve() (Asio's fork notification allocates) must never
-    // return into envbisect's code inside the child: a second envbisect would run on.
+    // Nothing between fork() and execve() throws (Launcher's child makes system calls only); should a
+    // hook ever throw there, it must not return into envbisect's code: a second envbisect would run on.
     if (::getpid() != parent) {
       ::_exit(127);
     }

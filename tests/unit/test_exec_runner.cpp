@@ -18,6 +18,7 @@
 
 #include "exec/group_watchdog.hpp"
 #include "exec_test_support.hpp"
+#include "util/fd.hpp"
 
 namespace fs = std::filesystem;
 using envbisect::LocalRunner;
@@ -37,10 +38,6 @@ bool process_exists(pid_t pid) {
 // child before its execve) writes one byte to g_alloc_watch_fd: write(2) is safe there, malloc is not.
 std::atomic<pid_t> g_alloc_watch_parent{0};
 std::atomic<int> g_alloc_watch_fd{-1};
-
-}  // namespace
-
-namespace {
 
 void* watched_allocation(std::size_t size) noexcept {
   const pid_t parent = g_alloc_watch_parent.load(std::memory_order_relaxed);
@@ -494,9 +491,11 @@ TEST_CASE("nothing allocates in the child between fork and execve", "[exec][runn
   // Asio's fork notification once allocated there, and under ASan a child spun on the allocator's
   // lock while its run waited for the exec, for good. operator new (above) reports any allocation
   // made in another process than this one while the watch is on.
-  int report[2];
-  REQUIRE(::pipe2(report, O_CLOEXEC | O_NONBLOCK) == 0);
-  g_alloc_watch_fd.store(report[1]);
+  int ends[2];
+  REQUIRE(::pipe2(ends, O_CLOEXEC | O_NONBLOCK) == 0);
+  const envbisect::UniqueFd report(ends[0]);
+  const envbisect::UniqueFd reporter(ends[1]);
+  g_alloc_watch_fd.store(reporter.get());
   g_alloc_watch_parent.store(::getpid());
   TempDir dir;
   LocalRunner runner;
@@ -514,9 +513,7 @@ TEST_CASE("nothing allocates in the child between fork and execve", "[exec][runn
   g_alloc_watch_parent.store(0);
   g_alloc_watch_fd.store(-1);
   char seen[64];
-  const ssize_t allocations = ::read(report[0], seen, sizeof seen);
-  ::close(report[0]);
-  ::close(report[1]);
+  const ssize_t allocations = ::read(report.get(), seen, sizeof seen);
   CHECK(plain_result.exit_code == 0);
   CHECK(full_result.exit_code == 3);
   CHECK_FALSE(missing_result.spawned);
