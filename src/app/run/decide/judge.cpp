@@ -81,6 +81,27 @@ bool Judge::see_until_failure(const Candidate& candidate, int count) {
   return true;
 }
 
+bool Judge::passes_until(const Candidate& candidate, int count) {
+  const std::size_t failed = samples(candidate).failure_count();
+  return see_until_failure(candidate, count) && samples(candidate).failure_count() == failed;
+}
+
+bool Judge::bad_anchor_keeps_failing(int count) {
+  for (int runs = seen_runs(m_bad) + 1; runs <= count; ++runs) {
+    if (!see_affordable(m_bad, runs)) {
+      return false;
+    }
+    const stats::SampleSet seen = samples(m_bad);
+    if (seen.failure_count() < seen.size()) {
+      if (m_one_run && !m_options.pass_fail) {
+        leave_one_run("the bad anchor");
+      }
+      return false;
+    }
+  }
+  return true;
+}
+
 int Judge::seen_runs(const Candidate& candidate) { return static_cast<int>(m_in_view[candidate.hash]); }
 
 void Judge::measure_anchors(int runs) {

@@ -69,6 +69,14 @@ public:
   // false (nothing more measured) when the budget cannot pay for the next run.
   bool see_until_failure(const Candidate& candidate, int count);
 
+  // see_until_failure(), true only when it measured what it was asked and none of the new runs failed.
+  bool passes_until(const Candidate& candidate, int count);
+
+  // Bring the bad anchor towards `count` runs one at a time, stopping after a run that passes. Such a
+  // pass shows a test envbisect took as deterministic is not: one-run mode ends then, as when any
+  // candidate's runs disagree. Return true only when every run was paid for and failed.
+  bool bad_anchor_keeps_failing(int count);
+
   // Return the runs of the candidate that verdicts have seen so far in this session.
   int seen_runs(const Candidate& candidate);
 

@@ -65,33 +65,11 @@ PartsPlan plan_parts(Judge& judge, Evaluator& evaluator, std::size_t parts, doub
 }
 
 // Run the bad anchor runs `plan` assumed, now that every part passed its planned runs (a part that
-// fails, as a race often does, spends none of them), and hold the parts to the bar the bad anchor's
-// runs really set where one of them passed. Return false when that bar was not met.
-bool hold_parts_to_plan(Judge& judge, const StageContext& stages, const Isolation& isolation, const PartsPlan& plan,
-                        double level, int good_runs, const RerunCandidate& rerun) {
-  for (int i = 0; i < plan.more_bad_runs; ++i) {
-    const std::size_t failed = judge.samples(judge.bad()).failure_count();
-    if (!judge.see_affordable(judge.bad(), judge.seen_runs(judge.bad()) + 1)) {
-      return false;  // the bar the parts passed assumed runs the budget cannot pay for
-    }
-    if (judge.samples(judge.bad()).failure_count() == failed) {
-      break;  // a bad run passed: the bar is what the runs say (below)
-    }
-  }
-  const stats::SampleSet good = judge.samples(judge.good());
-  const stats::SampleSet bad = judge.samples(judge.bad());
-  const int needed =
-      stats::passes_to_clear_part(good.failure_count(), good.size(), bad.failure_count(), bad.size(), level, good_runs);
-  if (needed <= plan.passes) {
-    return true;
-  }
-  for (const DeltaSet& part : good_parts_of_cause(isolation)) {
-    if (rerun(stages.evaluator.candidate(part), "part of the cause " + describe_set(stages.deltas, part), needed) !=
-        Verdict::good) {
-      return false;
-    }
-  }
-  return true;
+// fails, as a race often does, spends none of them). Return false when the budget stopped them or one
+// passed: the parts' bar rested on failures that did not come, and the pass ends one-run mode (the
+// search asks again on failure rates, every run kept).
+bool hold_parts_to_plan(Judge& judge, const PartsPlan& plan) {
+  return judge.bad_anchor_keeps_failing(judge.seen_runs(judge.bad()) + plan.more_bad_runs);
 }
 
 // One side of the answer: the anchor and every candidate the answer puts beside it.
@@ -213,11 +191,7 @@ AfterIsolation verify_cause(Judge& judge, const StageContext& stages, const std:
     plan = plan_parts(judge, stages.evaluator, parts, level, good_runs);
   }
   const RunsInView in_view{[&](const Candidate& candidate) { return judge.seen_runs(candidate); },
-                           [&](const Candidate& candidate, int runs) {
-                             const std::size_t failed = judge.samples(candidate).failure_count();
-                             return judge.see_until_failure(candidate, runs) &&
-                                    judge.samples(candidate).failure_count() == failed;
-                           },
+                           [&](const Candidate& candidate, int runs) { return judge.passes_until(candidate, runs); },
                            [&](const Candidate& candidate, const std::string& label) {
                              return judge.decide(candidate, "verify", label);
                            }};
@@ -225,7 +199,7 @@ AfterIsolation verify_cause(Judge& judge, const StageContext& stages, const std:
   after.boundary = verify_boundary(stages, axes, isolation, after.refinements, cause_state, rerun, good_runs,
                                    plan.passes, &sides, &in_view);
   if (plan.more_bad_runs > 0 && after.boundary.value("ok", false) && judge.one_run() &&
-      !hold_parts_to_plan(judge, stages, isolation, plan, level, good_runs, rerun)) {
+      !hold_parts_to_plan(judge, plan)) {
     after.boundary["ok"] = false;
     after.boundary["parts_held"] = false;
   }
