@@ -129,8 +129,10 @@ RateHypotheses part_hypotheses(std::size_t good_failures, std::size_t good_runs,
   return out;
 }
 
-RateRuling rate_ruling(std::size_t failures, std::size_t runs, const RateHypotheses& h, std::size_t good_runs,
-                       std::size_t bad_runs, double alpha_high, double alpha_low) {
+namespace {
+
+RateRuling ruling_now(std::size_t failures, std::size_t runs, const RateHypotheses& h, std::size_t good_runs,
+                      std::size_t bad_runs, double alpha_high, double alpha_low) {
   RateRuling out;
   if (!h.usable) {
     return out;
@@ -144,6 +146,23 @@ RateRuling rate_ruling(std::size_t failures, std::size_t runs, const RateHypothe
   out.good_short = out.call == RateCall::low && failures > 0 && good_runs < runs;
   if (out.between_rates || out.bar_short || out.good_short) {
     out.call = RateCall::undecided;
+  }
+  return out;
+}
+
+}  // namespace
+
+RateRuling rate_ruling(std::size_t failures, std::size_t runs, const RateHypotheses& h, std::size_t good_runs,
+                       std::size_t bad_runs, double alpha_high, double alpha_low) {
+  RateRuling out = ruling_now(failures, runs, h, good_runs, bad_runs, alpha_high, alpha_low);
+  if (out.bar_short || out.good_short) {
+    // An anchor's top-up only keeps a call from resting on its few runs. Where the candidate's next run,
+    // failing or passing, leaves no anchor short, that run settles the question the top-up would ask.
+    out.next_run_first = true;
+    for (const std::size_t failed : {failures + 1, failures}) {
+      const RateRuling next = ruling_now(failed, runs + 1, h, good_runs, bad_runs, alpha_high, alpha_low);
+      out.next_run_first = out.next_run_first && !next.bar_short && !next.good_short;
+    }
   }
   return out;
 }

@@ -79,6 +79,9 @@ struct RateRuling {
                                // runs are topped up to the candidate's first
   bool good_short = false;     // a clean call on a candidate that failed, against a good anchor with
                                // fewer runs: the good anchor's runs are topped up to the candidate's first
+  bool next_run_first = false; // an anchor is short, yet one more run of the candidate leaves neither
+                               // short whichever way it goes: that run comes before any top-up (a bad
+                               // anchor run that cannot change the call is paid for nothing)
 };
 
 // Return the rate rule's ruling on `failures` of `runs` against `h` (unusable: undecided), with the good

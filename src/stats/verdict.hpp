@@ -91,6 +91,7 @@ struct Assessment {
   bool bar_short = false;            // a call that rests on a bad anchor with fewer runs than the candidate,
                                      // where its plausible rates leave the call open
   bool good_short = false;           // a clean call on a failing candidate against a good anchor with fewer runs
+  bool next_run_first = false;       // an anchor is short, yet the candidate's next run settles it either way
   std::string reason;                // one line a user can check, with the numbers
 };
 

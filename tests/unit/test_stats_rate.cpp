@@ -208,3 +208,32 @@ TEST_CASE("rate_ruling tops up the bad anchor only while its plausible rates lea
   CHECK(on_part.bar_short ==
         (on_part.between_rates || sprt_rate(1, 20, part.p_low, part.p_high, 0.05, 0.05) == RateCall::low));
 }
+
+TEST_CASE("rate_ruling runs the candidate before an anchor top-up its next run makes needless", "[stats][rate]") {
+  // The 1-GPU incident's part {threads} (3 drafter threads, warm cache), as a fresh H100 measured it:
+  // 4 failures in 13 runs, good 0 of 6, bad 5 of 5. At the bar (bad's rate halved) the part is between
+  // the rates; at the low end of bad's plausible rates it would be called biting: the bad anchor is
+  // short. Yet the part's 14th run settles that either way: a failure is biting at both bars, a pass
+  // undecided at both. The bad anchor's top-ups (6 runs, 73 s on that machine) changed nothing.
+  const RateHypotheses h = rate_hypotheses(0, 6, 5, 5);
+  REQUIRE(h.usable);
+  const RateRuling now = rate_ruling(4, 13, h, 6, 5, 0.05, 0.05);
+  REQUIRE(now.bar_short);
+  CHECK(now.call == RateCall::undecided);
+  CHECK(now.next_run_first);
+  const RateRuling failed = rate_ruling(5, 14, h, 6, 5, 0.05, 0.05);
+  CHECK(failed.call == RateCall::high);
+  CHECK_FALSE(failed.bar_short);
+  const RateRuling passed = rate_ruling(4, 14, h, 6, 5, 0.05, 0.05);
+  CHECK(passed.call == RateCall::undecided);
+  CHECK_FALSE(passed.bar_short);
+  CHECK_FALSE(passed.good_short);
+  // Where one outcome of the next run still leaves the bar short, the bad anchor runs first, as before:
+  // 2 of 40 against good 0 of 40 and bad 20 of 30 (rate_ruling's short bar above).
+  const RateHypotheses wide = rate_hypotheses(0, 40, 20, 40);
+  const RateRuling short_bar = rate_ruling(2, 40, wide, 40, 30, 0.05, 0.05);
+  REQUIRE(short_bar.bar_short);
+  CHECK_FALSE(short_bar.next_run_first);
+  // No anchor short: nothing to put first.
+  CHECK_FALSE(rate_ruling(10, 20, wide, 5, 5, 0.05, 0.05).next_run_first);
+}

@@ -223,6 +223,7 @@ stats::Assessment Judge::assess_rate(const Candidate& candidate, double alpha_ea
   out.between_rates = ruling.between_rates;
   out.bar_short = ruling.bar_short;
   out.good_short = ruling.good_short;
+  out.next_run_first = ruling.next_run_first;
   const std::string words = stats::rate_words(interval) + "; sequential test of " +
                             std::to_string(std::lround(100 * h.p_low)) + " % (good) against " +
                             std::to_string(std::lround(100 * h.p_high)) + " % (bites), " +
@@ -248,6 +249,10 @@ stats::Assessment Judge::assess_rate(const Candidate& candidate, double alpha_ea
 }
 
 bool Judge::top_up_anchor(const stats::Assessment& assessment) {
+  // The candidate's next run leaves no anchor short whichever way it goes: it runs first.
+  if (assessment.next_run_first) {
+    return false;
+  }
   // A clean call on a candidate that failed rests on a good anchor measured on fewer runs: its few
   // clean runs set "good" too high to tell a lower rate from it.
   if (assessment.good_short && see_affordable(m_good, seen_runs(m_good) + 1)) {
