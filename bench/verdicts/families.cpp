@@ -414,8 +414,8 @@ void oracle_floor(const Family& family, std::mt19937_64& rng, Outcome& out) {
   }
   const bool by_rate = !deterministic && (family.race || (pre.by_failure && !pre.by_metric));
   // The run's rate rule (stats::rate_ruling, as Judge::assess_rate and assess_until_decided apply it),
-  // with the hypotheses from the anchors as they stand: where the ruling is short of anchor runs, that
-  // anchor gets a run first. `part` takes the parts' bar.
+  // with the hypotheses from the anchors as they stand: the anchor the ruling waits for
+  // (stats::anchor_to_top_up, as Judge::top_up_anchor) gets a run first. `part` takes the parts' bar.
   auto decide_on_rates = [&](const Point& point, SampleSet& c, bool part, double alpha_high, double alpha_low) {
     for (;;) {
       draw(point, c);
@@ -427,11 +427,12 @@ void oracle_floor(const Family& family, std::mt19937_64& rng, Outcome& out) {
         }
         const auto ruling =
             envbisect::stats::rate_ruling(c.failure_count(), c.size(), hyp, g.size(), b.size(), alpha_high, alpha_low);
-        if (ruling.good_short) {
+        const envbisect::stats::TopUp top_up = envbisect::stats::anchor_to_top_up(ruling);
+        if (top_up == envbisect::stats::TopUp::good) {
           draw(good, g);
           continue;
         }
-        if (ruling.bar_short) {
+        if (top_up == envbisect::stats::TopUp::bad) {
           draw(bad, b);
           continue;
         }

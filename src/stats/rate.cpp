@@ -167,6 +167,16 @@ RateRuling rate_ruling(std::size_t failures, std::size_t runs, const RateHypothe
   return out;
 }
 
+TopUp anchor_to_top_up(const RateRuling& ruling) {
+  if (ruling.next_run_first) {
+    return TopUp::none;
+  }
+  if (ruling.good_short) {
+    return TopUp::good;
+  }
+  return ruling.bar_short ? TopUp::bad : TopUp::none;
+}
+
 int passes_to_clear_part(std::size_t good_failures, std::size_t good_runs, std::size_t bad_failures,
                          std::size_t bad_runs, double level, int floor) {
   const RateHypotheses h = part_hypotheses(good_failures, good_runs, bad_failures, bad_runs);

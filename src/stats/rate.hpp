@@ -84,6 +84,14 @@ struct RateRuling {
                                // anchor run that cannot change the call is paid for nothing)
 };
 
+// Which anchor a rate ruling waits for, if any.
+enum class TopUp { none, good, bad };
+
+// Return the anchor `ruling` waits for: none where no anchor is short or where the candidate's next run
+// comes first (next_run_first); else the good anchor where it is short (its few clean runs set good's
+// rate too high), then the bad one (its few runs may overstate its rate, and so the bar).
+TopUp anchor_to_top_up(const RateRuling& ruling);
+
 // Return the rate rule's ruling on `failures` of `runs` against `h` (unusable: undecided), with the good
 // anchor at `good_runs` runs and the bad one at `bad_runs`: the sequential test at `alpha_high` (high)
 // and `alpha_low` (low). A candidate failing clearly more often than good yet below p_high can drift to

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/outcome.hpp"
+#include "stats/rate.hpp"
 #include "stats/samples.hpp"
 
 namespace envbisect::stats {
@@ -88,10 +89,7 @@ struct Assessment {
   double p_vs_bad = 1.0;             // exact one-sided rank-test p of "better than bad"
   double position = 0.0;             // where the candidate sits: 0 at good, 1 at bad (log scale)
   bool between_rates = false;        // fails clearly more often than good, less than the test's "bites"
-  bool bar_short = false;            // a call that rests on a bad anchor with fewer runs than the candidate,
-                                     // where its plausible rates leave the call open
-  bool good_short = false;           // a clean call on a failing candidate against a good anchor with fewer runs
-  bool next_run_first = false;       // an anchor is short, yet the candidate's next run settles it either way
+  TopUp top_up = TopUp::none;        // the anchor a rate call waits for (stats::anchor_to_top_up)
   std::string reason;                // one line a user can check, with the numbers
 };
 

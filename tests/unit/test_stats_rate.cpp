@@ -156,6 +156,7 @@ TEST_CASE("rate_ruling never calls clean a candidate that carries the failure at
   CHECK(short_good.good_short);
   CHECK_FALSE(short_good.bar_short);
   CHECK(short_good.call == RateCall::undecided);
+  CHECK(anchor_to_top_up(short_good) == TopUp::good);
   // Unusable hypotheses decide nothing.
   CHECK(rate_ruling(0, 50, rate_hypotheses(3, 10, 3, 10), 10, 10, 0.05, 0.05).call == RateCall::undecided);
 }
@@ -221,6 +222,7 @@ TEST_CASE("rate_ruling runs the candidate before an anchor top-up its next run m
   REQUIRE(now.bar_short);
   CHECK(now.call == RateCall::undecided);
   CHECK(now.next_run_first);
+  CHECK(anchor_to_top_up(now) == TopUp::none);  // the part runs next, not the bad anchor
   const RateRuling failed = rate_ruling(5, 14, h, 6, 5, 0.05, 0.05);
   CHECK(failed.call == RateCall::high);
   CHECK_FALSE(failed.bar_short);
@@ -234,6 +236,7 @@ TEST_CASE("rate_ruling runs the candidate before an anchor top-up its next run m
   const RateRuling short_bar = rate_ruling(2, 40, wide, 40, 30, 0.05, 0.05);
   REQUIRE(short_bar.bar_short);
   CHECK_FALSE(short_bar.next_run_first);
+  CHECK(anchor_to_top_up(short_bar) == TopUp::bad);
   // No anchor short: nothing to put first.
   CHECK_FALSE(rate_ruling(10, 20, wide, 5, 5, 0.05, 0.05).next_run_first);
 }

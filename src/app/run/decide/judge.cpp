@@ -221,9 +221,7 @@ stats::Assessment Judge::assess_rate(const Candidate& candidate, double alpha_ea
   const stats::RateRuling ruling = stats::rate_ruling(failures, counted, h, good.size(), bad.size(), alpha_high, alpha);
   const stats::RateCall call = ruling.call;
   out.between_rates = ruling.between_rates;
-  out.bar_short = ruling.bar_short;
-  out.good_short = ruling.good_short;
-  out.next_run_first = ruling.next_run_first;
+  out.top_up = stats::anchor_to_top_up(ruling);
   const std::string words = stats::rate_words(interval) + "; sequential test of " +
                             std::to_string(std::lround(100 * h.p_low)) + " % (good) against " +
                             std::to_string(std::lround(100 * h.p_high)) + " % (bites), " +
@@ -249,19 +247,15 @@ stats::Assessment Judge::assess_rate(const Candidate& candidate, double alpha_ea
 }
 
 bool Judge::top_up_anchor(const stats::Assessment& assessment) {
-  // The candidate's next run leaves no anchor short whichever way it goes: it runs first.
-  if (assessment.next_run_first) {
-    return false;
+  switch (assessment.top_up) {
+    case stats::TopUp::good:
+      return see_affordable(m_good, seen_runs(m_good) + 1);
+    case stats::TopUp::bad:
+      return see_affordable(m_bad, seen_runs(m_bad) + 1);
+    case stats::TopUp::none:
+      break;
   }
-  // A clean call on a candidate that failed rests on a good anchor measured on fewer runs: its few
-  // clean runs set "good" too high to tell a lower rate from it.
-  if (assessment.good_short && see_affordable(m_good, seen_runs(m_good) + 1)) {
-    return true;
-  }
-  // A candidate with failures, or a rate between the hypotheses, may mean the bad anchor's few runs
-  // overstated its rate (and so the "bites" bar); bar_short only where the bad anchor's plausible
-  // rates leave the call open (stats::rate_ruling).
-  return assessment.bar_short && see_affordable(m_bad, seen_runs(m_bad) + 1);
+  return false;
 }
 
 stats::Assessment Judge::assess_now(const Candidate& candidate) {

@@ -150,9 +150,8 @@ public:
     return assess_rate(candidate, alpha, RateBar::part);
   }
 
-  // Give the anchor a rate call waits for one more run (bar_short: the bad anchor, good_short: the good
-  // one), where affordable, unless the candidate's next run leaves neither short whichever way it goes
-  // (next_run_first: that run comes first); return whether a run was added (then assess again).
+  // Give the anchor a rate call waits for (stats::anchor_to_top_up) one more run, where affordable;
+  // return whether a run was added (then assess again).
   bool top_up_anchor(const stats::Assessment& assessment);
 
   // Return whether `runs` runs of the candidate fit in the budget: the runs it does not hold yet at the
