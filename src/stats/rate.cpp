@@ -158,11 +158,11 @@ RateRuling rate_ruling(std::size_t failures, std::size_t runs, const RateHypothe
   if (out.bar_short || out.good_short) {
     // An anchor's top-up only keeps a call from resting on its few runs. Where the candidate's next run,
     // failing or passing, leaves no anchor short, that run settles the question the top-up would ask.
-    out.next_run_first = true;
-    for (const std::size_t failed : {failures + 1, failures}) {
+    const auto settles = [&](std::size_t failed) {
       const RateRuling next = ruling_now(failed, runs + 1, h, good_runs, bad_runs, alpha_high, alpha_low);
-      out.next_run_first = out.next_run_first && !next.bar_short && !next.good_short;
-    }
+      return !next.bar_short && !next.good_short;
+    };
+    out.next_run_first = settles(failures + 1) && settles(failures);
   }
   return out;
 }

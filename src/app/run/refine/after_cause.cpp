@@ -64,14 +64,6 @@ PartsPlan plan_parts(Judge& judge, Evaluator& evaluator, std::size_t parts, doub
   }
 }
 
-// Run the bad anchor runs `plan` assumed, now that every part passed its planned runs (a part that
-// fails, as a race often does, spends none of them). Return false when the budget stopped them or one
-// passed: the parts' bar rested on failures that did not come, and the pass ends one-run mode (the
-// search asks again on failure rates, every run kept).
-bool hold_parts_to_plan(Judge& judge, const PartsPlan& plan) {
-  return judge.bad_anchor_keeps_failing(judge.seen_runs(judge.bad()) + plan.more_bad_runs);
-}
-
 // One side of the answer: the anchor and every candidate the answer puts beside it.
 struct Side {
   stats::SampleSet runs;  // every run of them
@@ -198,8 +190,12 @@ AfterIsolation verify_cause(Judge& judge, const StageContext& stages, const std:
   BoundarySides sides;
   after.boundary = verify_boundary(stages, axes, isolation, after.refinements, cause_state, rerun, good_runs,
                                    plan.passes, &sides, &in_view);
+  // The bad anchor runs the plan assumed, now that every part passed its planned runs (a part that
+  // fails, as a race often does, spends none of them). The budget stopping them, or one that passes,
+  // leaves the parts' bar resting on failures that did not come; such a pass ends one-run mode (the
+  // search asks again on failure rates, every run kept).
   if (plan.more_bad_runs > 0 && after.boundary.value("ok", false) && judge.one_run() &&
-      !hold_parts_to_plan(judge, plan)) {
+      !judge.bad_anchor_keeps_failing(judge.seen_runs(judge.bad()) + plan.more_bad_runs)) {
     after.boundary["ok"] = false;
     after.boundary["parts_held"] = false;
   }
