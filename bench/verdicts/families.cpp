@@ -9,7 +9,7 @@
 // causes, two partial causes, small effects at low noise, slow outliers, drift, a bimodal machine, an
 // intermittent slowdown, a 40 % crash rate, and thread races whose failure rate grows with the thread
 // count and a cold compile cache (run times like one GPU's: 7 s at one thread, +3.5 s a thread, +4 s
-// of compile when cold).
+// of compile when cold; "race h100" has one H100's rates and run times).
 //
 // For every family with one cause it also prints the cost to the verified cause (the journal's
 // `verified_cause` record: attempts before it and their simulated seconds, warm-ups included) beside
@@ -20,7 +20,8 @@
 //
 // Usage: bench_verdict_families [bisections per family] [seed] [workers]. BENCH_FAMILY=TEXT keeps
 // the families whose name contains TEXT; BENCH_KEEP=DIR keeps each bisection's run folder under DIR.
-// Prints one line per family, then the headline figures (null_blame_rate, confident_wrong_rate,
+// Prints one line per family (in-240s: the share of its bisections that verified the right cause within
+// 240 GPU seconds, warm-ups included: issue 36's time goal on one GPU), then the headline figures (null_blame_rate, confident_wrong_rate,
 // right_rate, race_undecided_rate, runs_to_verified_cause, gpu_seconds_to_verified_cause and both
 // against the oracle, the worst family's, then that family's ratios with their 95 % intervals).
 
@@ -71,6 +72,9 @@ struct Race {
   double warm[4] = {0, 0, 0, 0};
   double cold[4] = {0, 0, 0, 0};
   bool needs_cold = false;  // the cause is {caches, threads}: warm runs never fail
+  // Run times: base + per_thread a thread over one + cold_extra with a cold cache; a failing run adds
+  // fail_extra, or hangs until the 60 s deadline with probability hang; the warm-up takes warmup.
+  double base = 7.0, per_thread = 3.5, cold_extra = 4.0, fail_extra = 3.0, hang = 0.1, warmup = 11.0;
 
   // Return the failure rate at `threads` (clamped to 1..3) with a warm or cold cache.
   double rate(int threads, bool warm_cache) const {
@@ -143,11 +147,12 @@ public:
     if (m_family.race) {
       const int t = std::clamp(point.threads, 1, 3);
       const double rate = m_family.race->rate(point.threads, point.warm);
-      out.seconds = 7.0 + 3.5 * (t - 1) + (point.warm ? 0.0 : 4.0);
+      const Race& r = *m_family.race;
+      out.seconds = r.base + r.per_thread * (t - 1) + (point.warm ? 0.0 : r.cold_extra);
       if (u(m_rng) < rate) {
         out.sample.failed = true;
         out.sample.failure_signature = k_race;
-        out.seconds += u(m_rng) < 0.1 ? 60.0 - out.seconds : 3.0;  // a hang until the deadline, or the stall rule
+        out.seconds += u(m_rng) < r.hang ? 60.0 - out.seconds : r.fail_extra;  // a hang until the deadline, or the stall rule
         return out;
       }
       std::lognormal_distribution<double> noise(0.0, std::sqrt(std::log(1.0 + m_family.cv * m_family.cv)));
@@ -176,6 +181,9 @@ public:
     return out;
   }
 
+  // Return the seconds a warm-up takes: one compile and a short run.
+  double warmup_seconds() const { return m_family.race ? m_family.race->warmup : 11.0; }
+
 private:
   const Family& m_family;
   std::mt19937_64& m_rng;
@@ -203,7 +211,7 @@ public:
         std::ofstream(marker) << "compiled\n";
       }
       result.exit_code = 0;
-      result.wall_seconds = 11.0;  // one compile and a short run
+      result.wall_seconds = m_world.warmup_seconds();
       write(spec.stdout_path, "{}\n");
       return result;
     }
@@ -381,7 +389,7 @@ void oracle_floor(const Family& family, std::mt19937_64& rng, Outcome& out) {
   };
   // One warm-up per warm environment it measures.
   for (const Point* p : std::vector<const Point*>{&good, &with_cause}) {
-    out.oracle_gpu_seconds += family.race && p->warm ? 11.0 : 0.0;
+    out.oracle_gpu_seconds += family.race && p->warm ? family.race->warmup : 0.0;
   }
   SampleSet g, b;
   const int first = std::min(2, policy.anchor_runs);
@@ -603,12 +611,24 @@ std::vector<Family> families() {
   race("race 3 threads", Race{{0, 0, 0, 0.3}, {0, 0, 0, 0.6}, false});
   race("race needs cold", Race{{0, 0, 0, 0}, {0, 0, 0.5, 1.0}, true});
   race("race h200", Race{{0, 0, 0.05, 0.3}, {0, 0, 0.1, 1.0}, false});
+  // One H100 (reports/2026-12-07-gpu-bar and -run19, runs 17-19 pooled: 2 threads warm 4 of 11, 3 warm
+  // 9 of 20, 2 cold 4 of 12, 3 cold 19 of 19) with its run times (run19's journal: 7.0 s at one warm
+  // thread, 7.5 s at three, 12.7 s cold, failing runs no longer, a 30 s warm-up).
+  Race h100{{0, 0, 0.36, 0.45}, {0, 0, 0.33, 1.0}, false};
+  h100.base = 7.0;
+  h100.per_thread = 0.25;
+  h100.cold_extra = 5.7;
+  h100.fail_extra = 0.0;
+  h100.hang = 0.0;
+  h100.warmup = 30.0;
+  race("race h100", h100);
   return out;
 }
 
 // Sums of one family.
 struct Tally {
   int total = 0, refused = 0, right = 0, wrong = 0, open = 0, verified = 0, with_oracle = 0;
+  int verified_in_240s = 0;  // right and verified within 240 GPU seconds (issue 36's goal on one GPU)
   long runs = 0, runs_to_cause = 0, oracle_runs = 0;
   double gpu_to_cause = 0, oracle_gpu = 0;
   // Sums of squares, for the sampling error of the ratios to the oracle.
@@ -765,6 +785,7 @@ int main(int argc, char** argv) {
     t.open += e == Outcome::End::not_found ? 1 : 0;
     if (runs_to_cause >= 0 && e == Outcome::End::found_right) {
       t.verified += 1;
+      t.verified_in_240s += gpu_to_cause <= 240.0 ? 1 : 0;
       t.runs_to_cause += runs_to_cause;
       t.gpu_to_cause += gpu_to_cause;
       t.runs_to_cause_sq += static_cast<double>(runs_to_cause) * runs_to_cause;
@@ -778,8 +799,8 @@ int main(int argc, char** argv) {
       t.oracle_gpu_sq += oracle_gpu * oracle_gpu;
     }
   }
-  std::printf("%-22s %5s %7s %6s %6s %8s %8s %8s %8s %8s %8s\n", "family", "runs", "refused", "right", "wrong",
-              "no-cause", "runs/bis", "to-cause", "gpu-s", "oracle", "orc-gpu-s");
+  std::printf("%-22s %5s %7s %6s %6s %8s %8s %8s %8s %8s %8s %7s\n", "family", "runs", "refused", "right", "wrong",
+              "no-cause", "runs/bis", "to-cause", "gpu-s", "oracle", "orc-gpu-s", "in-240s");
   long null_total = 0, null_blame = 0, total = 0, right = 0, wrong = 0, race_total = 0, race_open = 0;
   long race_verified = 0, race_runs = 0;
   double race_gpu = 0;
@@ -791,8 +812,9 @@ int main(int argc, char** argv) {
     const double gpu_cause = mean(t.gpu_to_cause, t.verified);
     const double orc = mean(static_cast<double>(t.oracle_runs), t.with_oracle);
     const double orc_gpu = mean(t.oracle_gpu, t.with_oracle);
-    std::printf("%-22s %5d %7d %6d %6d %8d %8.1f %8.1f %8.0f %8.1f %8.0f\n", all[i].name.c_str(), t.total, t.refused,
-                t.right, t.wrong, t.open, mean(static_cast<double>(t.runs), t.total), to_cause, gpu_cause, orc, orc_gpu);
+    std::printf("%-22s %5d %7d %6d %6d %8d %8.1f %8.1f %8.0f %8.1f %8.0f %7.2f\n", all[i].name.c_str(), t.total,
+                t.refused, t.right, t.wrong, t.open, mean(static_cast<double>(t.runs), t.total), to_cause, gpu_cause,
+                orc, orc_gpu, mean(static_cast<double>(t.verified_in_240s), t.total));
     if (all[i].null) {
       null_total += t.total;
       null_blame += t.wrong;
