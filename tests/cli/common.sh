@@ -155,6 +155,22 @@ race_state() {
   system_state "\"threads\": {\"workers\": $1}, \"caches\": {\"c\": {\"role\": \"inductor\", \"state\": \"$2\"}}"
 }
 
+# race_run "RC [RC ...]" [OPTION ...]: `envbisect run` of $T/good.json against $T/bad.json with
+# $T/recipe.json into $T/run and OPTIONs, stdout in $T/out.txt and stderr in $T/err.txt; the test fails,
+# printing both, unless the exit status (left in `rc`) is one of the RCs.
+race_run() {
+  local want="$1" code
+  shift
+  rc=0
+  "$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --out "$T/run" "$@" >"$T/out.txt" 2>"$T/err.txt" || rc=$?
+  for code in $want; do
+    [[ $rc -eq $code ]] && return 0
+  done
+  echo "expected exit ${want// / or }, got $rc"
+  cat "$T/out.txt" "$T/err.txt"
+  exit 1
+}
+
 # eight_var_state VALUE: a state on /usr/bin/python3 as it is (no venv) whose env E0..E7 all hold VALUE;
 # two of them with different values differ in eight variables.
 eight_var_state() {

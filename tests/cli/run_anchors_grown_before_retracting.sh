@@ -18,9 +18,7 @@ if threads >= 3:
 PY
 system_state "\"threads\": {\"workers\": 1}, \"env\": {\"X\": \"0\", \"Y\": \"0\"}" >"$T/good.json"
 system_state "\"threads\": {\"workers\": 3}, \"env\": {\"X\": \"1\", \"Y\": \"1\"}" >"$T/bad.json"
-rc=0
-"$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --no-probe --out "$T/run" >"$T/out.txt" 2>"$T/err.txt" || rc=$?
-[[ $rc -eq 0 ]] || { echo "expected exit 0, got $rc"; cat "$T/out.txt" "$T/err.txt"; exit 1; }
+race_run "0" --no-probe
 expect_contains "$T/out.txt" "more runs would tell: the anchor with fewer runs runs again"
 "$PY" - "$T/run" <<'PY'
 import json, sys

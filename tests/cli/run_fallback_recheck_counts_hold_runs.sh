@@ -14,9 +14,7 @@ if threads == 2 and warm:
 PY
 race_state 1 warm >"$T/good.json"
 race_state 3 cold >"$T/bad.json"
-rc=0
-"$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --no-probe --out "$T/run" >"$T/out.txt" 2>"$T/err.txt" || rc=$?
-[[ $rc -eq 0 ]] || { echo "expected exit 0, got $rc"; cat "$T/out.txt" "$T/err.txt"; exit 1; }
+race_run "0" --no-probe
 expect_contains "$T/out.txt" "anchors look deterministic"
 expect_contains "$T/out.txt" "the test is not deterministic after all"
 expect_contains "$T/out.txt" "verified: good + cause -> bad; bad - cause -> good"

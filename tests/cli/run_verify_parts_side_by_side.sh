@@ -14,9 +14,7 @@ time.sleep(0.4)  # one run time for every candidate, whatever the machine's load
 PY
 race_state 1 warm >"$T/good.json"
 race_state 3 cold >"$T/bad.json"
-rc=0
-"$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --no-probe --out "$T/run" >"$T/out.txt" 2>"$T/err.txt" || rc=$?
-[[ $rc -eq 0 ]] || { echo "expected exit 0, got $rc"; cat "$T/out.txt" "$T/err.txt"; exit 1; }
+race_run "0" --no-probe
 expect_contains "$T/out.txt" "anchors look deterministic"
 expect_contains "$T/out.txt" "good sides side by side, about equal seconds each"
 "$PY" - "$T/run" <<'PY'
