@@ -21,8 +21,8 @@
 // Usage: bench_verdict_families [bisections per family] [seed] [workers]. BENCH_FAMILY=TEXT keeps
 // the families whose name contains TEXT; BENCH_KEEP=DIR keeps each bisection's run folder under DIR.
 // Prints one line per family (in-240s: the share of its bisections that verified the right cause within
-// 240 GPU seconds, warm-ups included: issue 36's time goal on one GPU), then the headline figures (null_blame_rate, confident_wrong_rate,
-// right_rate, race_undecided_rate, runs_to_verified_cause, gpu_seconds_to_verified_cause and both
+// 240 GPU seconds, warm-ups included: issue 36's time goal on one GPU), then the headline figures
+// (null_blame_rate, confident_wrong_rate, right_rate, race_undecided_rate, runs_to_verified_cause, gpu_seconds_to_verified_cause and both
 // against the oracle, the worst family's, then that family's ratios with their 95 % intervals).
 
 #include <fcntl.h>
@@ -66,6 +66,8 @@ namespace fs = std::filesystem;
 
 const char* const k_crash = "RuntimeError: CUDA error: an illegal memory access was encountered";
 const char* const k_race = "RuntimeError: Detected that you are using FX to symbolically trace a dynamo-optimized function";
+// Seconds a warm-up takes (one compile and a short run) unless a race family sets its own.
+constexpr double k_warmup_seconds = 11.0;
 
 // Failure rates of a thread race by thread count (index 1..3), warm and cold compile cache.
 struct Race {
@@ -74,7 +76,7 @@ struct Race {
   bool needs_cold = false;  // the cause is {caches, threads}: warm runs never fail
   // Run times: base + per_thread a thread over one + cold_extra with a cold cache; a failing run adds
   // fail_extra, or hangs until the 60 s deadline with probability hang; the warm-up takes warmup.
-  double base = 7.0, per_thread = 3.5, cold_extra = 4.0, fail_extra = 3.0, hang = 0.1, warmup = 11.0;
+  double base = 7.0, per_thread = 3.5, cold_extra = 4.0, fail_extra = 3.0, hang = 0.1, warmup = k_warmup_seconds;
 
   // Return the failure rate at `threads` (clamped to 1..3) with a warm or cold cache.
   double rate(int threads, bool warm_cache) const {
@@ -152,7 +154,8 @@ public:
       if (u(m_rng) < rate) {
         out.sample.failed = true;
         out.sample.failure_signature = k_race;
-        out.seconds += u(m_rng) < r.hang ? 60.0 - out.seconds : r.fail_extra;  // a hang until the deadline, or the stall rule
+        // A hang until the deadline, or the stall rule.
+        out.seconds += u(m_rng) < r.hang ? 60.0 - out.seconds : r.fail_extra;
         return out;
       }
       std::lognormal_distribution<double> noise(0.0, std::sqrt(std::log(1.0 + m_family.cv * m_family.cv)));
@@ -181,8 +184,8 @@ public:
     return out;
   }
 
-  // Return the seconds a warm-up takes: one compile and a short run.
-  double warmup_seconds() const { return m_family.race ? m_family.race->warmup : 11.0; }
+  // Return the seconds a warm-up takes.
+  double warmup_seconds() const { return m_family.race ? m_family.race->warmup : k_warmup_seconds; }
 
 private:
   const Family& m_family;

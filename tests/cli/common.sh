@@ -162,7 +162,8 @@ race_run() {
   local want="$1" code
   shift
   rc=0
-  "$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --out "$T/run" "$@" >"$T/out.txt" 2>"$T/err.txt" || rc=$?
+  "$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --out "$T/run" "$@" \
+    >"$T/out.txt" 2>"$T/err.txt" || rc=$?
   for code in $want; do
     [[ $rc -eq $code ]] && return 0
   done
