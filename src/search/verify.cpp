@@ -97,4 +97,41 @@ void recheck_answer(const IsolateOptions& options, const DeltaSet& all, const De
   }
 }
 
+std::vector<Contradiction> monotone_contradictions(const std::vector<SetVerdict>& verdicts, std::size_t limit) {
+  // The last verdict of each set.
+  std::vector<SetVerdict> latest;
+  for (auto it = verdicts.rbegin(); it != verdicts.rend(); ++it) {
+    const bool seen = std::any_of(latest.begin(), latest.end(), [&](const SetVerdict& v) { return v.applied == it->applied; });
+    if (!seen) {
+      latest.push_back(*it);
+    }
+  }
+  const auto by_size = [](const SetVerdict& a, const SetVerdict& b) {
+    return a.applied.size() != b.applied.size() ? a.applied.size() < b.applied.size() : a.applied < b.applied;
+  };
+  std::sort(latest.begin(), latest.end(), by_size);
+  std::vector<Contradiction> out;
+  std::vector<DeltaSet> used;
+  const auto is_used = [&](const DeltaSet& set) { return std::find(used.begin(), used.end(), set) != used.end(); };
+  for (const SetVerdict& good : latest) {
+    if (out.size() >= limit) {
+      break;
+    }
+    if (good.verdict != Verdict::good || is_used(good.applied)) {
+      continue;
+    }
+    for (const SetVerdict& bad : latest) {
+      if (bad.verdict != Verdict::bad || bad.applied.size() > good.applied.size() || is_used(bad.applied) ||
+          !std::includes(good.applied.begin(), good.applied.end(), bad.applied.begin(), bad.applied.end())) {
+        continue;
+      }
+      out.push_back({good.applied, bad.applied});
+      used.push_back(good.applied);
+      used.push_back(bad.applied);
+      break;
+    }
+  }
+  return out;
+}
+
 }  // namespace envbisect

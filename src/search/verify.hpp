@@ -41,4 +41,21 @@ std::optional<RevertNeighbour> testable_reverse_neighbour(const DeltaSet& cause,
 void recheck_answer(const IsolateOptions& options, const DeltaSet& all, const DeltaSet& reverted, Isolation& result,
                     std::vector<std::string>& notes, const SetName& name);
 
+// A set's latest verdict (sets on top of good, sorted).
+struct SetVerdict {
+  DeltaSet applied;
+  Verdict verdict = Verdict::skip;
+};
+
+// Two verdicts no deterministic test whose effect grows with the differences gives: `good_side` was
+// judged good although it holds every difference of `bad_side`, judged bad.
+struct Contradiction {
+  DeltaSet good_side;
+  DeltaSet bad_side;
+};
+
+// Return the contradictions among `verdicts` (a set's last entry counts), smallest good side first,
+// then smallest bad side; each set in at most one pair, at most `limit` pairs.
+std::vector<Contradiction> monotone_contradictions(const std::vector<SetVerdict>& verdicts, std::size_t limit);
+
 }  // namespace envbisect

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <string>
 
+#include "search/verify.hpp"
 #include "stats/samples.hpp"
 #include "store/journal.hpp"
 
@@ -57,6 +58,53 @@ DecideCandidate hold_good_verdicts(Judge& judge, int runs) {
     }
     return verdict;
   };
+}
+
+bool rerun_contradictions(Judge& judge, Evaluator& evaluator, Journal& journal, const std::vector<Delta>& deltas,
+                          int good_runs) {
+  if (!judge.one_run() || judge.declared_pass_fail()) {
+    return false;
+  }
+  std::vector<SetVerdict> verdicts;
+  for (const nlohmann::json& decision : judge.verdict_log()) {
+    // Only good and bad are sides of a contradiction; any other last verdict of a set hides its earlier ones.
+    const std::string word = decision.value("verdict", std::string());
+    const Verdict verdict = word == to_string(Verdict::good) ? Verdict::good
+                            : word == to_string(Verdict::bad) ? Verdict::bad
+                                                               : Verdict::unstable;
+    if (decision.contains("applied")) {
+      verdicts.push_back({decision["applied"].get<DeltaSet>(), verdict});
+    }
+  }
+  // A few pairs: each costs up to good_runs + 1 runs, and one run that disagrees settles the mode.
+  constexpr std::size_t k_most_pairs = 3;
+  for (const Contradiction& pair : monotone_contradictions(verdicts, k_most_pairs)) {
+    if (judge.stop_reached()) {
+      break;
+    }
+    const Candidate good = evaluator.candidate(pair.good_side);
+    const Candidate bad = evaluator.candidate(pair.bad_side);
+    const std::string good_label = describe_set(deltas, pair.good_side);
+    const std::string bad_label = describe_set(deltas, pair.bad_side);
+    std::cout << good_label << " passed where " << bad_label
+              << ", which it holds, failed: a one-run verdict may be a race's; both run again\n";
+    journal.append({{"type", "contradiction"}, {"good_side", pair.good_side}, {"bad_side", pair.bad_side}});
+    if (!judge.see_until_failure(good, std::max(good_runs, judge.seen_runs(good) + 1))) {
+      break;
+    }
+    judge.decide(good, "recheck", good_label + " (a contradiction)");
+    if (!judge.one_run()) {
+      return true;
+    }
+    if (!judge.see_affordable(bad, judge.seen_runs(bad) + 1)) {
+      break;
+    }
+    judge.decide(bad, "recheck", bad_label + " (a contradiction)");
+    if (!judge.one_run()) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace envbisect

@@ -22,4 +22,13 @@ int good_runs_to_hold(Judge& judge, Journal& journal, const Candidate& cause, in
 // was made (a one-run hold ends when the run falls back to statistics, which judges again).
 DecideCandidate hold_good_verdicts(Judge& judge, int runs);
 
+// In one-run mode, run again both sides of each pair of verdicts no deterministic test whose effect
+// grows with the differences gives (search/verify.hpp's monotone_contradictions over the verdicts so
+// far): the good side until it has passed `good_runs` runs or failed, the bad side once more. A race
+// that got a one-run verdict wrong shows as runs that disagree, which end one-run mode (Judge::decide);
+// an effect that one difference cancels shows as the same verdicts again. Says what it re-runs and why
+// on the terminal and in the journal ("contradiction" records). Return whether one-run mode ended.
+bool rerun_contradictions(Judge& judge, Evaluator& evaluator, Journal& journal, const std::vector<Delta>& deltas,
+                          int good_runs);
+
 }  // namespace envbisect

@@ -190,6 +190,9 @@ public:
   // Return every decision journaled so far, in order.
   const std::vector<nlohmann::json>& verdict_log() const { return m_verdict_log; }
 
+  // Return the run's journal, where the judge writes its decisions.
+  Journal& journal() { return m_journal; }
+
   // Return the runs each anchor has at least (one may have more: measure_one_anchor()).
   int anchor_runs() const { return m_anchor_runs; }
 
