@@ -68,10 +68,13 @@ void complete_preflight(Judge& judge, Evaluator& evaluator, Journal& journal, co
   }
   stats::Preflight preflight = judge.judge_anchors(pass_fail ? AnchorTest::exit_status : AnchorTest::statistics);
   // The preflight knows each channel's cap (failures may extend the anchors past the metric's).
-  while (!pass_fail && !preflight.distinguishable && preflight.more_runs_would_help) {
-    judge.measure_anchors(judge.anchor_runs() + 1);
-    preflight = judge.judge_anchors(AnchorTest::statistics);
-  }
+  const auto until_told_apart = [&] {
+    while (!pass_fail && !preflight.distinguishable && preflight.more_runs_would_help) {
+      judge.measure_anchors(judge.anchor_runs() + 1);
+      preflight = judge.judge_anchors(AnchorTest::statistics);
+    }
+  };
+  until_told_apart();
   // Anchors close for their spread get more runs before the search leans on them; anchors that look
   // deterministic do not (one run per candidate follows, and runs that disagree later switch to
   // failure rates or statistics with every run kept).
@@ -81,6 +84,9 @@ void complete_preflight(Judge& judge, Evaluator& evaluator, Journal& journal, co
       preflight.anchor_runs_wanted > judge.anchor_runs()) {
     judge.measure_anchors(preflight.anchor_runs_wanted);
     preflight = judge.judge_anchors(AnchorTest::statistics);
+    // Those runs can undo the level (a bad anchor failing 5 of 7 runs fails 5 of 10 after three more
+    // passes): the anchors go on to their caps as before, never refused short of them.
+    until_told_apart();
   }
   const int anchor_runs = judge.anchor_runs();
   const int good_runs = judge.seen_runs(judge.good()), bad_runs = judge.seen_runs(judge.bad());
