@@ -126,8 +126,10 @@ Preflight preflight(const SampleSet& good, const SampleSet& bad, const VerdictPo
   p.checksum_mismatch = good.checksum_mismatch() || bad.checksum_mismatch();
   const bool skipped = good.any_skipped() || bad.any_skipped();
   // A bad anchor that measures better than good is most likely mislabelled: stop unless asked not to.
-  p.bad_is_better = !policy.any_change && !p.by_failure && !a.good.empty() && !a.bad.empty() &&
-                    metric_better_p(a.good, a.bad, policy) <= p.look_alpha;
+  // Not one that fails more often than good: its failures may be the regression (a race that crashes
+  // some runs, the others as fast or faster), and more runs let the failure channel tell.
+  p.bad_is_better = !policy.any_change && !p.by_failure && bad.failure_rate() <= good.failure_rate() &&
+                    !a.good.empty() && !a.bad.empty() && metric_better_p(a.good, a.bad, policy) <= p.look_alpha;
   p.distinguishable = (p.by_metric || p.by_failure) && !skipped && !p.bad_is_better;
   const std::size_t fewest = std::min(good.size(), bad.size());
   // The failure channel may extend the anchors on its own while bad fails more often than good.

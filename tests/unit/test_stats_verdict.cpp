@@ -238,6 +238,22 @@ TEST_CASE("preflight is one-sided: a better bad anchor stops with a clear messag
   CHECK(preflight(runs({5.1, 4.7, 5.4, 4.9, 5.0, 5.2}), runs({1.00, 1.08, 0.93, 1.03, 0.97, 1.01}), any).distinguishable);
 }
 
+TEST_CASE("preflight does not take a bad anchor that fails more often for a mislabelled one", "[stats][verdict]") {
+  // A race: bad crashes 3 of 9 runs and its passing runs happen to measure better than good's. Its
+  // failures lean bad, too few yet to tell at this look: more runs, not "check which state is bad".
+  const SampleSet good = runs({1.04, 1.02, 1.06, 1.03, 1.05, 1.01, 1.07, 1.04, 1.06});
+  const SampleSet bad = with_failures(runs({0.95, 0.96, 0.94, 0.97, 0.95, 0.96}), 3, "exit:1|RuntimeError");
+  const Preflight p = preflight(good, bad, VerdictPolicy{});
+  CHECK_FALSE(p.by_failure);
+  CHECK_FALSE(p.bad_is_better);
+  CHECK_FALSE(p.distinguishable);
+  CHECK(p.more_runs_would_help);
+  // Without the failures the same runs are a mislabelled pair, and the preflight says so.
+  const Preflight swapped = preflight(good, runs({0.95, 0.96, 0.94, 0.97, 0.95, 0.96}), VerdictPolicy{});
+  CHECK(swapped.bad_is_better);
+  CHECK_FALSE(swapped.more_runs_would_help);
+}
+
 namespace {
 
 // Return how often the preflight, looking after every added pair of runs as `envbisect run` does,
