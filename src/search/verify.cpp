@@ -101,7 +101,8 @@ std::vector<Contradiction> monotone_contradictions(const std::vector<SetVerdict>
   // The last verdict of each set.
   std::vector<SetVerdict> latest;
   for (auto it = verdicts.rbegin(); it != verdicts.rend(); ++it) {
-    const bool seen = std::any_of(latest.begin(), latest.end(), [&](const SetVerdict& v) { return v.applied == it->applied; });
+    const bool seen =
+        std::any_of(latest.begin(), latest.end(), [&](const SetVerdict& v) { return v.applied == it->applied; });
     if (!seen) {
       latest.push_back(*it);
     }
