@@ -172,11 +172,10 @@ Isolation search_cause(Judge& judge, Evaluator& evaluator, const std::vector<Del
     return judge.decide(candidate, "recheck", describe_set(deltas, candidate.applied));
   };
   Isolation isolation = isolate(units.size(), oracle, isolate_options);
-  // A one-run search that ends without an answer may rest on one run a race got wrong: a candidate
-  // called good that holds every difference of one called bad. Both run again, and runs that disagree
-  // end one-run mode here (without them the answer stays as it is, now on more runs).
-  if (!abandoned() && isolation.outcome != IsolationOutcome::found && !judge.stop_reached()) {
-    rerun_contradictions(judge, evaluator, judge.journal(), deltas, judge.preflight_good_runs());
+  // A one-run search that ends without an answer may rest on one run a race got wrong: runs of a
+  // contradiction that disagree end one-run mode here, and the search is asked again below.
+  if (isolation.outcome != IsolationOutcome::found) {
+    rerun_contradictions(judge, evaluator, deltas, judge.preflight_good_runs());
   }
   if (abandoned()) {
     // What the search concluded rests partly on one-run verdicts: ask every question again.

@@ -60,8 +60,7 @@ DecideCandidate hold_good_verdicts(Judge& judge, int runs) {
   };
 }
 
-bool rerun_contradictions(Judge& judge, Evaluator& evaluator, Journal& journal, const std::vector<Delta>& deltas,
-                          int good_runs) {
+bool rerun_contradictions(Judge& judge, Evaluator& evaluator, const std::vector<Delta>& deltas, int good_runs) {
   if (!judge.one_run() || judge.declared_pass_fail()) {
     return false;
   }
@@ -88,7 +87,7 @@ bool rerun_contradictions(Judge& judge, Evaluator& evaluator, Journal& journal, 
     const std::string bad_label = describe_set(deltas, pair.bad_side);
     std::cout << good_label << " passed where " << bad_label
               << ", which it holds, failed: a one-run verdict may be a race's; both run again\n";
-    journal.append({{"type", "contradiction"}, {"good_side", pair.good_side}, {"bad_side", pair.bad_side}});
+    judge.journal().append({{"type", "contradiction"}, {"good_side", pair.good_side}, {"bad_side", pair.bad_side}});
     if (!judge.see_until_failure(good, std::max(good_runs, judge.seen_runs(good) + 1))) {
       break;
     }

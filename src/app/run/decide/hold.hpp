@@ -28,7 +28,6 @@ DecideCandidate hold_good_verdicts(Judge& judge, int runs);
 // that got a one-run verdict wrong shows as runs that disagree, which end one-run mode (Judge::decide);
 // an effect that one difference cancels shows as the same verdicts again. Says what it re-runs and why
 // on the terminal and in the journal ("contradiction" records). Return whether one-run mode ended.
-bool rerun_contradictions(Judge& judge, Evaluator& evaluator, Journal& journal, const std::vector<Delta>& deltas,
-                          int good_runs);
+bool rerun_contradictions(Judge& judge, Evaluator& evaluator, const std::vector<Delta>& deltas, int good_runs);
 
 }  // namespace envbisect
