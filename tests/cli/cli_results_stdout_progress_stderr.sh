@@ -9,9 +9,7 @@ r = random.Random(os.getpid())
 slow = os.environ.get("E3") == "b"
 print(json.dumps({"m": (200.0 if slow else 1000.0) * (0.5 + r.random())}))
 PY
-echo '{"format": 1, "command": ["{python}", "{recipe_dir}/bench.py"], "metric": "m", "repeats": 3}' >"$T/recipe.json"
-eight_var_state a >"$T/good.json"
-eight_var_state b >"$T/bad.json"
+eight_var_inputs
 "$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" -o "$T/run" --no-probe \
   >"$T/out.txt" 2>"$T/err.txt" || true
 expect_contains "$T/err.txt" "envbisect: warning: the good anchor's runs are noisy"

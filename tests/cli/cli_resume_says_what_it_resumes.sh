@@ -8,9 +8,7 @@ import json, os, time
 time.sleep(0.3)
 print(json.dumps({"m": (200.0 if os.environ.get("E3") == "b" else 1000.0) * (1 + os.getpid() % 7 / 100)}))
 PY
-echo '{"format": 1, "command": ["{python}", "{recipe_dir}/bench.py"], "metric": "m", "repeats": 3}' >"$T/recipe.json"
-eight_var_state a >"$T/good.json"
-eight_var_state b >"$T/bad.json"
+eight_var_inputs
 "$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" -o "$T/run" --budget 5s >/dev/null 2>&1 || true
 "$ENVBISECT" resume "$T/run" >"$T/out.txt" 2>"$T/err.txt" || true
 head -n 1 "$T/err.txt" >"$T/first.txt"

@@ -180,6 +180,14 @@ eight_var_state() {
   echo "\"E7\": \"$1\"}}"
 }
 
+# eight_var_inputs: $T/good.json and $T/bad.json, eight_var_state a and b, and $T/recipe.json, which runs
+# $T/bench.py for its metric "m" with 3 first runs a candidate.
+eight_var_inputs() {
+  echo '{"format": 1, "command": ["{python}", "{recipe_dir}/bench.py"], "metric": "m", "repeats": 3}' >"$T/recipe.json"
+  eight_var_state a >"$T/good.json"
+  eight_var_state b >"$T/bad.json"
+}
+
 # json_field FILE FIELD: prints FIELD of the last JSON line of FILE ($PY; null -> "null").
 json_field() {
   "$PY" - "$1" "$2" <<'PY'

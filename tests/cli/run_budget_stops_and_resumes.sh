@@ -11,11 +11,7 @@ import json, os, time
 time.sleep(0.3)
 print(json.dumps({"m": (200.0 if os.environ.get("E3") == "b" else 1000.0) * (1 + os.getpid() % 7 / 100)}))
 PY
-cat >"$T/recipe.json" <<'JSON'
-{"format": 1, "command": ["{python}", "{recipe_dir}/bench.py"], "metric": "m", "repeats": 3}
-JSON
-eight_var_state a >"$T/good.json"
-eight_var_state b >"$T/bad.json"
+eight_var_inputs
 rc=0
 (cd "$T" && "$ENVBISECT" run good.json bad.json --recipe recipe.json --out run --budget 6s) \
   >"$T/out.txt" 2>"$T/err.txt" || rc=$?

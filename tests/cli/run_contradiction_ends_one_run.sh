@@ -18,9 +18,7 @@ if fail:
     sys.exit(1)
 print(json.dumps({"m": 1000.0 * (1 + count_run("metric") % 7 / 100)}))
 PY
-echo '{"format": 1, "command": ["{python}", "{recipe_dir}/bench.py"], "metric": "m", "repeats": 3}' >"$T/recipe.json"
-eight_var_state a >"$T/good.json"
-eight_var_state b >"$T/bad.json"
+eight_var_inputs
 race_run 0 --no-probe
 "$PY" - "$T/run" <<'PY'
 import json, sys

@@ -11,11 +11,7 @@ if os.environ.get("E5") == "b":
     sys.exit("RuntimeError: compile race")
 print(json.dumps({"m": 1000.0}))
 PY
-cat >"$T/recipe.json" <<'JSON'
-{"format": 1, "command": ["{python}", "{recipe_dir}/bench.py"], "metric": "m", "repeats": 3}
-JSON
-eight_var_state a >"$T/good.json"
-eight_var_state b >"$T/bad.json"
+eight_var_inputs
 "$ENVBISECT" run "$T/good.json" "$T/bad.json" --recipe "$T/recipe.json" --out "$T/run" >"$T/out.txt" 2>"$T/err.txt"
 expect_contains "$T/out.txt" "env/E5 a -> b"
 grep -E "^effect of the cause: fails [0-9]+ of [0-9]+ runs \(good: 0 of [0-9]+\)$" "$T/out.txt" ||
